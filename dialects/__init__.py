@@ -1,0 +1,1 @@
+"""xDSL dialects of sbpc: ``sbp`` (layouts, casts, collectives) and a StableHLO subset."""

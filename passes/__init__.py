@@ -1,0 +1,1 @@
+"""xDSL module passes of sbpc (thin adapters over the algorithms in ``sbpc``)."""

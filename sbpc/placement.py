@@ -1,0 +1,116 @@
+"""Placements: a device kind and an N-D array of ranks (OneFlow's ParallelDesc).
+
+The shape of the rank array is the *hierarchy*; an nd_sbp has one entry per
+hierarchy dimension.  Device coordinates are tuples indexing the rank array.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+Coord: TypeAlias = tuple[int, ...]
+
+
+class PlacementError(ValueError):
+    """A rank array that cannot be a placement, with a diagnostic message."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """``device`` kind (``cuda``, ``cpu``, ...) and ranks laid out as ``hierarchy``."""
+
+    device: str
+    hierarchy: tuple[int, ...]
+    ranks: tuple[int, ...]  # row-major flattening of the rank array
+
+    def __post_init__(self) -> None:
+        if not self.hierarchy or any(n <= 0 for n in self.hierarchy):
+            raise PlacementError("a placement needs a non-empty rank array")
+        if math.prod(self.hierarchy) != len(self.ranks):
+            raise PlacementError(
+                f"hierarchy {list(self.hierarchy)} does not hold "
+                f"{len(self.ranks)} ranks"
+            )
+        if any(r < 0 for r in self.ranks):
+            raise PlacementError(
+                f"ranks must be non-negative, got {min(self.ranks)}"
+            )
+        seen: set[int] = set()
+        for r in self.ranks:
+            if r in seen:
+                raise PlacementError(f"rank {r} appears more than once")
+            seen.add(r)
+
+    @staticmethod
+    def from_nested(device: str, ranks: Any) -> Placement:
+        """Build from a nested list such as ``[[0, 1], [2, 3]]``; checks rectangularity."""
+        hierarchy = _rectangular_shape(ranks)
+        flat = tuple(_flatten(ranks))
+        return Placement(device, hierarchy, flat)
+
+    @staticmethod
+    def of_size(n: int | Sequence[int], device: str = "cpu") -> Placement:
+        """Ranks ``0..N-1`` laid out as hierarchy ``n`` (an int means 1-D)."""
+        hierarchy = (n,) if isinstance(n, int) else tuple(n)
+        return Placement(device, hierarchy, tuple(range(math.prod(hierarchy))))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.hierarchy)
+
+    @property
+    def size(self) -> int:
+        return len(self.ranks)
+
+    def coords(self) -> Iterator[Coord]:
+        """All device coordinates in row-major order (the order of ``ranks``)."""
+        return itertools.product(*(range(n) for n in self.hierarchy))
+
+    def rank_at(self, coord: Coord) -> int:
+        index = 0
+        for c, n in zip(coord, self.hierarchy, strict=True):
+            index = index * n + c
+        return self.ranks[index]
+
+    def nested_ranks(self) -> list[Any]:
+        """The rank array as nested lists, as written in the IR."""
+
+        def build(dim: int, offset: int) -> list[Any]:
+            stride = math.prod(self.hierarchy[dim + 1 :])
+            if dim == self.ndim - 1:
+                return list(self.ranks[offset : offset + self.hierarchy[dim]])
+            return [
+                build(dim + 1, offset + i * stride) for i in range(self.hierarchy[dim])
+            ]
+
+        return build(0, 0)
+
+    def __str__(self) -> str:
+        return f"{self.device}, {self.nested_ranks()}"
+
+
+def _rectangular_shape(ranks: Any) -> tuple[int, ...]:
+    if isinstance(ranks, int):
+        raise PlacementError("a placement's ranks must be an array, not a scalar")
+    if not isinstance(ranks, list | tuple) or len(ranks) == 0:
+        raise PlacementError("a placement needs a non-empty rank array")
+    if all(isinstance(r, int) for r in ranks):
+        return (len(ranks),)
+    if any(isinstance(r, int) for r in ranks):
+        raise PlacementError("rank array mixes numbers and sub-arrays (ragged)")
+    shapes = {_rectangular_shape(r) for r in ranks}
+    if len(shapes) != 1:
+        raise PlacementError("rank array is ragged: its rows differ in shape")
+    return (len(ranks), *shapes.pop())
+
+
+def _flatten(ranks: Any) -> Iterator[int]:
+    if isinstance(ranks, int):
+        yield ranks
+        return
+    for r in ranks:
+        yield from _flatten(r)
