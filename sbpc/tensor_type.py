@@ -1,0 +1,62 @@
+"""The logical type of a tensor as the algorithms see it: shape and element type."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+# Bytes per element of the element types sbpc handles (MLIR spelling).
+ELEMENT_BYTES: dict[str, int] = {
+    "i1": 1,
+    "i8": 1,
+    "ui8": 1,
+    "i16": 2,
+    "i32": 4,
+    "ui32": 4,
+    "i64": 8,
+    "ui64": 8,
+    "f16": 2,
+    "bf16": 2,
+    "f32": 4,
+    "f64": 8,
+}
+
+# numpy dtype names for the same element types.
+NUMPY_DTYPE: dict[str, str] = {
+    "i1": "bool",
+    "i8": "int8",
+    "ui8": "uint8",
+    "i16": "int16",
+    "i32": "int32",
+    "ui32": "uint32",
+    "i64": "int64",
+    "ui64": "uint64",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f32": "float32",
+    "f64": "float64",
+}
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """``shape`` and MLIR element type name (``f32``, ``i32``, ``i1``, ...)."""
+
+    shape: tuple[int, ...]
+    element: str = "f32"
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def num_elements(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.num_elements * ELEMENT_BYTES.get(self.element, 4)
+
+    def __str__(self) -> str:
+        dims = "".join(f"{d}x" for d in self.shape)
+        return f"tensor<{dims}{self.element}>"
