@@ -142,11 +142,13 @@ def parse_sbp_entry(parser: AttrParser) -> Sbp:
 
 def parse_nd_sbp_list(parser: AttrParser) -> NdSbp:
     """Parse ``[<sbp>, ...]`` (at least one entry)."""
+    start = parser.pos
     if parser.parse_optional_punctuation("[") is None:
         parser.raise_error("expected '[' to start an nd_sbp such as [S(0), B]")
     if parser.parse_optional_punctuation("]") is not None:
         parser.raise_error(
             "an nd_sbp needs at least one entry (one per hierarchy dimension)",
+            start,
             parser.pos,
         )
     entries = [parse_sbp_entry(parser)]
