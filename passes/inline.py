@@ -87,7 +87,7 @@ class InlinePrivateCall(RewritePattern):
         rewriter.inline_block(block, InsertPoint.before(op), arg_values=op.arguments)
         for value, hint in zip(op.arguments, hints, strict=True):
             value.name_hint = hint
-        rewriter.replace_op(op, [], new_results=results)
+        rewriter.replace(op, [], results)
 
 
 def _is_referenced(module: ModuleOp, name: str) -> bool:
