@@ -364,6 +364,10 @@ class _Invalid(Exception):
     """A failed check; the caller turns it into the right exception type."""
 
 
+def _placement_text(placement: Placement | None) -> str:
+    return str(PlacementAttr(placement)) if placement is not None else "no placement"
+
+
 def _hierarchy_text(placement: Placement) -> str:
     dims = "x".join(str(n) for n in placement.hierarchy)
     return (
@@ -482,74 +486,127 @@ def _is_tensor(value: SSAValue) -> bool:
     return isinstance(value.type, TensorType) or _is_unranked(value.type)
 
 
-def _placement_source(value: SSAValue) -> SSAValue | None:
-    """The value whose placement ``value`` inherits (None: the module's)."""
+def _placement_sources(value: SSAValue) -> tuple[list[SSAValue], bool]:
+    """The tensor values ``value`` inherits its placement from, and whether
+    ``value`` is a function argument (which lives on the module's placement)."""
     if isinstance(value, OpResult):
-        for operand in value.op.operands:
-            if _is_tensor(operand):
-                return operand
-        return None
+        return [v for v in value.op.operands if _is_tensor(v)], False
     parent = value.block.parent_op()
     if parent is None or isinstance(parent, FuncOp):
-        return None
-    for operand in parent.operands:  # loop-carried values: the loop's placement
-        if _is_tensor(operand):
-            return operand
-    return None
+        return [], True
+    # Region arguments (loop-carried values): the enclosing op's placement.
+    return [v for v in parent.operands if _is_tensor(v)], False
+
+
+def _owner(value: SSAValue) -> Operation | None:
+    return value.op if isinstance(value, OpResult) else value.block.parent_op()
+
+
+# (placement, floating): a floating value (a constant, or computed from
+# constants only) has no placement of its own; it lives where it is used.
+_Resolved = tuple[Placement | None, bool]
+
+
+def _combine(value: SSAValue, sources: Sequence[_Resolved], is_arg: bool) -> _Resolved:
+    for placement, floating in sources:
+        if not floating:
+            return placement, False
+    if sources:
+        return sources[0]
+    owner = _owner(value)
+    default = module_placement(owner) if owner is not None else None
+    return default, not is_arg
+
+
+def _resolve(value: SSAValue, budget: list[int]) -> _Resolved | None:
+    """Bounded depth-first resolution; None when ``budget`` runs out."""
+    explicit = _explicit_placement(value)
+    if explicit is not None:
+        return explicit, False
+    sources, is_arg = _placement_sources(value)
+    resolved: list[_Resolved] = []
+    for src in sources:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        got = _resolve(src, budget)
+        if got is None:
+            return None
+        resolved.append(got)
+        if not got[1]:
+            break  # the first operand with a placement of its own decides
+    return _combine(value, resolved, is_arg)
 
 
 def value_placement(value: SSAValue, max_hops: int | None = None) -> Placement | None:
     """The placement ``value`` lives on.
 
     Explicit where the IR names one (``sbp.cast ... on``, ``sbp.transfer``, a
-    collective's ``on``, a func argument's ``sbp.placement``); otherwise that
-    of the first tensor operand of its defining op (of the enclosing op for
-    block arguments); otherwise the module's.  With ``max_hops``, gives up
-    (None) after that many hops, so local verifiers stay cheap.
+    collective's ``on``, a func argument's ``sbp.placement``); a func argument
+    without one lives on the module's placement; any other value on that of
+    the first of its defining op's tensor operands (the enclosing op's, for
+    region arguments) that has a placement of its own.  Constants, and values
+    computed from constants only, have none: they take the module's here, and
+    ``placement_map`` marks them ``floating``.
+
+    With ``max_hops``, gives up (None) after visiting that many values, so
+    local verifiers stay cheap; without, falls back to ``placement_map``.
     """
-    hops = 0
-    cur: SSAValue | None = value
-    while cur is not None:
-        explicit = _explicit_placement(cur)
-        if explicit is not None:
-            return explicit
-        nxt = _placement_source(cur)
-        if nxt is None:
-            owner = cur.op if isinstance(cur, OpResult) else cur.block.parent_op()
-            return module_placement(owner) if owner is not None else None
-        cur = nxt
-        hops += 1
-        if max_hops is not None and hops > max_hops:
-            return None
+    got = _resolve(value, [64 if max_hops is None else max_hops])
+    if got is not None:
+        return got[0]
+    if max_hops is not None:
+        return None
+    top = _owner(value)
+    while top is not None and top.parent_op() is not None:
+        top = top.parent_op()
+    if isinstance(top, ModuleOp):
+        return placement_map(top).get(value)
     return None
 
 
-def placement_map(module: ModuleOp) -> dict[SSAValue, Placement]:
-    """Placement of every value of ``module`` that has one, in one forward walk
-    (same rules as ``value_placement``)."""
-    out: dict[SSAValue, Placement] = {}
+class PlacementMap(dict[SSAValue, Placement]):
+    """Placement of every value of a module; ``floating`` holds the values that
+    have none of their own (constants and what is computed from them only)."""
 
-    def of(value: SSAValue) -> Placement | None:
-        got = out.get(value)
-        return got if got is not None else value_placement(value)
+    def __init__(self) -> None:
+        super().__init__()
+        self.floating: set[SSAValue] = set()
+
+
+def placement_map(module: ModuleOp) -> PlacementMap:
+    """Placement of every value of ``module`` (the rules of ``value_placement``),
+    in one forward walk."""
+    out = PlacementMap()
+
+    def resolved(value: SSAValue) -> _Resolved:
+        if value in out:
+            return out[value], value in out.floating
+        got = _resolve(value, [1 << 30])  # defined later (graph regions): rare
+        assert got is not None
+        return got
+
+    def record(value: SSAValue) -> None:
+        explicit = _explicit_placement(value)
+        if explicit is not None:
+            placement, floating = explicit, False
+        else:
+            sources, is_arg = _placement_sources(value)
+            placement, floating = _combine(
+                value, [resolved(v) for v in sources], is_arg
+            )
+        if placement is not None:
+            out[value] = placement
+        if floating:
+            out.floating.add(value)
 
     for op in module.walk():
         for region in op.regions:
             for block in region.blocks:
                 for arg in block.args:
-                    placement = _explicit_placement(arg)
-                    if placement is None:
-                        src = _placement_source(arg)
-                        placement = of(src) if src is not None else module_placement(op)
-                    if placement is not None:
-                        out[arg] = placement
+                    record(arg)
         for res in op.results:
-            placement = _explicit_placement(res)
-            if placement is None:
-                src = _placement_source(res)
-                placement = of(src) if src is not None else module_placement(op)
-            if placement is not None:
-                out[res] = placement
+            record(res)
     return out
 
 
@@ -557,17 +614,30 @@ def placement_in_force(
     op: Operation, placements: dict[SSAValue, Placement] | None = None
 ) -> Placement | None:
     """The placement ``op`` computes on: an sbp op's own ``on`` (the target of a
-    transfer), else its first tensor operand's, else the module's."""
+    transfer), else that of its first tensor operand with a placement of its
+    own, else the module's."""
     if isinstance(op, TransferOp):
         return op.to_placement.placement
     if isinstance(op, CastOp | CollectiveOp) and op.placement is not None:
         return op.placement.placement
+    floating = placements.floating if isinstance(placements, PlacementMap) else set()
+    first: Placement | None = None
     for operand in op.operands:
-        if _is_tensor(operand):
-            if placements is not None and operand in placements:
-                return placements[operand]
-            return value_placement(operand)
-    return module_placement(op)
+        if not _is_tensor(operand):
+            continue
+        if placements is not None and operand in placements:
+            here = placements[operand]
+            if operand not in floating:
+                return here
+            first = first or here
+        else:
+            got = _resolve(operand, [64])
+            if got is None:
+                return value_placement(operand)
+            if not got[1]:
+                return got[0]
+            first = first or got[0]
+    return first or module_placement(op)
 
 
 # ---------------------------------------------------------------------------
@@ -1113,11 +1183,11 @@ class TransferOp(_LayoutOp):
         _check_layout(self.from_sbp.nd_sbp, ty, src_p, "sbp.transfer from")
         _check_layout(self.to_sbp.nd_sbp, ty, dst_p, "sbp.transfer to")
         _check_operand_layout(self, self.from_sbp.nd_sbp)
-        here = value_placement(self.input, max_hops=32)
-        if here is not None and here != src_p:
+        here = _resolve(self.input, [32])
+        if here is not None and not here[1] and here[0] != src_p:
             raise _Invalid(
                 f"sbp.transfer from {PlacementAttr(src_p)}, but its operand lives "
-                f"on {PlacementAttr(here)}"
+                f"on {_placement_text(here[0])}"
             )
 
     @classmethod
@@ -1206,7 +1276,7 @@ def _need_placement(op: Operation, placement: Placement | None) -> Placement:
     return placement
 
 
-def _verify_func(func: FuncOp, placements: dict[SSAValue, Placement]) -> None:
+def _verify_func(func: FuncOp, placements: PlacementMap) -> None:
     inputs = func.function_type.inputs.data
     for i, ty in enumerate(inputs):
         where = f"argument {i}"
@@ -1260,7 +1330,7 @@ def _returned_values(func: FuncOp) -> Sequence[SSAValue] | None:
     return block.last_op.operands
 
 
-def _verify_sig(op: Operation, placements: dict[SSAValue, Placement]) -> None:
+def _verify_sig(op: Operation, placements: PlacementMap) -> None:
     attr = op.attributes[SIG]
     if not isinstance(attr, SignatureAttr):
         raise _Invalid(f"{SIG} must be an #sbp.sig<...> attribute, got {attr}")
@@ -1283,16 +1353,15 @@ def _verify_sig(op: Operation, placements: dict[SSAValue, Placement]) -> None:
         _check_layout(nd, v.type, placement, f"signature: layout of result {i}")
 
 
-def _verify_same_placement(
-    op: Operation, placements: dict[SSAValue, Placement]
-) -> None:
-    """An op computes on one placement: all its tensor operands live there."""
+def _verify_same_placement(op: Operation, placements: PlacementMap) -> None:
+    """An op computes on one placement: all its tensor operands live there
+    (constants live wherever they are used)."""
     if not op.results:
         return
     seen: tuple[int, Placement] | None = None
     for i, v in enumerate(op.operands):
         p = placements.get(v)
-        if p is None or not _is_tensor(v):
+        if p is None or v in placements.floating or not _is_tensor(v):
             continue
         if seen is None:
             seen = (i, p)
@@ -1304,7 +1373,7 @@ def _verify_same_placement(
             )
 
 
-def _verify_layout_op(op: _LayoutOp, placements: dict[SSAValue, Placement]) -> None:
+def _verify_layout_op(op: _LayoutOp, placements: PlacementMap) -> None:
     try:
         op._verify_types()
     except VerifyException as err:
@@ -1314,7 +1383,8 @@ def _verify_layout_op(op: _LayoutOp, placements: dict[SSAValue, Placement]) -> N
         placement = _need_placement(op, placement)
     if isinstance(op, CollectiveOp) and op.placement is not None:
         here = placements.get(op.input)
-        if here is not None and here != op.placement.placement:
+        floating = op.input in placements.floating
+        if here is not None and not floating and here != op.placement.placement:
             raise _Invalid(
                 f"{op.name} on {op.placement}, but its operand lives on "
                 f"{PlacementAttr(here)}; move it with sbp.transfer first"

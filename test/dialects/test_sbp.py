@@ -6,16 +6,6 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
-from xdsl.context import Context
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin, ModuleOp, TensorType, f32
-from xdsl.dialects.func import Func, FuncOp
-from xdsl.ir import Operation
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import ParseError, VerifyException
-
-from sbpc.diagnostics import LocatedError
 from sbpc.dialects.sbp import (
     SBP,
     AllGatherOp,
@@ -45,6 +35,16 @@ from sbpc.dialects.sbp import (
     value_placement,
     verify_sbp_annotations,
 )
+from xdsl.context import Context
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import Builtin, ModuleOp, TensorType, f32
+from xdsl.dialects.func import Func, FuncOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from sbpc.diagnostics import LocatedError
 from sbpc.placement import Placement
 from sbpc.sbp import B, P, Partial, S
 from sbpc.signature import Signature
@@ -537,7 +537,7 @@ def test_op_verifier_without_module_skips_placement_checks() -> None:
         in_func("    %0 = sbp.cast %x to #sbp.nd<[S(0)]> : tensor<8x16xf32>", "")
     )
     m.verify()  # no placement: the op alone cannot tell the hierarchy rank
-    with pytest.raises(LocatedError, match="no placement: add sbp.placement"):
+    with pytest.raises(LocatedError, match=r"no placement: add sbp\.placement"):
         verify_sbp_annotations(m)
 
 
@@ -871,3 +871,33 @@ def test_set_attrs_on_unannotated_func() -> None:
 def test_dynamic_dims_are_not_checked_for_evenness() -> None:
     m = module(_func_with("%a: tensor<?x16xf32> {sbp.nd_sbp = #sbp.nd<[S(0), S(1)]>}"))
     verify_sbp_annotations(m)
+
+
+def test_constants_live_where_they_are_used() -> None:
+    args = (
+        "%x: tensor<8x16xf32>, "
+        "%y: tensor<8x16xf32> {sbp.placement = #sbp.placement<cuda, [4, 5]>}"
+    )
+    body = (
+        "    %c = arith.constant dense<1.0> : tensor<8x16xf32>\n"
+        "    %d = arith.addf %c, %c : tensor<8x16xf32>\n"
+        "    %0 = arith.addf %d, %y {sbp.sig = #sbp.sig<([S(0)], [S(0)]) -> ([S(0)])>}"
+        " : tensor<8x16xf32>\n"
+        "    %1 = arith.addf %x, %c : tensor<8x16xf32>\n"
+        "    %2 = sbp.transfer %d from #sbp.placement<cuda, [4, 5]> [B] "
+        "to #sbp.placement<cuda, [6, 7]> [B] : tensor<8x16xf32>"
+    )
+    m = module(in_func(body, args=args))
+    m.verify()
+    verify_sbp_annotations(m)  # no "operands live on different placements"
+    pm = placement_map(m)
+    ops = [o for o in m.walk() if o.name in ("arith.constant", "arith.addf")]
+    const, d, add0, add1 = ops
+    assert const.results[0] in pm.floating and d.results[0] in pm.floating
+    assert add0.results[0] not in pm.floating
+    stage2 = Placement.from_nested("cuda", [4, 5])
+    assert pm[add0.results[0]] == stage2
+    assert placement_in_force(add0, pm) == stage2
+    assert placement_in_force(add0) == stage2
+    assert value_placement(add0.results[0]) == stage2
+    assert pm[add1.results[0]] == Placement.from_nested("cuda", [[0, 1], [2, 3]])
