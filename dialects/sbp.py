@@ -26,6 +26,7 @@ fault; ``sbpc-opt`` runs it after parsing.
 
 from __future__ import annotations
 
+import re
 from abc import ABC
 from collections.abc import Iterable, Sequence
 from typing import ClassVar, Self
@@ -211,6 +212,9 @@ class NdSbpAttr(ParametrizedAttribute):
             print_nd_sbp_list(printer, self.nd_sbp)
 
 
+_BARE_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+
+
 def _parse_rank_array(parser: AttrParser) -> int | list:
     """An integer or a ``[...]`` of rank arrays (rectangularity checked later)."""
     if parser.parse_optional_punctuation("[") is None:
@@ -288,7 +292,11 @@ class PlacementAttr(ParametrizedAttribute):
     def print_parameters(self, printer: Printer) -> None:
         placement = self.placement
         with printer.in_angle_brackets():
-            printer.print_string(f"{placement.device}, {placement.nested_ranks()}")
+            if _BARE_IDENT.fullmatch(placement.device):
+                printer.print_string(placement.device)
+            else:
+                printer.print_string_literal(placement.device)
+            printer.print_string(f", {placement.nested_ranks()}")
 
 
 @irdl_attr_definition
@@ -790,6 +798,11 @@ def _print_trailer(printer: Printer, op: Operation) -> None:
     printer.print_attribute(op.operands[0].type)
 
 
+# How far an op's own verifier follows the dataflow to find its placement;
+# beyond, it skips the placement checks (verify_sbp_annotations makes them).
+_LOCAL_HOPS = 8
+
+
 class _LayoutOp(IRDLOperation, ABC):
     """Shared shape of the sbp ops: one tensor in, the same tensor type out."""
 
@@ -819,7 +832,7 @@ class _LayoutOp(IRDLOperation, ABC):
         own = getattr(self, "placement", None)
         if isinstance(own, PlacementAttr):
             return own.placement
-        return value_placement(self.input, max_hops=32)
+        return value_placement(self.input, max_hops=_LOCAL_HOPS)
 
     def _verify_layouts(self, placement: Placement | None) -> None:
         """Checks given the placement in force (None: unknown, skip those)."""
@@ -1183,7 +1196,7 @@ class TransferOp(_LayoutOp):
         _check_layout(self.from_sbp.nd_sbp, ty, src_p, "sbp.transfer from")
         _check_layout(self.to_sbp.nd_sbp, ty, dst_p, "sbp.transfer to")
         _check_operand_layout(self, self.from_sbp.nd_sbp)
-        here = _resolve(self.input, [32])
+        here = _resolve(self.input, [_LOCAL_HOPS])
         if here is not None and not here[1] and here[0] != src_p:
             raise _Invalid(
                 f"sbp.transfer from {PlacementAttr(src_p)}, but its operand lives "

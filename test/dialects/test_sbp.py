@@ -3,6 +3,7 @@ whole-module annotation verifier."""
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 
 import pytest
@@ -37,7 +38,15 @@ from sbpc.dialects.sbp import (
 )
 from xdsl.context import Context
 from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin, ModuleOp, TensorType, f32
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    Builtin,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f32,
+)
 from xdsl.dialects.func import Func, FuncOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -107,6 +116,7 @@ ATTR_ROUND_TRIPS = [
     "#sbp.placement<cuda, [[0, 1, 2, 3], [4, 5, 6, 7]]>",
     "#sbp.placement<cpu, [[[0], [1]], [[2], [3]]]>",
     "#sbp.placement<cuda, [7]>",
+    '#sbp.placement<"gpu:a100", [0, 1]>',
     "#sbp.sig<([S(0), B], [B, S(1)]) -> ([S(0), S(1)])>",
     "#sbp.sig<([P(sum)]) -> ([B], [P(max)])>",
     "#sbp.sig<() -> ([B])>",
@@ -119,6 +129,47 @@ def test_attribute_round_trip(text: str) -> None:
     parsed = attr(text)
     assert str(parsed) == text
     assert attr(str(parsed)) == parsed
+
+
+def test_device_kind_may_be_a_string() -> None:
+    assert str(attr('#sbp.placement<"cpu", [0]>')) == "#sbp.placement<cpu, [0]>"
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (
+            lambda: [
+                StringAttr("cuda"),
+                ArrayAttr([IntAttr(2)]),
+                ArrayAttr([IntAttr(0), IntAttr(0)]),
+            ],
+            "rank 0 appears more than once",
+        ),
+        (
+            lambda: [
+                StringAttr("cuda"),
+                ArrayAttr([IntAttr(3)]),
+                ArrayAttr([IntAttr(0)]),
+            ],
+            "hierarchy [3] does not hold 1 ranks",
+        ),
+    ],
+)
+def test_placement_attr_verifies_when_built_generically(params, message) -> None:
+    with pytest.raises(VerifyException, match=re.escape(message)):
+        PlacementAttr.new(params())
+
+
+def test_nd_sbp_and_signature_attrs_verify_when_built_generically() -> None:
+    with pytest.raises(VerifyException, match="not canonical"):
+        NdSbpAttr.new([ArrayAttr([StringAttr("P")])])
+    with pytest.raises(VerifyException, match="at least one entry"):
+        NdSbpAttr.new([ArrayAttr([])])
+    with pytest.raises(VerifyException, match="expected an SBP"):
+        NdSbpAttr.new([ArrayAttr([StringAttr("X")])])
+    with pytest.raises(VerifyException, match="same length, got 1, 2"):
+        SignatureAttr.new([ArrayAttr([NdSbpAttr([B])]), ArrayAttr([NdSbpAttr([B, B])])])
 
 
 def test_partial_defaults_to_sum() -> None:
