@@ -1436,6 +1436,7 @@ __all__ = [
     "LocalToPartialOp",
     "NdSbpAttr",
     "PlacementAttr",
+    "PlacementMap",
     "ReduceScatterOp",
     "SignatureAttr",
     "TransferOp",
@@ -1461,4 +1462,5 @@ __all__ = [
     "set_signature",
     "value_layout",
     "value_placement",
+    "verify_sbp_annotations",
 ]
