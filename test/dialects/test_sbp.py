@@ -7,6 +7,24 @@ import re
 from io import StringIO
 
 import pytest
+from xdsl.context import Context
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    Builtin,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f32,
+)
+from xdsl.dialects.func import Func, FuncOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from sbpc.diagnostics import LocatedError
 from sbpc.dialects.sbp import (
     SBP,
     AllGatherOp,
@@ -36,24 +54,6 @@ from sbpc.dialects.sbp import (
     value_placement,
     verify_sbp_annotations,
 )
-from xdsl.context import Context
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    Builtin,
-    IntAttr,
-    ModuleOp,
-    StringAttr,
-    TensorType,
-    f32,
-)
-from xdsl.dialects.func import Func, FuncOp
-from xdsl.ir import Operation
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import ParseError, VerifyException
-
-from sbpc.diagnostics import LocatedError
 from sbpc.placement import Placement
 from sbpc.sbp import B, P, Partial, S
 from sbpc.signature import Signature
