@@ -33,10 +33,17 @@ def register_evaluator(op_name: str, fn: None = None) -> Callable[[EvalFn], Eval
 def register_evaluator(
     op_name: str, fn: EvalFn | None = None
 ) -> EvalFn | Callable[[EvalFn], EvalFn]:
-    """Set the reference semantics of ``op_name``; usable as a decorator."""
+    """Set the reference semantics of ``op_name``; usable as a decorator.
+
+    Replaces an earlier registration, except that the lazily loaded built-ins
+    never replace one made before them.
+    """
 
     def add(f: EvalFn) -> EvalFn:
-        _EVALUATORS[op_name] = f
+        from sbpc.op_rules import keeps_existing
+
+        if not keeps_existing(_EVALUATORS, op_name):
+            _EVALUATORS[op_name] = f
         return f
 
     return add if fn is None else add(fn)

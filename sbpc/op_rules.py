@@ -11,12 +11,12 @@ The direct product is sound under the hierarchical reading of an nd_sbp
 (``sbpc.layout``): hierarchy dim 0 runs the op on level-0 pieces as its 1-D
 signature says, and each level-0 device then runs the *same* op kind on its
 piece (``local_op``), which hierarchy dim 1 distributes by its own 1-D
-signature, and so on.  So each factor must be a signature valid for every
-shape and value of the op kind -- which is why rules never yield a
-signature whose soundness depends on concrete values -- and ``local_op``
+signature, and so on.  So each 1-D signature must hold for every value and
+every (evenly split) shape of the op kind -- rules never yield one whose
+soundness depends on concrete values or on the device count -- and ``local_op``
 must compute device-dependent attributes (an iota offset, the holder of a
 partial constant) from the full coordinate.  ``test/sbpc/test_op_rules.py``
-checks this numerically on 1-D and 2-D meshes.
+checks this numerically on 1-D, 2-D and 3-D meshes.
 
 A *local* function fixes the op a device runs where the op carries shapes
 or positions in attributes (``register_local``); without one, ``local_op``
@@ -29,15 +29,16 @@ Another compiler registers its ops the same way::
         return [sig1d([S(k)], [S(k)]) for k in range(op.results[0].rank)]
 
 Built-in rules for ``stablehlo``, ``linalg`` and ``arith`` load on first use.
-``P(sum)`` on an ``i1`` tensor is never emitted: a sum of booleans has no
-faithful collective (``psum`` would count), so such signatures are dropped.
+``signatures_1d`` drops two kinds of signature whatever the rule says:
+``P(sum)`` on an ``i1`` tensor (a sum of booleans has no faithful
+collective: ``psum`` would count) and splits of size-1 dims (never even).
 """
 
 from __future__ import annotations
 
 import importlib
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeAlias, overload
 
 from sbpc.layout import is_even, local_shape
@@ -58,12 +59,24 @@ _BUILTIN_MODULES = ("sbpc.ops_stablehlo", "sbpc.ops_linalg", "sbpc.ops_arith")
 _builtins_loaded = False
 
 
+_loading_builtins = False
+
+
 def _load_builtins() -> None:
-    global _builtins_loaded
+    global _builtins_loaded, _loading_builtins
     if not _builtins_loaded:
-        _builtins_loaded = True
-        for module in _BUILTIN_MODULES:
-            importlib.import_module(module)
+        _builtins_loaded = _loading_builtins = True
+        try:
+            for module in _BUILTIN_MODULES:
+                importlib.import_module(module)
+        finally:
+            _loading_builtins = False
+
+
+def keeps_existing(registry: Mapping[str, object], op_name: str) -> bool:
+    """Whether a registration is a lazily loaded built-in that must not replace
+    what another compiler registered before first use."""
+    return _loading_builtins and op_name in registry
 
 
 @overload
@@ -104,10 +117,15 @@ def register_local(op_name: str, fn: None = None) -> Callable[[LocalFn], LocalFn
 def register_local(
     op_name: str, fn: LocalFn | None = None
 ) -> LocalFn | Callable[[LocalFn], LocalFn]:
-    """Set how ``op_name``'s attributes change on a device (replaces any previous)."""
+    """Set how ``op_name``'s attributes change on a device; usable as a decorator.
+
+    Replaces an earlier registration, except that the lazily loaded built-ins
+    never replace one made before them.
+    """
 
     def add(f: LocalFn) -> LocalFn:
-        _LOCALS[op_name] = f
+        if not keeps_existing(_LOCALS, op_name):
+            _LOCALS[op_name] = f
         return f
 
     return add if fn is None else add(fn)

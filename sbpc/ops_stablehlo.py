@@ -127,7 +127,9 @@ register_elementwise(
 
 
 def _ints(op: OpSpec, key: str) -> tuple[int, ...]:
-    return tuple(int(v) for v in op.attr(key, ()) or ())
+    """An int-list attribute (tuple, list or numpy array); () when absent."""
+    value = op.attr(key)
+    return () if value is None else tuple(int(v) for v in value)
 
 
 def _n(op: OpSpec) -> tuple[int, int]:
@@ -305,7 +307,12 @@ def _concatenate(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
 # --- slicing -------------------------------------------------------------------
 
 
-def _whole_dims_of_slice(op: OpSpec) -> list[int]:
+def _splittable_dims_of_slice(op: OpSpec) -> list[int]:
+    """Dims read from 0 to the end: any stride, as long as it divides the dim.
+
+    With stride s a block of dim/n elements (a multiple of s when n divides
+    the result dim dim/s) yields exactly the result's block.
+    """
     shape = op.operands[0].shape
     start = _ints(op, "start_indices")
     limit = _ints(op, "limit_indices")
@@ -313,14 +320,14 @@ def _whole_dims_of_slice(op: OpSpec) -> list[int]:
     return [
         d
         for d in range(len(shape))
-        if start[d] == 0 and limit[d] == shape[d] and strides[d] == 1
+        if start[d] == 0 and limit[d] == shape[d] and shape[d] % strides[d] == 0
     ]
 
 
 @register_rule("stablehlo.slice")
 def slice_rule(op: OpSpec) -> list[Signature]:
-    """Split only dims the slice takes whole."""
-    factors = [Factor((d,), (d,)) for d in _whole_dims_of_slice(op)]
+    """Split only dims the slice reads whole (strided or not)."""
+    factors = [Factor((d,), (d,)) for d in _splittable_dims_of_slice(op)]
     return factor_signatures(factors) + data_movement(*_n(op), (0,))
 
 

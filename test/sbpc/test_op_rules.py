@@ -293,6 +293,13 @@ case(
     [T(8, 24)],
     {"start_indices": (0, 0), "limit_indices": (16, 24), "strides": (2, 1)},
 )
+case(
+    "slice_strided_offset",
+    HLO + "slice",
+    [T(16, 24)],
+    [T(4, 16)],
+    {"start_indices": (0, 8), "limit_indices": (16, 24), "strides": (4, 1)},
+)
 
 
 def _starts(*highs: int) -> Inputs:
@@ -779,3 +786,35 @@ def test_every_listed_op_has_rule_evaluator_and_proof() -> None:
         assert full in proven, full
     for name in ("linalg.matmul", "linalg.batch_matmul", "linalg.add", "arith.addf"):
         assert name in proven
+
+
+def test_registrations_before_first_use_survive_builtins(tmp_path) -> None:
+    # In a fresh interpreter (built-ins not loaded yet) a compiler replaces
+    # the local semantics and evaluator of a built-in op; loading must keep them.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = """
+import numpy as np
+from sbpc.op_rules import register_local, local_op, nd_signatures
+from sbpc.op_eval import register_evaluator, evaluate
+from sbpc.op_spec import OpSpec
+from sbpc.tensor_type import TensorType
+register_local("stablehlo.iota", lambda op, local, sig, h, c: local.replace(mine=1))
+register_evaluator("stablehlo.iota", lambda op, xs: [np.zeros(8)])
+op = OpSpec("stablehlo.iota", [], [TensorType((8,), "i32")], {"iota_dimension": 0})
+sig = nd_signatures(op, (2,))[0]
+assert local_op(op, sig, (2,), (1,)).attrs["mine"] == 1
+assert not evaluate(op, [])[0].any()
+print("kept")
+"""
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(root)},
+        check=False,
+    )
+    assert out.stdout.strip() == "kept", out.stderr
