@@ -46,6 +46,7 @@ from sbpc.op_derive import (
 from sbpc.op_eval import register_evaluator
 from sbpc.op_rules import register_rule
 from sbpc.op_spec import OpSpec, is_bool, is_float, numpy_dtype
+from sbpc.sbp import PartialKind
 from sbpc.signature import Signature
 
 ArrayFn = Callable[[OpSpec, list[np.ndarray]], np.ndarray]
@@ -111,18 +112,18 @@ def _divide(op: OpSpec) -> list[Signature]:
     return linear_each(*_sizes(op), (0,)) if _all_float(op) else []
 
 
-def _extremum(kind: str) -> PartialsFn:
+def _extremum(kind: PartialKind) -> PartialsFn:
     def partials(op: OpSpec) -> list[Signature]:
         return joint(*_sizes(op), (0, 1), (kind,)) + monotone(*_sizes(op), {0: 1, 1: 1})
 
     return partials
 
 
-def _logic(kind: str | None) -> PartialsFn:
+def _logic(kind: PartialKind) -> PartialsFn:
     """Boolean and (min) / or (max); bitwise on integers has no partial facts."""
 
     def partials(op: OpSpec) -> list[Signature]:
-        if kind is None or not all(is_bool(e) for e in _elements(op)):
+        if not all(is_bool(e) for e in _elements(op)):
             return []
         return joint(*_sizes(op), (0, 1), (kind,)) + monotone(*_sizes(op), {0: 1, 1: 1})
 
