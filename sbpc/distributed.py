@@ -60,7 +60,7 @@ def _split_one(
 def _partial_pieces(
     piece: np.ndarray, kind: str, n: int, rng: np.random.Generator
 ) -> list[np.ndarray]:
-    """``n`` pieces whose sum / max / min is ``piece``; one holder chosen at random."""
+    """``n`` random pieces whose sum / max / min is ``piece``."""
     if n == 1:
         return [piece.copy()]
     holder = int(rng.integers(n))
@@ -82,17 +82,24 @@ def _partial_pieces(
         rest = piece - np.sum(others, axis=0) if others else piece
         others.insert(holder, rest.astype(piece.dtype))
         return others
-    # max: others are <= piece; min: others are >= piece.
+    # max: pieces are <= piece, min: >= piece.  Which device holds the exact
+    # value is drawn per element, so no device holds the whole value and a
+    # reduction of the wrong kind or in the wrong order shows up.
     sign = -1 if kind == "max" else 1
+    holders = rng.integers(n, size=piece.shape)
     out = []
     for i in range(n):
-        if i == holder:
-            out.append(piece.copy())
-        elif floating:
-            delta = np.abs(rng.standard_normal(piece.shape)).astype(piece.dtype)
-            out.append((piece + sign * delta).astype(piece.dtype))
+        if floating:
+            delta = np.abs(rng.standard_normal(piece.shape))
+            other = (piece + sign * delta).astype(piece.dtype)
         else:
-            out.append(piece.copy())
+            info = np.iinfo(piece.dtype)
+            delta = rng.integers(0, 4, size=piece.shape).astype(piece.dtype)
+            if kind == "max":
+                other = np.where(piece >= info.min + 3, piece - delta, piece)
+            else:
+                other = np.where(piece <= info.max - 3, piece + delta, piece)
+        out.append(np.where(holders == i, piece, other).astype(piece.dtype))
     return out
 
 
