@@ -11,6 +11,6 @@ from pathlib import Path
 
 _here = Path(__file__).resolve().parent
 if not (_here / "dialects").is_dir() and (_here.parent / "dialects").is_dir():
-    __path__.append(str(_here.parent))  # noqa: F821 (package __path__)
+    __path__.append(str(_here.parent))
 
 __version__ = "0.1.0"

@@ -46,12 +46,14 @@ def location_of(op: Operation | None) -> tuple[str, int, int]:
     while op is not None:
         loc = op.location
         if isinstance(loc, FileLineColLoc):
-            return loc.filename.data, loc.line.value.data, loc.column.value.data
+            return loc.filename.data, loc.line.data, loc.column.data
         op = op.parent_op()
     return "<unknown>", 0, 0
 
 
-def make_diagnostic(severity: Severity, op: Operation | None, message: str) -> Diagnostic:
+def make_diagnostic(
+    severity: Severity, op: Operation | None, message: str
+) -> Diagnostic:
     file, line, col = location_of(op)
     return Diagnostic(severity, message, file, line, col)
 

@@ -45,7 +45,10 @@ def distribute(
 
 
 def _split_one(
-    piece: np.ndarray, sbp: Split | Broadcast | Partial, n: int, rng: np.random.Generator
+    piece: np.ndarray,
+    sbp: Split | Broadcast | Partial,
+    n: int,
+    rng: np.random.Generator,
 ) -> list[np.ndarray]:
     if isinstance(sbp, Split):
         return [np.ascontiguousarray(p) for p in np.split(piece, n, axis=sbp.axis)]
@@ -65,8 +68,7 @@ def _partial_pieces(
         # sum of booleans is "or"; max is "or", min is "and".
         fill = kind == "min"
         return [
-            piece.copy() if i == holder else np.full_like(piece, fill)
-            for i in range(n)
+            piece.copy() if i == holder else np.full_like(piece, fill) for i in range(n)
         ]
     floating = np.issubdtype(piece.dtype, np.floating)
     if kind == "sum":
@@ -74,7 +76,9 @@ def _partial_pieces(
             return [
                 piece.copy() if i == holder else np.zeros_like(piece) for i in range(n)
             ]
-        others = [rng.standard_normal(piece.shape).astype(piece.dtype) for _ in range(n - 1)]
+        others = [
+            rng.standard_normal(piece.shape).astype(piece.dtype) for _ in range(n - 1)
+        ]
         rest = piece - np.sum(others, axis=0) if others else piece
         others.insert(holder, rest.astype(piece.dtype))
         return others
@@ -92,7 +96,9 @@ def _partial_pieces(
     return out
 
 
-def assemble(pieces: Mapping[Coord, np.ndarray], nd_sbp: NdSbp, hierarchy: Sequence[int]) -> np.ndarray:
+def assemble(
+    pieces: Mapping[Coord, np.ndarray], nd_sbp: NdSbp, hierarchy: Sequence[int]
+) -> np.ndarray:
     """The logical value that local ``pieces`` laid out as ``nd_sbp`` stand for.
 
     Raises ``ValueError`` if broadcast copies disagree (a wrong layout claim).
@@ -109,7 +115,9 @@ def assemble(pieces: Mapping[Coord, np.ndarray], nd_sbp: NdSbp, hierarchy: Seque
     return level[()]
 
 
-def _combine_one(parts: list[np.ndarray], sbp: Split | Broadcast | Partial) -> np.ndarray:
+def _combine_one(
+    parts: list[np.ndarray], sbp: Split | Broadcast | Partial
+) -> np.ndarray:
     if isinstance(sbp, Split):
         return np.concatenate(parts, axis=sbp.axis)
     if isinstance(sbp, Broadcast):

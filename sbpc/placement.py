@@ -36,9 +36,7 @@ class Placement:
                 f"{len(self.ranks)} ranks"
             )
         if any(r < 0 for r in self.ranks):
-            raise PlacementError(
-                f"ranks must be non-negative, got {min(self.ranks)}"
-            )
+            raise PlacementError(f"ranks must be non-negative, got {min(self.ranks)}")
         seen: set[int] = set()
         for r in self.ranks:
             if r in seen:

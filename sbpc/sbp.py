@@ -58,7 +58,7 @@ B = Broadcast()
 P = Partial("sum")
 
 
-def S(axis: int) -> Split:  # noqa: N802 (reads like the paper's notation)
+def S(axis: int) -> Split:
     """Shorthand for ``Split(axis)``."""
     return Split(axis)
 

@@ -1,0 +1,33 @@
+# Both entry points set themselves up: a fresh machine needs only python3 (>= 3.11).
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+# Simulated devices for everything that runs JAX on the CPU.
+export XLA_FLAGS ?= --xla_force_host_platform_device_count=8
+
+.PHONY: setup run test lint format
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+# The main job: the furthest the pipeline reaches today (see README).
+run: setup
+	$(BIN)/sbpc-opt examples/stablehlo/mlp_annotated.mlir -p sbp-inline
+
+# Every test: lit + FileCheck regression tests, then pytest.
+test: setup
+	$(BIN)/lit -sv test
+	$(BIN)/pytest -q
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: setup
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .

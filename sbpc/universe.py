@@ -1,0 +1,36 @@
+"""sbpc's xDSL plugin: makes its dialects, passes and targets visible to any
+xDSL tool (``xdsl-opt``, ``sbpc-opt``, other compilers) through the
+``xdsl.universe`` entry point declared in pyproject.toml.
+
+Factories import lazily so that loading the universe stays cheap.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+
+
+def _sbp() -> Dialect:
+    from sbpc.dialects.sbp import SBP
+
+    return SBP
+
+
+def _stablehlo() -> Dialect:
+    from sbpc.dialects.stablehlo import StableHLO
+
+    return StableHLO
+
+
+def _inline() -> type[ModulePass]:
+    from sbpc.passes.inline import SbpInlinePass
+
+    return SbpInlinePass
+
+
+SBPC_UNIVERSE = Universe(
+    all_dialects={"sbp": _sbp, "stablehlo": _stablehlo},
+    all_passes={"sbp-inline": _inline},
+)

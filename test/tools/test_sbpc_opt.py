@@ -1,0 +1,63 @@
+"""Unit tests of sbpc-opt's mlir-opt-style diagnostics handling."""
+
+import subprocess
+import sys
+
+from sbpc.tools.sbpc_opt import _matches, parse_expectations
+
+from sbpc.diagnostics import Diagnostic
+
+SOURCE = """\
+// expected-error @below {{first}}
+op1
+op2 // expected-warning {{second}}
+// expected-remark @-2 {{third}}
+// expected-error-re @+1 {{fo+rth}}
+op5
+"""
+
+
+def test_expectation_lines_follow_mlir_opt() -> None:
+    exps = parse_expectations(SOURCE, line_offset=10)
+    assert [(e.severity, e.line, e.text) for e in exps] == [
+        ("error", 12, "first"),
+        ("warning", 13, "second"),
+        ("remark", 12, "third"),
+        ("error", 16, "fo+rth"),
+    ]
+    assert exps[3].regex
+
+
+def test_matching_needs_severity_line_and_text() -> None:
+    exp = parse_expectations("x // expected-error {{bad thing}}", 0)[0]
+    assert _matches(exp, Diagnostic("error", "a bad thing here", "f", 1, 3))
+    assert not _matches(exp, Diagnostic("warning", "a bad thing here", "f", 1, 3))
+    assert not _matches(exp, Diagnostic("error", "a bad thing here", "f", 2, 3))
+    assert not _matches(exp, Diagnostic("error", "a good thing", "f", 1, 3))
+
+
+def test_internal_errors_have_no_traceback(tmp_path) -> None:
+    # A directory is not a readable file: the driver must say so plainly.
+    proc = subprocess.run(
+        [sys.executable, "-m", "sbpc.tools.sbpc_opt", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "error" in proc.stderr
+
+
+def test_no_generic_top_level_packages_are_installed() -> None:
+    import importlib.util
+
+    for name in ("dialects", "passes", "tools"):
+        spec = importlib.util.find_spec(name)
+        assert spec is None or "sbpc" in str(
+            spec.origin or spec.submodule_search_locations
+        ), name
+    import sbpc.dialects
+    import sbpc.passes
+
+    assert sbpc.passes.__name__ == "sbpc.passes"
+    assert sbpc.dialects.__name__ == "sbpc.dialects"

@@ -1,0 +1,362 @@
+"""``sbpc-opt``: xDSL's optimizer driver with sbpc's dialects, passes and targets.
+
+On top of ``xdsl-opt`` it gives what users of ``mlir-opt`` expect:
+
+- every op remembers where it was parsed (a ``FileLineColLoc``), so verifier
+  and pass errors are reported as ``file:line:col: error: message``;
+- ``--verify-diagnostics`` checks produced diagnostics against
+  ``// expected-error {{...}}`` (and ``-warning``, ``-remark``, ``-note``, with
+  ``@above``, ``@below``, ``@+N``, ``@-N``) as mlir-opt does;
+- any failure exits with status 1 and no Python traceback (set
+  ``SBPC_TRACEBACK=1`` to see one for an internal error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import IO
+
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Span
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from sbpc.diagnostics import Diagnostic, LocatedError, make_diagnostic, set_sink
+
+
+class LocatingParser(Parser):
+    """A parser that records where each operation and SSA use appears."""
+
+    def __init__(self, ctx, text: str | bytes, name: str, line_offset: int = 0) -> None:
+        super().__init__(ctx, text, name)
+        self._line_offset = line_offset
+        self._first_use: dict[str, Span] = {}
+
+    def _loc(self, span: Span) -> FileLineColLoc:
+        loc = span.get_location()
+        return FileLineColLoc(
+            StringAttr(loc.file),
+            IntAttr(loc.line + self._line_offset),
+            IntAttr(loc.col),
+        )
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        op = super().parse_operation()
+        if isinstance(op.location, UnknownLoc):
+            op.location = self._loc(span)
+        return op
+
+    def resolve_operand(self, operand, type: Attribute) -> SSAValue:  # type: ignore[override]
+        if operand.operand_name not in self.ssa_values:
+            self._first_use.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        if self._current_token.kind.name == "EOF":
+            self.raise_error("empty input: expected an operation or a module")
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError as e:
+            # xDSL reports undefined values at the end of input; MLIR at the use.
+            if self.forward_ssa_references and e.msg.startswith("values used but"):
+                name = next(iter(self.forward_ssa_references))
+                self.raise_error(
+                    f"use of undeclared SSA value %{name}", self._first_use.get(name)
+                )
+            raise
+
+
+@dataclass(frozen=True)
+class Expectation:
+    severity: str
+    line: int
+    text: str
+    regex: bool
+    comment_line: int
+
+
+_EXPECT_RE = re.compile(
+    r"expected-(error|warning|remark|note)\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}"
+)
+_EXPECT_RE_REGEX = re.compile(
+    r"expected-(error|warning|remark|note)-re\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}"
+)
+
+
+def parse_expectations(text: str, line_offset: int) -> list[Expectation]:
+    """The ``// expected-*`` comments of a chunk, with the line each targets."""
+    out: list[Expectation] = []
+    for index, line in enumerate(text.splitlines(), start=1):
+        if "//" not in line:
+            continue
+        comment = line[line.index("//") :]
+        number = index + line_offset
+        for regex, pattern in ((False, _EXPECT_RE), (True, _EXPECT_RE_REGEX)):
+            for m in pattern.finditer(comment):
+                severity, where, body = m.groups()
+                target = number
+                if where == "above":
+                    target = number - 1
+                elif where == "below":
+                    target = number + 1
+                elif where:
+                    target = number + int(where)
+                out.append(Expectation(severity, target, body, regex, number))
+    return out
+
+
+def _matches(exp: Expectation, diag: Diagnostic) -> bool:
+    if exp.severity != diag.severity or exp.line != diag.line:
+        return False
+    if exp.regex:
+        return re.search(exp.text, diag.message) is not None
+    return exp.text in diag.message
+
+
+class SbpcOptMain(xDSLOptMain):
+    """The driver behind ``sbpc-opt``."""
+
+    def __init__(self, args: Sequence[str] | None = None) -> None:
+        super().__init__(description="sbpc modular optimizer driver", args=args)
+        self._line_offset = 0
+        self._chunk_text = ""
+
+    version_format = "sbpc-opt built from xdsl version {xdsl_version}"
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--no-sbp-verify",
+            default=False,
+            action="store_true",
+            help="skip verifying sbp annotations (placements, nd_sbp, sig) after parsing",
+        )
+
+    def register_all_frontends(self) -> None:
+        def parse_mlir(io: IO[bytes]) -> ModuleOp:
+            text = io.read().decode("utf-8", errors="replace")
+            self._chunk_text = text
+            parser = LocatingParser(
+                self.ctx, text, self.get_input_name(), self._line_offset
+            )
+            return parser.parse_module(not self.args.no_implicit_module)
+
+        self.available_frontends["mlir"] = parse_mlir
+
+    def get_input_name(self) -> str:
+        return (
+            self.args.input_file
+            if self.args.input_file not in (None, "-")
+            else "<stdin>"
+        )
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        if self.args.input_file in (None, "-"):
+            return sys.stdin.buffer, "mlir"
+        try:
+            return open(self.args.input_file, "rb"), "mlir"
+        except OSError as e:
+            raise _UsageError(
+                f"cannot open input file '{self.args.input_file}': {e.strerror}"
+            ) from None
+
+    def setup_pipeline(self) -> None:
+        try:
+            super().setup_pipeline()
+        except Exception as e:  # unknown pass / bad option: a usage error
+            raise _UsageError(str(e)) from e
+
+    # -- running -----------------------------------------------------------
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
+        self._line_offset = start_offset
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        self.verify_module(prog)
+        for p in self.pipeline.passes:
+            p.apply(self.ctx, prog)
+            if not self.args.disable_verify:
+                self.verify_module(prog, after=p)
+
+    def verify_module(self, module: ModuleOp, after: ModulePass | None = None) -> None:
+        """Verify op by op, so the error names the op (and so its location)."""
+        if self.args.disable_verify:
+            return
+        for op in module.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+            except LocatedError:
+                raise
+            except VerifyException as e:
+                prefix = f"after {after.name}: " if after is not None else ""
+                raise LocatedError(op, prefix + str(e).strip()) from e
+        if not self.args.no_sbp_verify:
+            for check in module_verifiers():
+                check(module)
+
+    def run_chunks(self) -> int:
+        """Process every chunk; returns the exit status."""
+        chunks, file_extension = self.prepare_input()
+        output = self.prepare_output()
+        status = 0
+        try:
+            for i, (chunk, offset) in enumerate(chunks):
+                if i > 0:
+                    output.write("// -----\n")
+                raw = chunk.read()
+                chunk.close()
+                text = raw.decode("utf-8", errors="replace")
+                if self.args.verify_diagnostics:
+                    status |= self._run_verified(text, offset, file_extension, output)
+                else:
+                    status |= self._run_plain(text, offset, file_extension, output)
+                output.flush()
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        return status
+
+    def _process(self, text: str, offset: int, ext: str) -> str:
+        from io import BytesIO
+
+        module = self.parse_chunk(BytesIO(text.encode()), ext, offset)
+        self.apply_passes(module)
+        return self.output_resulting_program(module)
+
+    def _run_plain(self, text: str, offset: int, ext: str, output: IO[str]) -> int:
+        try:
+            output.write(self._process(text, offset, ext))
+            return 0
+        except (ParseError, DiagnosticException) as e:
+            print(format_error(e, offset), file=sys.stderr)
+            return 1
+
+    def _run_verified(self, text: str, offset: int, ext: str, output: IO[str]) -> int:
+        produced: list[Diagnostic] = []
+        old = set_sink(produced.append)
+        try:
+            output.write(self._process(text, offset, ext))
+        except ParseError as e:
+            produced.append(parse_error_diagnostic(e, offset))
+        except DiagnosticException as e:
+            produced.append(exception_diagnostic(e))
+        finally:
+            set_sink(old)
+        expected = parse_expectations(text, offset)
+        failures: list[str] = []
+        unmatched = list(produced)
+        for exp in expected:
+            hit = next((d for d in unmatched if _matches(exp, d)), None)
+            if hit is None:
+                failures.append(
+                    f"{self.get_input_name()}:{exp.comment_line}: error: expected "
+                    f'{exp.severity} "{exp.text}" on line {exp.line} was not produced'
+                )
+            else:
+                unmatched.remove(hit)
+        for d in unmatched:
+            failures.append(
+                f"{d.file}:{d.line}:{d.col}: error: unexpected {d.severity}: {d.message}"
+            )
+        for f in failures:
+            print(f, file=sys.stderr)
+        return 1 if failures else 0
+
+
+class _UsageError(Exception):
+    pass
+
+
+def module_verifiers() -> list[Callable[[ModuleOp], None]]:
+    """Whole-module checks run after parsing and after every pass."""
+    checks: list[Callable[[ModuleOp], None]] = []
+    try:
+        from sbpc.dialects.sbp import verify_sbp_annotations
+    except ImportError:  # the sbp dialect is not built yet
+        return checks
+    checks.append(verify_sbp_annotations)
+    return checks
+
+
+def parse_error_diagnostic(e: ParseError, offset: int) -> Diagnostic:
+    loc = e.span.get_location()
+    message = e.msg.strip()
+    rest = e.span.input.content[e.span.start :]
+    if not str(rest).strip():
+        message = (
+            f"unexpected end of input ({message})"
+            if message
+            else ("unexpected end of input")
+        )
+    return Diagnostic("error", message, loc.file, loc.line + offset, loc.col)
+
+
+def exception_diagnostic(e: DiagnosticException) -> Diagnostic:
+    if isinstance(e, LocatedError):
+        return make_diagnostic("error", e.op, e.message)
+    return make_diagnostic(
+        "error",
+        None,
+        str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__,
+    )
+
+
+def format_error(e: ParseError | DiagnosticException, offset: int) -> str:
+    """An MLIR-style error line; for parse errors, the source line and a caret."""
+    if not isinstance(e, ParseError):
+        return str(exception_diagnostic(e))
+    diag = parse_error_diagnostic(e, offset)
+    content = e.span.input.content
+    content = (
+        content.decode("utf-8", "replace") if isinstance(content, bytes) else content
+    )
+    start = min(e.span.start, len(content))
+    line_start = content.rfind("\n", 0, start) + 1
+    line_end = content.find("\n", start)
+    source = content[line_start : line_end if line_end >= 0 else len(content)]
+    caret = " " * (start - line_start) + "^"
+    return "\n".join([str(diag), source, caret]) if source.strip() else str(diag)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        tool = SbpcOptMain(args=argv)
+        status = tool.run_chunks()
+    except _UsageError as e:
+        print(f"sbpc-opt: error: {e}", file=sys.stderr)
+        status = 1
+    except KeyboardInterrupt:
+        status = 130
+    except SystemExit:
+        raise
+    except Exception as e:  # a bug in sbpc: say so, without a traceback
+        if os.environ.get("SBPC_TRACEBACK"):
+            traceback.print_exc()
+        print(
+            f"sbpc-opt: internal error: {type(e).__name__}: {e}\n"
+            "(this is a bug in sbpc; set SBPC_TRACEBACK=1 for the traceback)",
+            file=sys.stderr,
+        )
+        status = 1
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
