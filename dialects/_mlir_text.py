@@ -188,10 +188,8 @@ def _raw_bits(value: float, type_cls: type) -> int:
 
 
 def format_float(value: float, float_type: object) -> str:
-    """A float element as MLIR prints it (``printFloatValue``)."""
-    semantics = _SEMANTICS.get(type(float_type))
-    if semantics is None:  # a format MLIR spells like f64 is close enough
-        semantics = _SEMANTICS[Float64Type]
+    """A float element of type f16, bf16, f32 or f64 as MLIR's ``printFloatValue``."""
+    semantics = _SEMANTICS[type(float_type)]
     precision, emin, emax, storage_bits = semantics
     if math.isfinite(value):
         text = apfloat_to_string(value, precision, 6, 0, False)
@@ -222,8 +220,12 @@ def _int_text(value: int, int_type: IntegerType) -> str:
     return str(value)
 
 
-def format_dense(attr: DenseIntOrFPElementsAttr) -> str:
-    """``dense<...>`` without its type, exactly as MLIR prints it."""
+def format_dense(attr: DenseIntOrFPElementsAttr) -> str | None:
+    """``dense<...>`` without its type, exactly as MLIR prints it.
+
+    None for element types this module does not spell (complex, index, the
+    small float formats): callers fall back to xDSL's own printing.
+    """
     element_type = attr.get_element_type()
     values = attr.get_values()
     shape = attr.get_shape()
@@ -236,13 +238,13 @@ def format_dense(attr: DenseIntOrFPElementsAttr) -> str:
         def one(v: object) -> str:
             return _int_text(int(v), element_type)  # type: ignore[arg-type]
 
-    elif type(element_type) in _SEMANTICS or hasattr(element_type, "bitwidth"):
+    elif type(element_type) in _SEMANTICS:
 
         def one(v: object) -> str:
             return format_float(float(v), element_type)  # type: ignore[arg-type]
 
     else:
-        raise NotImplementedError(f"dense elements of type {element_type}")
+        return None
 
     if _is_splat(values):
         return f"dense<{one(values[0])}>"

@@ -537,6 +537,8 @@ class ConstantOp(IRDLOperation):
             parser.raise_error("expected a dense elements attribute", pos)
         op = cls(value)
         op.attributes |= attributes
+        # Parsed values keep the name written in the text, whatever the form.
+        op.output.name_hint = None
         return op
 
     def print(self, printer: Printer) -> None:
@@ -550,7 +552,12 @@ class ConstantOp(IRDLOperation):
             _print_functional_type(printer, self)
             return
         _print_attr_dict(printer, self)
-        printer.print_string(" " + format_dense(self.value) + " : ")
+        printer.print_string(" ")
+        if (text := format_dense(self.value)) is not None:
+            printer.print_string(text)
+        else:
+            self.value.print_without_type(printer)
+        printer.print_string(" : ")
         printer.print_attribute(self.value.type)
 
     def verify_(self) -> None:
@@ -2472,12 +2479,13 @@ class ReduceOp(IRDLOperation):
             return
         printer.print_string("\n reducer")
         block = self.body.blocks.first
-        assert block is not None
-        for i in range(n):
+        args = block.args if block is not None else ()
+        # Pairs (arg i, arg i + N); invalid IR with other arities prints none.
+        for i in range(n if len(args) == 2 * n else 0):
             printer.print_string("(")
-            printer.print_block_argument(block.args[i])
+            printer.print_block_argument(args[i])
             printer.print_string(", ")
-            printer.print_block_argument(block.args[i + n])
+            printer.print_block_argument(args[i + n])
             printer.print_string(") ")
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
