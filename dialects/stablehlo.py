@@ -542,15 +542,7 @@ class ConstantOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        if self.value.type != self.output.type:
-            # MLIR falls back to the generic body after the op name here.
-            printer.print_string("() ")
-            printer.print_string("<")
-            printer.print_attr_dict(self.properties)
-            printer.print_string(">")
-            _print_attr_dict(printer, self)
-            _print_functional_type(printer, self)
-            return
+        # The result type is the value's type (verify_ checks they agree).
         _print_attr_dict(printer, self)
         printer.print_string(" ")
         if (text := format_dense(self.value)) is not None:
@@ -2232,7 +2224,7 @@ class ReturnOp(IRDLOperation):
 
     name = "stablehlo.return"
 
-    results_ = var_operand_def(TensorType)
+    values = var_operand_def(TensorType)
 
     traits = traits_def(Pure(), IsTerminator())
 
