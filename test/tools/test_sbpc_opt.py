@@ -1,11 +1,11 @@
 """Unit tests of sbpc-opt's mlir-opt-style diagnostics handling."""
 
+import os
 import subprocess
 import sys
 
-from sbpc.tools.sbpc_opt import _matches, parse_expectations
-
 from sbpc.diagnostics import Diagnostic
+from sbpc.tools.sbpc_opt import _matches, parse_expectations
 
 SOURCE = """\
 // expected-error @below {{first}}
@@ -48,16 +48,19 @@ def test_internal_errors_have_no_traceback(tmp_path) -> None:
     assert "error" in proc.stderr
 
 
-def test_no_generic_top_level_packages_are_installed() -> None:
-    import importlib.util
-
-    for name in ("dialects", "passes", "tools"):
-        spec = importlib.util.find_spec(name)
-        assert spec is None or "sbpc" in str(
-            spec.origin or spec.submodule_search_locations
-        ), name
-    import sbpc.dialects
-    import sbpc.passes
-
-    assert sbpc.passes.__name__ == "sbpc.passes"
-    assert sbpc.dialects.__name__ == "sbpc.dialects"
+def test_no_generic_top_level_packages_are_installed(tmp_path) -> None:
+    # Outside a source checkout (no PYTHONPATH, another cwd), only `sbpc` exists.
+    code = (
+        "import importlib.util as u, sbpc.dialects, sbpc.passes, sbpc.tools;"
+        "print([n for n in ('dialects', 'passes', 'tools') if u.find_spec(n)])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

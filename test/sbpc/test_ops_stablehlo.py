@@ -1,0 +1,260 @@
+"""The numpy reference semantics of StableHLO ops agree with XLA's (jax.lax).
+
+``sbpc.op_eval.evaluate`` is the oracle of the rule proofs and of the
+simulator; here it is checked against jax.lax on the CPU, with the cases
+where the spec is subtle: gather's dimension numbers and clamping, pad with
+interior and negative edges, integer division and remainder, rounding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sbpc.op_eval import evaluate
+from sbpc.op_spec import OpSpec
+from sbpc.ops_stablehlo import reshape_pairs
+from sbpc.tensor_type import TensorType
+
+jax = pytest.importorskip("jax")
+lax = jax.lax
+
+
+def T(*shape: int, e: str = "f32") -> TensorType:
+    return TensorType(tuple(shape), e)
+
+
+RNG = np.random.default_rng(0)
+A = RNG.standard_normal((8, 16)).astype(np.float32)
+Bv = RNG.standard_normal((8, 16)).astype(np.float32)
+POS = np.abs(A) + 0.5
+IA = RNG.integers(-20, 20, (8, 16)).astype(np.int32)
+JA = (RNG.integers(1, 6, (8, 16)) * RNG.choice([-1, 1], (8, 16))).astype(np.int32)
+
+UNARY = {
+    "negate": (lax.neg, A),
+    "abs": (lax.abs, A),
+    "sign": (lax.sign, A),
+    "floor": (lax.floor, A),
+    "ceil": (lax.ceil, A),
+    "exponential": (lax.exp, A),
+    "exponential_minus_one": (lax.expm1, A),
+    "log": (lax.log, POS),
+    "log_plus_one": (lax.log1p, POS),
+    "tanh": (lax.tanh, A),
+    "logistic": (lax.logistic, A),
+    "sqrt": (lax.sqrt, POS),
+    "rsqrt": (lax.rsqrt, POS),
+    "cbrt": (lax.cbrt, A),
+    "sine": (lax.sin, A),
+    "cosine": (lax.cos, A),
+    "not": (lax.bitwise_not, IA),
+    "round_nearest_afz": (
+        lambda x: lax.round(x, lax.RoundingMethod.AWAY_FROM_ZERO),
+        np.array([[0.5, 1.5, -0.5, -2.5, 2.4]], np.float32),
+    ),
+}
+BINARY = {
+    "add": (lax.add, A, Bv),
+    "subtract": (lax.sub, A, Bv),
+    "multiply": (lax.mul, A, Bv),
+    "divide": (lax.div, A, POS),
+    "remainder": (lax.rem, A, POS),
+    "maximum": (lax.max, A, Bv),
+    "minimum": (lax.min, A, Bv),
+    "power": (lax.pow, POS, A),
+    "and": (lax.bitwise_and, IA, JA),
+    "or": (lax.bitwise_or, IA, JA),
+    "xor": (lax.bitwise_xor, IA, JA),
+}
+INT_BINARY = {"divide": lax.div, "remainder": lax.rem}
+
+
+def _check(op: OpSpec, inputs: list[np.ndarray], expected: object) -> None:
+    got = evaluate(op, inputs)[0]
+    want = np.asarray(expected)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name: str) -> None:
+    fn, x = UNARY[name]
+    t = T(*x.shape, e="i32" if x.dtype == np.int32 else "f32")
+    _check(OpSpec(f"stablehlo.{name}", [t], [t]), [x], fn(x))
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary(name: str) -> None:
+    fn, a, b = BINARY[name]
+    t = T(*a.shape, e="i32" if a.dtype == np.int32 else "f32")
+    _check(OpSpec(f"stablehlo.{name}", [t, t], [t]), [a, b], fn(a, b))
+
+
+@pytest.mark.parametrize("name", sorted(INT_BINARY))
+def test_integer_division_truncates(name: str) -> None:
+    t = T(8, 16, e="i32")
+    _check(OpSpec(f"stablehlo.{name}", [t, t], [t]), [IA, JA], INT_BINARY[name](IA, JA))
+
+
+def test_misc_elementwise() -> None:
+    t, tb = T(8, 16), T(8, 16, e="i1")
+    _check(
+        OpSpec("stablehlo.clamp", [T(), t, T()], [t]),
+        [np.float32(-0.5), A, np.float32(0.7)],
+        lax.clamp(np.float32(-0.5), A, np.float32(0.7)),
+    )
+    x = np.where(A > 1, np.inf, A).astype(np.float32)
+    _check(OpSpec("stablehlo.is_finite", [t], [tb]), [x], lax.is_finite(x))
+    pred = A > 0
+    _check(
+        OpSpec("stablehlo.select", [tb, t, t], [t]),
+        [pred, A, Bv],
+        lax.select(pred, A, Bv),
+    )
+    _check(
+        OpSpec("stablehlo.convert", [t], [T(8, 16, e="i32")]),
+        [A * 10],
+        lax.convert_element_type(A * 10, np.int32),
+    )
+    for d, fn in (("GT", lax.gt), ("LE", lax.le), ("NE", lax.ne)):
+        op = OpSpec("stablehlo.compare", [t, t], [tb], {"comparison_direction": d})
+        _check(op, [A, Bv], fn(A, Bv))
+
+
+def test_dot_general_and_reduce() -> None:
+    x = RNG.standard_normal((4, 8, 16)).astype(np.float32)
+    y = RNG.standard_normal((4, 16, 8)).astype(np.float32)
+    dims = {
+        "lhs_batching_dimensions": (0,),
+        "rhs_batching_dimensions": (0,),
+        "lhs_contracting_dimensions": (2,),
+        "rhs_contracting_dimensions": (1,),
+    }
+    op = OpSpec("stablehlo.dot_general", [T(4, 8, 16), T(4, 16, 8)], [T(4, 8, 8)], dims)
+    want = lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,))))
+    np.testing.assert_allclose(evaluate(op, [x, y])[0], want, rtol=1e-5, atol=1e-5)
+    for kind, fn in (("add", lax.reduce_sum), ("max", lax.reduce_max)):
+        red = OpSpec(
+            "stablehlo.reduce",
+            [T(4, 8, 16), T()],
+            [T(8)],
+            {"dimensions": (0, 2), "kind": kind},
+        )
+        np.testing.assert_allclose(
+            evaluate(red, [x, np.float32(0 if kind == "add" else -np.inf)])[0],
+            fn(x, (0, 2)),
+            rtol=1e-5,
+            atol=1e-5,
+        )
+
+
+def test_layout_ops() -> None:
+    x = RNG.standard_normal((16, 8)).astype(np.float32)
+    op = OpSpec(
+        "stablehlo.broadcast_in_dim",
+        [T(16, 8)],
+        [T(8, 4, 16)],
+        {"broadcast_dimensions": (2, 0)},
+    )
+    _check(op, [x], lax.broadcast_in_dim(x, (8, 4, 16), (2, 0)))
+    pad = {
+        "edge_padding_low": (2, -1),
+        "edge_padding_high": (-3, 2),
+        "interior_padding": (1, 2),
+    }
+    op = OpSpec("stablehlo.pad", [T(16, 8), T()], [T(30, 23)], pad)
+    _check(op, [x, np.float32(7)], lax.pad(x, np.float32(7), [(2, -3, 1), (-1, 2, 2)]))
+    op = OpSpec(
+        "stablehlo.dynamic_slice",
+        [T(16, 8), T(e="i32"), T(e="i32")],
+        [T(4, 4)],
+        {"slice_sizes": (4, 4)},
+    )
+    starts = [np.int32(14), np.int32(7)]  # both clamped
+    _check(op, [x, *starts], lax.dynamic_slice(x, starts, (4, 4)))
+    # jax wraps negative starts like Python; StableHLO clamps them to 0.
+    _check(op, [x, np.int32(-3), np.int32(-1)], x[:4, :4])
+    upd = np.ones((4, 4), np.float32)
+    op = OpSpec(
+        "stablehlo.dynamic_update_slice",
+        [T(16, 8), T(4, 4), T(e="i32"), T(e="i32")],
+        [T(16, 8)],
+    )
+    _check(op, [x, upd, *starts], lax.dynamic_update_slice(x, upd, starts))
+    op = OpSpec("stablehlo.iota", [], [T(4, 8, e="i32")], {"iota_dimension": 1})
+    _check(op, [], lax.broadcasted_iota(np.int32, (4, 8), 1))
+
+
+GATHERS = [
+    # (operand shape, indices, dimension numbers, slice sizes, result shape)
+    (
+        (32, 16),
+        np.array([[3], [40], [0], [31]], np.int32),
+        dict(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,)),
+        (1, 16),
+        (4, 16),
+    ),
+    (
+        (32, 16),
+        np.array([[3, 9], [-4, 12], [30, 0]], np.int32),
+        dict(offset_dims=(1, 2), collapsed_slice_dims=(), start_index_map=(0, 1)),
+        (4, 8),
+        (3, 4, 8),
+    ),
+    (
+        (4, 32, 16),
+        np.array([[[1], [5]], [[2], [9]], [[31], [0]], [[7], [7]]], np.int32),
+        dict(
+            offset_dims=(2,),
+            collapsed_slice_dims=(1,),
+            start_index_map=(1,),
+            operand_batching_dims=(0,),
+            start_indices_batching_dims=(0,),
+        ),
+        (1, 1, 16),
+        (4, 2, 16),
+    ),
+]
+
+
+@pytest.mark.parametrize("index", range(len(GATHERS)))
+def test_gather_matches_xla(index: int) -> None:
+    shape, indices, dims, sizes, out = GATHERS[index]
+    x = RNG.standard_normal(shape).astype(np.float32)
+    attrs = {
+        "operand_batching_dims": (),
+        "start_indices_batching_dims": (),
+        **dims,
+        "index_vector_dim": indices.ndim - 1,
+        "slice_sizes": sizes,
+    }
+    op = OpSpec(
+        "stablehlo.gather", [T(*shape), T(*indices.shape, e="i32")], [T(*out)], attrs
+    )
+    dnums = lax.GatherDimensionNumbers(**dims)
+    want = lax.gather(x, indices, dnums, sizes, mode=lax.GatherScatterMode.CLIP)
+    _check(op, [x, indices], want)
+
+
+def test_gather_index_vector_dim_first() -> None:
+    x = RNG.standard_normal((32, 16)).astype(np.float32)
+    indices = np.array([[3, 40, 0]], np.int32)  # index vector along dim 0
+    attrs = {
+        "offset_dims": (1,),
+        "collapsed_slice_dims": (0,),
+        "operand_batching_dims": (),
+        "start_indices_batching_dims": (),
+        "start_index_map": (0,),
+        "index_vector_dim": 0,
+        "slice_sizes": (1, 16),
+    }
+    op = OpSpec("stablehlo.gather", [T(32, 16), T(1, 3, e="i32")], [T(3, 16)], attrs)
+    _check(op, [x, indices], x[np.clip(indices[0], 0, 31)])
+
+
+def test_reshape_pairs() -> None:
+    assert reshape_pairs((8, 16, 24), (128, 24)) == [(0, 0), (2, 1)]
+    assert reshape_pairs((6, 4), (2, 12)) == [(0, 0)]
+    assert reshape_pairs((1, 8), (8, 1)) == [(1, 0)]
+    assert reshape_pairs((4, 6), (6, 4)) == [(0, 0)]
