@@ -99,14 +99,19 @@ class OpNode:
             if self.compute_costs is not None and self.fixed in self.candidates:
                 cost = self.compute_costs[self.candidates.index(self.fixed)]
             return (self.fixed,), (cost,)
-        sigs, costs = [], []
+        if not (self.operand_layouts or self.result_layouts):
+            # The very candidates tuple: nodes sharing one list share its
+            # identity, which lets the optimal strategy memoize per list.
+            costs = self.compute_costs or (0.0,) * len(self.candidates)
+            return self.candidates, costs
+        sigs, kept = [], []
         for i, sig in enumerate(self.candidates):
             if all(
                 sig.inputs[k] == nd for k, nd in self.operand_layouts.items()
             ) and all(sig.outputs[r] == nd for r, nd in self.result_layouts.items()):
                 sigs.append(sig)
-                costs.append(self.compute_costs[i] if self.compute_costs else 0.0)
-        return tuple(sigs), tuple(costs)
+                kept.append(self.compute_costs[i] if self.compute_costs else 0.0)
+        return tuple(sigs), tuple(kept)
 
     @property
     def options(self) -> tuple[Signature, ...]:
