@@ -52,10 +52,19 @@ def _regroup(
     groups: np.ndarray, table: np.ndarray, axis: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Drop unused and duplicate rows (axis 0) or columns (axis 1)."""
-    used, groups = np.unique(groups, return_inverse=True)
-    table = np.take(table, used, axis=axis)
-    uniq, inverse = np.unique(table, axis=axis, return_inverse=True)
-    return inverse.reshape(-1)[groups], uniq
+    lines = table if axis == 0 else table.T
+    index: dict[bytes, int] = {}
+    new_of_old = np.full(len(lines), -1, dtype=np.int64)
+    keep: list[int] = []
+    for old in np.flatnonzero(np.bincount(groups, minlength=len(lines))):
+        key = lines[old].tobytes()
+        new = index.get(key)
+        if new is None:
+            new = index[key] = len(keep)
+            keep.append(int(old))
+        new_of_old[old] = new
+    kept = lines[keep]
+    return new_of_old[groups], kept if axis == 0 else kept.T
 
 
 def compact(f: Factor) -> Factor:
@@ -118,16 +127,21 @@ class PairwiseProblem:
         key = (f.a, f.b)
         if key in self.factors:
             f = merge(self.factors.pop(key), f)
-        ua, ub, rest = split_off(compact(f))
-        self.unary[f.a] = self.unary[f.a] + ua
-        self.unary[f.b] = self.unary[f.b] + ub
+        self._place(f.a, f.b, *split_off(compact(f)))
+
+    def _place(
+        self, a: int, b: int, ua: np.ndarray, ub: np.ndarray, rest: Factor | None
+    ) -> None:
+        """Add a compacted factor split into unaries and a remainder (a < b)."""
+        self.unary[a] = self.unary[a] + ua
+        self.unary[b] = self.unary[b] + ub
         if rest is None:
-            self.neighbours[f.a].discard(f.b)
-            self.neighbours[f.b].discard(f.a)
+            self.neighbours[a].discard(b)
+            self.neighbours[b].discard(a)
         else:
-            self.factors[key] = rest
-            self.neighbours[f.a].add(f.b)
-            self.neighbours[f.b].add(f.a)
+            self.factors[(a, b)] = Factor(a, b, rest.ga, rest.gb, rest.table)
+            self.neighbours[a].add(b)
+            self.neighbours[b].add(a)
 
     def remove_factor(self, v: int, w: int) -> Factor:
         self.neighbours[v].discard(w)
@@ -170,14 +184,16 @@ class PairwiseProblem:
                 hit = groups[key] = (options, g, tuple(rows))  # options: keep id alive
             return hit[1], hit[2]
 
-        tables: dict[tuple[int, int, object], np.ndarray] = {}
+        # Edges between the same kinds of nodes over the same tensor type are
+        # the same factor up to its ends: price and compact each kind once.
+        prepared: dict[tuple[int, int, object], tuple] = {}
         for edge in graph.edges:
             ga, src_layouts = grouping(edge.src, "out", edge.src_index)
             gb, dst_layouts = grouping(edge.dst, "in", edge.dst_index)
             tensor = graph.tensor(edge)
             key = (id(src_layouts), id(dst_layouts), tensor)
-            table = tables.get(key)
-            if table is None:
+            hit = prepared.get(key)
+            if hit is None:
                 table = np.array(
                     [
                         [costs.time(s, d, tensor) for d in dst_layouts]
@@ -185,6 +201,14 @@ class PairwiseProblem:
                     ],
                     dtype=float,
                 )
-                tables[key] = table
-            problem.add_factor(Factor(edge.src, edge.dst, ga, gb, table))
+                hit = prepared[key] = split_off(compact(Factor(0, 1, ga, gb, table)))
+            a, b = edge.src, edge.dst
+            assert a < b  # the builder adds producers first
+            if (a, b) in problem.factors:
+                ua, ub, rest = hit
+                problem._place(a, b, ua, ub, None)
+                if rest is not None:
+                    problem.add_factor(Factor(a, b, rest.ga, rest.gb, rest.table))
+            else:
+                problem._place(a, b, *hit)
         return problem

@@ -338,6 +338,7 @@ def transformer_graph(
     hidden: int = 1024,
     ffn: int = 4096,
     configure: int = 0,
+    dense_skips: int = 0,
 ) -> SbpGraph:
     """A decoder stack, one head group per layer, ``17 * n_layers + 2`` ops:
     layernorm, q/k/v projections, k transpose, scores, scale, softmax,
@@ -345,7 +346,11 @@ def transformer_graph(
     gelu, down projection, residual add; a final sum over the hidden
     dimension.  Weights are free arguments (any S/B layout); the input is
     given data parallel.  ``configure``: how many layers get Megatron-style
-    fixed signatures on their projections (the seeds of BFS)."""
+    fixed signatures on their projections (the seeds of BFS).
+    ``dense_skips``: each layer output also adds the outputs of the layers
+    2 .. 1 + dense_skips back (DenseNet-like).  A plain stack is
+    series-parallel, which the shrinking solves alone; two or more skips
+    give treewidth 3 and leave the ILP a core to solve."""
     bld = _Builder(hierarchy, with_compute=True)
     g = bld.graph
     nd = len(hierarchy)
@@ -366,6 +371,7 @@ def transformer_graph(
             )
         return g.add_argument(name, TensorType(shape, "bf16"), candidates=lays)
 
+    outputs: list[ValueId] = []
     for layer in range(n_layers):
         p = f"l{layer}."
         conf = layer < configure
@@ -432,6 +438,16 @@ def transformer_graph(
         w2 = weight(p + "w2", (ffn, hidden))
         down = bld.op("matmul", p + "down", [gelu, w2], act, 2.0 * seq * hidden * ffn)
         h = bld.op("add", p + "res2", [h1, down], act, seq * hidden)
+        for back in range(2, 2 + dense_skips):
+            if layer - back >= 0:
+                h = bld.op(
+                    "add",
+                    f"{p}skip{back}",
+                    [h, outputs[layer - back]],
+                    act,
+                    seq * hidden,
+                )
+        outputs.append(h)
     lnf = bld.op("rowwise", "ln_f", [h], act, 5.0 * seq * hidden)
     total = bld.op(
         "reduce_sum_1", "sum", [lnf], TensorType((seq,), "bf16"), seq * hidden
