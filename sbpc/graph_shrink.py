@@ -1,0 +1,136 @@
+"""Shrinking a pairwise problem before the ILP, exactly, and expanding back.
+
+Three eliminations, applied until none applies (each keeps the optimum):
+
+- a node with one label (a given argument, a configured op, a result with
+  one wanted layout) is fixed: its factors become unary costs of its
+  neighbours;
+- a node with one neighbour (a leaf: most arguments and results) is folded
+  into it: for each neighbour label, the best leaf label is remembered and
+  its cost added to the neighbour's unary (dynamic programming on a tree);
+- a node with two neighbours (the inside of a chain of single-input
+  single-output ops, more generally any series node) is replaced by one
+  factor between its neighbours, ``min_j f(a, j) + u(j) + g(j, b)``, with
+  the best ``j`` remembered per (a, b) group pair: repeated, this folds a
+  whole chain into one factor between its ends.
+
+Parallel factors are merged as they appear (``PairwiseProblem.add_factor``).
+What survives is the *core* the ILP solves; ``expand`` replays the records
+backwards to label every eliminated node.
+
+Nodes in ``frozen`` (their labels change the memory the budget constrains)
+are only ever eliminated when they have a single label.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import numpy as np
+
+from sbpc.pairwise import Factor, PairwiseProblem
+
+
+@dataclass(frozen=True)
+class Fixed:
+    node: int
+    label: int
+
+
+@dataclass(frozen=True)
+class Leaf:
+    node: int
+    parent: int
+    parent_groups: np.ndarray
+    best: np.ndarray  # parent group -> label
+
+
+@dataclass(frozen=True)
+class Series:
+    node: int
+    a: int
+    b: int
+    ga: np.ndarray
+    gb: np.ndarray
+    best: np.ndarray  # (a group, b group) -> label
+
+
+Record = Fixed | Leaf | Series
+
+
+def shrink(problem: PairwiseProblem, frozen: Collection[int] = ()) -> list[Record]:
+    """Eliminate nodes of ``problem`` in place; returns the records for ``expand``."""
+    records: list[Record] = []
+    frozen = set(frozen)
+    work = deque(range(len(problem)))
+    queued = [True] * len(problem)
+    while work:
+        v = work.popleft()
+        queued[v] = False
+        if not problem.alive[v]:
+            continue
+        neighbours = sorted(problem.neighbours[v])
+        if problem.sizes[v] == 1:
+            record: Record = _fix(problem, v, neighbours)
+        elif v in frozen or len(neighbours) > 2:
+            continue
+        elif not neighbours:
+            label = int(np.argmin(problem.unary[v]))
+            problem.constant += float(problem.unary[v][label])
+            record = Fixed(v, label)
+        elif len(neighbours) == 1:
+            record = _leaf(problem, v, neighbours[0])
+        else:
+            record = _series(problem, v, *neighbours)
+        problem.alive[v] = False
+        records.append(record)
+        for w in neighbours:
+            if not queued[w]:
+                queued[w] = True
+                work.append(w)
+    return records
+
+
+def expand(records: list[Record], labels: list[int]) -> None:
+    """Fill ``labels`` of eliminated nodes, given the labels of the survivors."""
+    for r in reversed(records):
+        if isinstance(r, Fixed):
+            labels[r.node] = r.label
+        elif isinstance(r, Leaf):
+            labels[r.node] = int(r.best[r.parent_groups[labels[r.parent]]])
+        else:
+            labels[r.node] = int(r.best[r.ga[labels[r.a]], r.gb[labels[r.b]]])
+
+
+def _fix(problem: PairwiseProblem, v: int, neighbours: list[int]) -> Fixed:
+    for w in neighbours:
+        f = problem.remove_factor(v, w)
+        gv, gw, table = f.side(v)
+        problem.unary[w] = problem.unary[w] + table[gv[0], gw]
+    problem.constant += float(problem.unary[v][0])
+    return Fixed(v, 0)
+
+
+def _leaf(problem: PairwiseProblem, v: int, a: int) -> Leaf:
+    f = problem.remove_factor(v, a)
+    ga, gv, table = f.side(a)
+    cost = table[:, gv] + problem.unary[v][None, :]  # (a groups, v labels)
+    best = np.argmin(cost, axis=1)
+    problem.unary[a] = problem.unary[a] + cost[np.arange(len(best)), best][ga]
+    return Leaf(v, a, ga, best)
+
+
+def _series(problem: PairwiseProblem, v: int, a: int, b: int) -> Series:
+    fa = problem.remove_factor(v, a)
+    fb = problem.remove_factor(v, b)
+    ga, gva, ta = fa.side(a)
+    gb, gvb, tb = fb.side(b)
+    left = ta[:, gva] + problem.unary[v][None, :]  # (a groups, v labels)
+    right = tb[:, gvb]  # (b groups, v labels)
+    total = left[:, :, None] + right.T[None, :, :]  # (a groups, v labels, b groups)
+    best = np.argmin(total, axis=1)
+    table = np.take_along_axis(total, best[:, None, :], axis=1)[:, 0, :]
+    problem.add_factor(Factor(a, b, ga, gb, table))
+    return Series(v, a, b, ga, gb, best)
