@@ -6,8 +6,6 @@ import random
 import struct
 
 import pytest
-from sbpc.dialects import _xdsl_fixes
-from sbpc.dialects._mlir_text import format_dense, format_float
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     Builtin,
@@ -24,6 +22,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
+
+from sbpc.dialects import _xdsl_fixes
+from sbpc.dialects._mlir_text import format_dense, format_float
 
 _xdsl_fixes.install()
 
