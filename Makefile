@@ -17,7 +17,7 @@ setup: $(VENV)/.installed
 
 # The main job: the furthest the pipeline reaches today (see README).
 run: setup
-	$(BIN)/sbpc-opt examples/stablehlo/mlp_annotated.mlir -p sbp-inline
+	$(BIN)/python examples/main_job.py
 
 # Every test: lit + FileCheck regression tests, then pytest.
 test: setup

@@ -13,13 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, linalg
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
     TensorType,
 )
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation
 
 from sbpc.dialects import stablehlo as shlo

@@ -492,7 +492,7 @@ def _device(placement: Placement, index: int) -> tuple[str, int]:
     return placement.device, placement.ranks[index]
 
 
-def _transfer_step(
+def transfer_step(
     nd_src: NdSbp,
     nd_dst: NdSbp,
     src_placement: Placement,
@@ -575,7 +575,7 @@ def _plan_between(
         src_b = (Broadcast(),) * len(src_h)
         dst_b = (Broadcast(),) * len(dst_h)
         gather = _plan(src_nd, src_b, tensor, src_h, cost_model)
-        move = _transfer_step(
+        move = transfer_step(
             src_b, dst_b, src_placement, dst_placement, tensor, cost_model
         )
         scatter = _plan(dst_b, dst_nd, tensor, dst_h, cost_model)
@@ -585,7 +585,7 @@ def _plan_between(
     graph = _graph(tensor, src_h, cost_model)
     size = len(graph.states)
     moves = [
-        _transfer_step(nd, nd, src_placement, dst_placement, tensor, cost_model)
+        transfer_step(nd, nd, src_placement, dst_placement, tensor, cost_model)
         for nd in graph.states
     ]
     tden = math.lcm(graph.time_den, _common_den(m.exact_time for m in moves))

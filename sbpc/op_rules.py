@@ -212,9 +212,51 @@ def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
             tuple(_concat(s.inputs[i] for s in combo) for i in range(len(op.operands))),
             tuple(_concat(s.outputs[i] for s in combo) for i in range(len(op.results))),
         )
-        if fits(op, sig, hierarchy):
+        if fits(op, sig, hierarchy) and not _mixes_infinite_pieces(op, sig):
             out.setdefault(sig, None)
     return list(out)
+
+
+# Arithmetic that turns two infinities into NaN (inf - inf, -inf + inf, 0 * inf).
+ARITHMETIC_OPS = frozenset(
+    {
+        "stablehlo.add",
+        "stablehlo.subtract",
+        "stablehlo.multiply",
+        "stablehlo.divide",
+        "stablehlo.remainder",
+        "stablehlo.power",
+        "stablehlo.atan2",
+        "arith.addf",
+        "arith.subf",
+        "arith.mulf",
+        "arith.divf",
+        "linalg.add",
+        "linalg.sub",
+        "linalg.mul",
+        "linalg.div",
+    }
+)
+
+
+def _mixes_infinite_pieces(op: OpSpec, sig: Signature) -> bool:
+    """Two operands in ``P(max)``/``P(min)`` under an arithmetic op.
+
+    Such pieces may hold -inf / +inf where the logical value is finite (the
+    identity a reduction or a ``local_to_partial`` fills in).  A product of
+    1-D signatures can pair a piece of one operand with a piece of the other
+    from another hierarchy dim (``a_i - b_j``); that is exact for finite
+    values but gives NaN for ``-inf - -inf``.  Such products are dropped.
+    """
+    if op.name not in ARITHMETIC_OPS:
+        return False
+    inputs = sig.inputs
+    if op.name.startswith("linalg."):  # ``outs`` only carry the result's shape
+        inputs = inputs[: len(inputs) - len(sig.outputs)]
+    holders = sum(
+        any(isinstance(s, Partial) and s.kind != "sum" for s in nd) for nd in inputs
+    )
+    return holders >= 2
 
 
 def _concat(parts: Iterable[NdSbp]) -> NdSbp:

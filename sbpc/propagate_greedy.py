@@ -10,7 +10,13 @@ layouts its producers already chose:
    ``CalcOrderValue4SbpSig`` returns 0 when ``sbp_sig_conf`` is set);
 3. then by *copy cost*, the sum of ``edge_cost`` from the producers' layouts
    to the wanted ones;
-4. then by candidate order (a stable sort, as ``std::sort`` over an
+4. then (sbpc's addition) by how freely the outputs convert: a ``B`` entry
+   becomes anything locally, an ``S`` needs a gather to become ``B``, a ``P``
+   needs a reduction to become anything; so among equally good candidates
+   the one with fewer partial, then fewer split, output entries wins.  This
+   matters for ops without operands (constants, iota), where every candidate
+   ties: taking a partial constant would force reductions downstream;
+5. then by candidate order (a stable sort, as ``std::sort`` over an
    already-ordered list behaves in practice).
 
 Free arguments take ``B`` on every dimension (OneFlow's default for
@@ -29,7 +35,7 @@ from collections.abc import Sequence
 
 from sbpc.edge_costs import EdgeCosts
 from sbpc.plan import Plan, build_plan, single_device_plan
-from sbpc.sbp import NdSbp, format_nd_sbp
+from sbpc.sbp import Broadcast, NdSbp, Partial, Split, format_nd_sbp
 from sbpc.sbp_graph import (
     EdgeCost,
     NodeId,
@@ -39,6 +45,7 @@ from sbpc.sbp_graph import (
     SinkNode,
     SourceNode,
 )
+from sbpc.signature import Signature
 
 ORDER_VALUE_MATCH = -10  # per operand whose layout already matches (seed 003)
 
@@ -91,7 +98,7 @@ def greedy_option(
         if options[edge.dst] >= 0 and not isinstance(graph.nodes[edge.dst], SinkNode):
             outputs.append((edge, graph.edge_dst_layout(edge, options[edge.dst]), {}))
 
-    best_key: tuple[int, float, int] | None = None
+    best_key: tuple[int, float, int, int] | None = None
     for i, sig in enumerate(node.options):
         order_value = 0
         cost = 0.0
@@ -113,7 +120,7 @@ def greedy_option(
             cost += price
         if math.isinf(cost):
             continue
-        key = (0 if node.constrained else order_value, cost, i)
+        key = (0 if node.constrained else order_value, cost, _rigidity(sig), i)
         if best_key is None or key < best_key:
             best_key = key
     if best_key is None:
@@ -122,4 +129,10 @@ def greedy_option(
             f"op '{node.name}': no candidate signature can take its operands "
             f"({have}) at a finite cost"
         )
-    return best_key[2]
+    return best_key[3]
+
+
+def _rigidity(sig: Signature) -> int:
+    """How much communication the outputs need to become other layouts."""
+    weight = {Broadcast: 0, Split: 1, Partial: 2}
+    return sum(weight[type(s)] for nd in sig.outputs for s in nd)

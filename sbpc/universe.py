@@ -30,7 +30,23 @@ def _inline() -> type[ModulePass]:
     return SbpInlinePass
 
 
+def _propagate() -> type[ModulePass]:
+    from sbpc.passes.propagate import SbpPropagatePass
+
+    return SbpPropagatePass
+
+
+def _lower_boxing() -> type[ModulePass]:
+    from sbpc.passes.lower_boxing import SbpLowerBoxingPass
+
+    return SbpLowerBoxingPass
+
+
 SBPC_UNIVERSE = Universe(
     all_dialects={"sbp": _sbp, "stablehlo": _stablehlo},
-    all_passes={"sbp-inline": _inline},
+    all_passes={
+        "sbp-inline": _inline,
+        "sbp-propagate": _propagate,
+        "sbp-lower-boxing": _lower_boxing,
+    },
 )

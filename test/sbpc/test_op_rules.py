@@ -818,3 +818,28 @@ print("kept")
         check=False,
     )
     assert out.stdout.strip() == "kept", out.stderr
+
+
+def test_nd_products_never_pair_infinite_pieces_in_arithmetic() -> None:
+    """``(P(max), B) - (B, P(max))`` is exact for finite values only: a max piece
+    may be -inf (a reduction's identity) and -inf - -inf is NaN.  Found by the
+    pipeline test on the transformer's masked softmax."""
+    from sbpc.op_rules import nd_signatures
+    from sbpc.sbp import B, Partial
+    from sbpc.signature import Signature
+
+    t = TensorType((8, 8), "f32")
+    sub = OpSpec("stablehlo.subtract", (t, t), (t,))
+    pmax = Partial("max")
+    mixed = Signature(((pmax, B), (B, pmax)), ((pmax, Partial("min")),))
+    assert mixed not in nd_signatures(sub, (2, 2))
+    # The same product of the 1-D facts stays for max (no arithmetic, no NaN).
+    mx = OpSpec("stablehlo.maximum", (t, t), (t,))
+    assert Signature(((pmax, B), (B, pmax)), ((pmax, pmax),)) in nd_signatures(
+        mx, (2, 2)
+    )
+    # And the danger is real: pieces holding -inf give NaN where the value is finite.
+    a_pieces = np.array([1.0, -np.inf])  # max = 1
+    b_pieces = np.array([0.5, -np.inf])  # max = 0.5
+    grid = a_pieces[:, None] - b_pieces[None, :]
+    assert np.isnan(grid).any()

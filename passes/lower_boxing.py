@@ -1,0 +1,202 @@
+"""``sbp-lower-boxing``: make every layout change an explicit collective.
+
+After ``sbp-propagate`` each op says (``sbp.sig``) which layout it wants for
+each operand, each value says which layout it has (its producer's signature,
+its argument's ``sbp.nd_sbp``, a cast's target), and each result says which
+layout the caller wants back.  Where they differ this pass inserts the
+cheapest plan of the boxing planner (``sbpc.boxing``) as sbp collective ops:
+
+- one boxed value serves every consumer that wants the same layout (the chain
+  is built once, right after the value's definition);
+- ``sbp.cast`` is replaced by the chain from its operand's layout to its
+  target, across placements through ``sbp.transfer``;
+- results are brought to their ``sbp.nd_sbp`` (partial values without one are
+  finished: P becomes B).
+
+Afterwards every operand's layout equals what its op's signature wants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from sbpc import boxing
+from sbpc.cost_model import CostModel, CostModelError
+from sbpc.diagnostics import LocatedError
+from sbpc.dialects import sbp as sbp_dialect
+from sbpc.placement import Placement
+from sbpc.sbp import Broadcast, NdSbp, Partial, format_nd_sbp
+
+from .ir_ops import plain_type
+
+_STEP_OPS: dict[str, type[sbp_dialect.CollectiveOp]] = {
+    "all_gather": sbp_dialect.AllGatherOp,
+    "all_reduce": sbp_dialect.AllReduceOp,
+    "reduce_scatter": sbp_dialect.ReduceScatterOp,
+    "all_to_all": sbp_dialect.AllToAllOp,
+    "local_slice": sbp_dialect.LocalSliceOp,
+    "local_to_partial": sbp_dialect.LocalToPartialOp,
+}
+
+
+def finished(nd: NdSbp) -> NdSbp:
+    """``nd`` with every partial entry reduced to B (what a caller gets back)."""
+    return tuple(Broadcast() if isinstance(s, Partial) else s for s in nd)
+
+
+@dataclass
+class _Boxer:
+    """Builds (and caches) boxing chains for one function."""
+
+    cost_model: CostModel
+    placements: sbp_dialect.PlacementMap
+    default: Placement
+    cache: dict[tuple[SSAValue, NdSbp, Placement], SSAValue] = field(
+        default_factory=dict
+    )
+
+    def layout(self, value: SSAValue, user: Operation) -> NdSbp:
+        nd = sbp_dialect.value_layout(value)
+        if nd is None:
+            raise LocatedError(
+                user,
+                "operand has no known layout: run sbp-propagate before "
+                "sbp-lower-boxing",
+            )
+        return nd
+
+    def placement(self, value: SSAValue) -> Placement:
+        return self.placements.get(value, self.default)
+
+    def box(
+        self,
+        value: SSAValue,
+        want: NdSbp,
+        user: Operation,
+        to_placement: Placement | None = None,
+    ) -> SSAValue:
+        """``value`` in layout ``want`` (on ``to_placement``), building it once."""
+        have = self.layout(value, user)
+        src_placement = self.placement(value)
+        dst_placement = to_placement or src_placement
+        if have == want and src_placement == dst_placement:
+            return value
+        key = (value, want, dst_placement)
+        if key in self.cache:
+            return self.cache[key]
+        tensor = plain_type(value.type)
+        try:
+            if src_placement == dst_placement:
+                plan = boxing.plan(have, want, tensor, src_placement, self.cost_model)
+            else:
+                plan = boxing.plan_between(
+                    have, src_placement, want, dst_placement, tensor, self.cost_model
+                )
+        except boxing.BoxingError as e:
+            raise LocatedError(
+                user,
+                f"cannot change layout {format_nd_sbp(have)} to "
+                f"{format_nd_sbp(want)}: {e}",
+            ) from e
+        if not plan.steps:
+            return value
+        ops: list[Operation] = []
+        current = value
+        for step in plan.steps:
+            op = self._step_op(step, current, src_placement)
+            op.results[0].name_hint = value.name_hint
+            ops.append(op)
+            current = op.results[0]
+        Rewriter.insert_op(ops, _after_definition(value))
+        self.cache[key] = current
+        return current
+
+    def _step_op(
+        self, step: boxing.BoxingStep, value: SSAValue, placement: Placement
+    ) -> Operation:
+        if step.kind == "transfer":
+            assert step.dst_placement is not None
+            return sbp_dialect.TransferOp(
+                value,
+                step.src_placement or placement,
+                step.src,
+                step.dst_placement,
+                step.dst,
+            )
+        # A step runs on the placement its plan says (the target's after a
+        # transfer); the default placement is implied and not written.
+        on = step.src_placement or placement
+        return _STEP_OPS[step.kind](
+            value, step.dims, step.src, step.dst, None if on == self.default else on
+        )
+
+
+def _after_definition(value: SSAValue) -> InsertPoint:
+    if isinstance(value, OpResult):
+        return InsertPoint.after(value.op)
+    assert isinstance(value, BlockArgument)
+    return InsertPoint.at_start(value.block)
+
+
+@dataclass(frozen=True)
+class SbpLowerBoxingPass(ModulePass):
+    """Insert the cheapest collectives for every layout change."""
+
+    name = "sbp-lower-boxing"
+
+    cost_model: str = "default"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            cost_model = CostModel.parse(self.cost_model)
+        except CostModelError as e:
+            raise LocatedError(op, f"bad cost_model option: {e}") from e
+        default = sbp_dialect.module_placement(op)
+        for f in list(op.ops):
+            if not isinstance(f, func.FuncOp) or f.is_declaration:
+                continue
+            if default is None:
+                raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
+            boxer = _Boxer(cost_model, sbp_dialect.placement_map(op), default)
+            self._lower_function(f, boxer)
+
+    def _lower_function(self, f: func.FuncOp, boxer: _Boxer) -> None:
+        for op in list(f.body.ops):
+            if isinstance(op, sbp_dialect.CastOp):
+                self._lower_cast(op, boxer)
+            elif isinstance(op, func.ReturnOp):
+                self._lower_return(op, f, boxer)
+            else:
+                sig = sbp_dialect.get_signature(op)
+                if sig is None:
+                    continue
+                for k, want in enumerate(sig.inputs):
+                    boxed = boxer.box(op.operands[k], want, op)
+                    if boxed is not op.operands[k]:
+                        op.operands[k] = boxed
+
+    def _lower_cast(self, cast: sbp_dialect.CastOp, boxer: _Boxer) -> None:
+        target = cast.nd_sbp.nd_sbp
+        to = cast.placement.placement if cast.placement is not None else None
+        boxed = boxer.box(cast.operands[0], target, cast, to)
+        cast.results[0].replace_by(boxed)
+        if boxed.name_hint is None:
+            boxed.name_hint = cast.results[0].name_hint
+        Rewriter.erase_op(cast)
+
+    def _lower_return(self, ret: func.ReturnOp, f: func.FuncOp, boxer: _Boxer) -> None:
+        for i, value in enumerate(ret.arguments):
+            want = sbp_dialect.get_nd_sbp_res_attr(f, i)
+            if want is None:
+                want = finished(boxer.layout(value, ret))
+                sbp_dialect.set_nd_sbp_res_attr(f, i, want)
+            boxed = boxer.box(value, want, ret)
+            if boxed is not value:
+                ret.operands[i] = boxed

@@ -1,0 +1,45 @@
+"""Run sbpc's passes from Python, as ``sbpc-opt -p`` does on the command line."""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, linalg, tensor
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+
+from sbpc.dialects.sbp import SBP
+from sbpc.dialects.stablehlo import StableHLO
+from sbpc.universe import SBPC_UNIVERSE
+
+
+def default_context() -> Context:
+    """A context with the dialects sbpc reads: builtin, func, arith, linalg,
+    tensor, sbp and stablehlo."""
+    ctx = Context()
+    for dialect in (
+        builtin.Builtin,
+        func.Func,
+        arith.Arith,
+        linalg.Linalg,
+        tensor.Tensor,
+    ):
+        ctx.load_dialect(dialect)
+    ctx.load_dialect(SBP)
+    ctx.load_dialect(StableHLO)
+    return ctx
+
+
+def parse_module(
+    text: str, ctx: Context | None = None, name: str = "<input>"
+) -> ModuleOp:
+    from xdsl.parser import Parser
+
+    return Parser(ctx or default_context(), text, name).parse_module()
+
+
+def run_passes(module: ModuleOp, spec: str, ctx: Context | None = None) -> ModuleOp:
+    """Apply a pipeline such as ``"sbp-inline,sbp-propagate{strategy=bfs}"``."""
+    pipeline = PassPipeline.parse_spec(SBPC_UNIVERSE.all_passes, spec)
+    pipeline.apply(ctx or default_context(), module)
+    module.verify()
+    return module
