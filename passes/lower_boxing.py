@@ -186,7 +186,7 @@ class SbpLowerBoxingPass(ModulePass):
         target = cast.nd_sbp.nd_sbp
         to = cast.placement.placement if cast.placement is not None else None
         boxed = boxer.box(cast.operands[0], target, cast, to)
-        cast.results[0].replace_by(boxed)
+        cast.results[0].replace_all_uses_with(boxed)
         if boxed.name_hint is None:
             boxed.name_hint = cast.results[0].name_hint
         Rewriter.erase_op(cast)

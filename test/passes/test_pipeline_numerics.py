@@ -66,3 +66,36 @@ def test_pipeline_matches_unsharded(case: str, strategy: str) -> None:
     got = simulate(program, inputs, rng)
     for w, g in zip(want, got, strict=True):
         np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
+
+
+LIT_EXAMPLES = Path(__file__).resolve().parent
+
+
+@pytest.mark.parametrize(
+    "path, spec",
+    [
+        (
+            "sbp-propagate/mindspore-ffn.mlir",
+            "sbp-propagate{strategy=bfs},sbp-lower-boxing",
+        ),
+        ("sbp-lower-boxing/cross-placement.mlir", "sbp-propagate,sbp-lower-boxing"),
+        ("sbp-lower-boxing/two-d.mlir", "sbp-lower-boxing"),
+        ("sbp-lower-boxing/table.mlir", "sbp-lower-boxing"),
+    ],
+)
+def test_lit_examples_compute_the_same_numbers(path: str, spec: str) -> None:
+    """The FileCheck examples' boxed programs are also right numerically."""
+    text = (LIT_EXAMPLES / path).read_text()
+    for chunk in text.split("// -----"):
+        module = parse_module(chunk)
+        run_passes(module, spec)
+        from xdsl.dialects import func
+
+        for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
+            program = program_of(module, f)
+            rng = np.random.default_rng(3)
+            inputs = _inputs(program, rng)
+            want = evaluate_whole(program, inputs)
+            got = simulate(program, inputs, rng)
+            for w, g in zip(want, got, strict=True):
+                np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)

@@ -1,0 +1,29 @@
+// RUN: sbpc-opt %s --split-input-file --verify-diagnostics -p sbp-lower-boxing
+
+module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
+  func.func @uneven_cast(%a: tensor<6x8xf32> {sbp.nd_sbp = #sbp.nd<[B]>}) -> tensor<6x8xf32> {
+    // expected-error @below {{dimension 0 of size 6 cannot be split evenly into 4 pieces}}
+    %0 = sbp.cast %a to #sbp.nd<[S(0)]> : tensor<6x8xf32>
+    return %0 : tensor<6x8xf32>
+  }
+}
+
+// -----
+
+module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
+  func.func @not_propagated(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    // expected-error @below {{operand has no known layout: run sbp-propagate before sbp-lower-boxing}}
+    %0 = stablehlo.exponential %a {sbp.sig = #sbp.sig<([B]) -> ([B])>} : tensor<4x8xf32>
+    return %0 : tensor<4x8xf32>
+  }
+}
+
+// -----
+
+module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
+  func.func @bad_placement(%a: tensor<4x8xf32> {sbp.nd_sbp = #sbp.nd<[B]>}) -> tensor<4x8xf32> {
+    // expected-error @below {{rank 1 appears more than once}}
+    %0 = sbp.cast %a to #sbp.nd<[B]> on #sbp.placement<cpu, [1, 1]> : tensor<4x8xf32>
+    return %0 : tensor<4x8xf32>
+  }
+}
