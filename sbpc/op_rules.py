@@ -39,7 +39,9 @@ from __future__ import annotations
 import importlib
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TypeAlias, overload
+from typing import Any, TypeAlias, overload
+
+import numpy as np
 
 from sbpc.layout import is_even, local_shape
 from sbpc.op_derive import all_broadcast, dedupe
@@ -94,6 +96,7 @@ def register_rule(
 
     def add(f: RuleFn) -> RuleFn:
         _RULES.setdefault(op_name, []).append(f)
+        _ND_CACHE.clear()
         return f
 
     return add if fn is None else add(fn)
@@ -102,6 +105,7 @@ def register_rule(
 def unregister_rule(op_name: str, fn: RuleFn | None = None) -> None:
     """Remove ``fn`` (None: every rule) from ``op_name``; for tests and overrides."""
     _load_builtins()
+    _ND_CACHE.clear()
     if fn is None:
         _RULES.pop(op_name, None)
     elif fn in _RULES.get(op_name, []):
@@ -200,6 +204,41 @@ def fits(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> bool:
 
 
 def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
+    """Direct product of 1-D signatures over ``hierarchy``, even splits only.
+
+    Entry k of each nd_sbp comes from one 1-D signature for hierarchy dim k.
+    Order: row-major over the product of ``signatures_1d`` order.  Results are
+    memoized on the op's name, types and attributes: a real model repeats the
+    same few ops thousands of times.
+    """
+    key = (_freeze(op), tuple(hierarchy))
+    cached = _ND_CACHE.get(key)
+    if cached is None:
+        if len(_ND_CACHE) > 4096:
+            _ND_CACHE.clear()
+        cached = _ND_CACHE[key] = tuple(_nd_signatures(op, hierarchy))
+    return list(cached)
+
+
+_ND_CACHE: dict[tuple[Any, ...], tuple[Signature, ...]] = {}
+
+
+def _freeze_value(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return ("ndarray", v.shape, str(v.dtype), v.tobytes())
+    if isinstance(v, list | tuple):
+        return tuple(_freeze_value(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _freeze_value(x)) for k, x in v.items()))
+    return v
+
+
+def _freeze(op: OpSpec) -> tuple[Any, ...]:
+    attrs = tuple(sorted((k, _freeze_value(v)) for k, v in op.attrs.items()))
+    return (op.name, op.operands, op.results, attrs)
+
+
+def _nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
     """Direct product of 1-D signatures over ``hierarchy``, even splits only.
 
     Entry k of each nd_sbp comes from one 1-D signature for hierarchy dim k.

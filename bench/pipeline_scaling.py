@@ -1,0 +1,110 @@
+"""Parse vs. propagate vs. box on transformer-like modules of 1k, 10k and 50k ops.
+
+Generates StableHLO text of stacked MLP/layernorm blocks (each block: two
+matmuls with their weights, bias broadcasts, a GELU-like chain, a residual
+add and a layernorm-like reduction), annotated for a 2x4 mesh with the batch
+split.  Prints, side by side in one run, the time to parse the module, to
+run ``sbp-propagate`` with each strategy, and to run ``sbp-lower-boxing``,
+with the ratio of each to parsing.
+
+    python bench/pipeline_scaling.py            # 1k and 10k ops
+    python bench/pipeline_scaling.py --big      # also 50k ops
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from sbpc.passes.pipeline import default_context, parse_module, run_passes
+
+D, H, ROWS = 64, 256, 32
+OPS_PER_BLOCK = 17
+
+
+def block(i: int, x: str) -> tuple[list[str], list[str], str]:
+    """One block's weight arguments, ops, and its output value."""
+    t, th = f"tensor<{ROWS}x{D}xf32>", f"tensor<{ROWS}x{H}xf32>"
+    args = [
+        f"%w1_{i}: tensor<{D}x{H}xf32>",
+        f"%b1_{i}: tensor<{H}xf32>",
+        f"%w2_{i}: tensor<{H}x{D}xf32>",
+    ]
+    p = f"%l{i}_"
+    ops = [
+        f"{p}0 = stablehlo.dot_general {x}, %w1_{i}, contracting_dims = [1] x [0] : ({t}, tensor<{D}x{H}xf32>) -> {th}",
+        f"{p}1 = stablehlo.broadcast_in_dim %b1_{i}, dims = [1] : (tensor<{H}xf32>) -> {th}",
+        f"{p}2 = stablehlo.add {p}0, {p}1 : {th}",
+        f"{p}3 = stablehlo.multiply {p}2, {p}2 : {th}",
+        f"{p}4 = stablehlo.multiply {p}3, {p}2 : {th}",
+        f"{p}5 = stablehlo.add {p}2, {p}4 : {th}",
+        f"{p}6 = stablehlo.tanh {p}5 : {th}",
+        f"{p}7 = stablehlo.multiply {p}2, {p}6 : {th}",
+        f"{p}8 = stablehlo.dot_general {p}7, %w2_{i}, contracting_dims = [1] x [0] : ({th}, tensor<{H}x{D}xf32>) -> {t}",
+        f"{p}9 = stablehlo.add {x}, {p}8 : {t}",
+        f"{p}c = stablehlo.constant dense<0.000000e+00> : tensor<f32>",
+        f"{p}10 = stablehlo.reduce({p}9 init: {p}c) applies stablehlo.add across dimensions = [1] : ({t}, tensor<f32>) -> tensor<{ROWS}xf32>",
+        f"{p}11 = stablehlo.broadcast_in_dim {p}10, dims = [0] : (tensor<{ROWS}xf32>) -> {t}",
+        f"{p}12 = stablehlo.subtract {p}9, {p}11 : {t}",
+        f"{p}13 = stablehlo.multiply {p}12, {p}12 : {t}",
+        f"{p}14 = stablehlo.exponential {p}13 : {t}",
+        f"{p}15 = stablehlo.multiply {p}12, {p}14 : {t}",
+    ]
+    return args, ops, f"{p}15"
+
+
+def module_text(n_ops: int) -> str:
+    blocks = max(1, n_ops // OPS_PER_BLOCK)
+    args = [f"%x: tensor<{ROWS}x{D}xf32> {{sbp.nd_sbp = #sbp.nd<[S(0), B]>}}"]
+    body: list[str] = []
+    x = "%x"
+    for i in range(blocks):
+        a, ops, x = block(i, x)
+        args += a
+        body += ops
+    return (
+        "module attributes {sbp.placement = #sbp.placement<cpu, [[0, 1, 2, 3], [4, 5, 6, 7]]>} {\n"
+        f"  func.func @main({', '.join(args)}) -> tensor<{ROWS}x{D}xf32> {{\n"
+        + "".join(f"    {op}\n" for op in body)
+        + f"    return {x} : tensor<{ROWS}x{D}xf32>\n  }}\n}}\n"
+    )
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--big", action="store_true", help="also run 50k ops")
+    ap.add_argument(
+        "--strategies", default="greedy,bfs,optimal", help="comma-separated list"
+    )
+    args = ap.parse_args()
+    sizes = [1_000, 10_000] + ([50_000] if args.big else [])
+    strategies = args.strategies.split(",")
+    ctx = default_context()
+    header = f"{'ops':>7} {'parse s':>8}" + "".join(
+        f" {s + ' s':>11} {'/parse':>7}" for s in strategies
+    )
+    header += f" {'boxing s':>9} {'/parse':>7}"
+    print(header)
+    for n in sizes:
+        text = module_text(n)
+        parse_s = timed(lambda: parse_module(text, ctx))
+        row = f"{n:>7} {parse_s:8.2f}"
+        boxing_s = None
+        for strategy in strategies:
+            module = parse_module(text, ctx)
+            s = timed(lambda: run_passes(module, f"sbp-propagate{{strategy={strategy}}}", ctx))
+            row += f" {s:11.2f} {s / parse_s:7.2f}"
+            if boxing_s is None:
+                boxing_s = timed(lambda: run_passes(module, "sbp-lower-boxing", ctx))
+        row += f" {boxing_s:9.2f} {boxing_s / parse_s:7.2f}"
+        print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
