@@ -70,9 +70,9 @@ def module_text(n_ops: int) -> str:
     )
 
 
-def timed(fn) -> float:
+def timed(fn, *args) -> float:
     start = time.perf_counter()
-    fn()
+    fn(*args)
     return time.perf_counter() - start
 
 
@@ -93,15 +93,15 @@ def main() -> None:
     print(header)
     for n in sizes:
         text = module_text(n)
-        parse_s = timed(lambda: parse_module(text, ctx))
+        parse_s = timed(parse_module, text, ctx)
         row = f"{n:>7} {parse_s:8.2f}"
         boxing_s = None
         for strategy in strategies:
             module = parse_module(text, ctx)
-            s = timed(lambda: run_passes(module, f"sbp-propagate{{strategy={strategy}}}", ctx))
+            s = timed(run_passes, module, f"sbp-propagate{{strategy={strategy}}}", ctx)
             row += f" {s:11.2f} {s / parse_s:7.2f}"
             if boxing_s is None:
-                boxing_s = timed(lambda: run_passes(module, "sbp-lower-boxing", ctx))
+                boxing_s = timed(run_passes, module, "sbp-lower-boxing", ctx)
         row += f" {boxing_s:9.2f} {boxing_s / parse_s:7.2f}"
         print(row, flush=True)
 
