@@ -41,6 +41,7 @@ from sbpc.memory_schedule import critical_steps, live_intervals, local_bytes
 from sbpc.pairwise import PairwiseProblem
 from sbpc.plan import Plan, build_plan, single_device_plan
 from sbpc.plan_report import format_bytes
+from sbpc.propagate_greedy import greedy
 from sbpc.sbp_graph import EdgeCost, OpNode, PropagationError, SbpGraph, SourceNode
 
 
@@ -88,7 +89,10 @@ def optimal(
     labels = [0] * len(problem)
     if core:
         ilp = _Ilp(problem, core, memory, memory_budget)
-        result = ilp.solve(time_limit, mip_rel_gap, threads)
+        start = None
+        if time_limit is not None:  # an incumbent from the start: never empty-handed
+            start = _greedy_start(graph, edge_cost, core)
+        result = ilp.solve(time_limit, mip_rel_gap, threads, start)
         stats.update(result.stats)
         if result.labels is None:
             if memory_budget is None or result.status != "Infeasible":
@@ -116,6 +120,17 @@ def optimal(
     stats["seconds_shrink"] = shrunk - built
     stats["seconds_solve"] = solved - shrunk
     return build_plan(graph, labels, costs, "optimal", stats)
+
+
+def _greedy_start(
+    graph: SbpGraph, edge_cost: EdgeCost, core: list[int]
+) -> list[int] | None:
+    """Greedy's labels of the core nodes (None when greedy finds no finite plan)."""
+    try:
+        plan = greedy(graph, edge_cost)
+    except PropagationError:
+        return None
+    return [plan.options[v] for v in core]
 
 
 def _budget_error(budget: float, smallest: float, proven: bool) -> PropagationError:
@@ -309,7 +324,11 @@ class _Ilp:
         self.a_start = np.searchsorted(r[order], np.arange(n_rows + 1)).astype(np.int32)
 
     def solve(
-        self, time_limit: float | None, rel_gap: float, threads: int | None
+        self,
+        time_limit: float | None,
+        rel_gap: float,
+        threads: int | None,
+        start: list[int] | None = None,
     ) -> _Result:
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
@@ -338,6 +357,8 @@ class _Ilp:
             integrality[i] = highspy.HighsVarType.kInteger
         lp.integrality_ = integrality
         h.passModel(lp)
+        if start is not None:
+            h.setSolution(self._solution_of(start))
         started = time.perf_counter()
         h.run()
         seconds = time.perf_counter() - started
@@ -370,6 +391,23 @@ class _Ilp:
             objective = self.problem.constant + self.problem_energy(labels)
         stats["objective"] = objective
         return _Result(labels, objective, status, stats)
+
+    def _solution_of(self, labels: list[int]) -> highspy.HighsSolution:
+        """Column values of a labelling of the core (x and the e it implies)."""
+        x = np.zeros(self.n_cols)
+        full = dict(zip(self.core, labels, strict=True))
+        for v in self.core:
+            x[self.col_of[v] + full[v]] = 1.0
+        offset = self.n_x
+        for f in self.problem.factors.values():
+            n_r, n_c = f.table.shape
+            r, c = f.ga[full[f.a]], f.gb[full[f.b]]
+            x[offset + r * n_c + c] = 1.0
+            offset += n_r * n_c
+        solution = highspy.HighsSolution()
+        solution.col_value = x
+        solution.value_valid = True
+        return solution
 
     def problem_energy(self, labels: list[int]) -> float:
         """Cost of the core labels on the shrunk problem (constant excluded)."""
