@@ -20,6 +20,11 @@ backwards to label every eliminated node.
 
 Nodes in ``frozen`` (their labels change the memory the budget constrains)
 are only ever eliminated when they have a single label.
+
+``prune_dominated`` removes labels that can never do better than another
+label of the same node whatever the neighbours take (dead-end elimination,
+Goldstein's criterion), which shrinks the ILP's core further and may leave
+nodes with one label, for ``shrink`` to fix.
 """
 
 from __future__ import annotations
@@ -57,7 +62,13 @@ class Series:
     best: np.ndarray  # (a group, b group) -> label
 
 
-Record = Fixed | Leaf | Series
+@dataclass(frozen=True)
+class Relabel:
+    node: int
+    kept: np.ndarray  # new label -> label before
+
+
+Record = Fixed | Leaf | Series | Relabel
 
 
 def shrink(problem: PairwiseProblem, frozen: Collection[int] = ()) -> list[Record]:
@@ -96,7 +107,9 @@ def shrink(problem: PairwiseProblem, frozen: Collection[int] = ()) -> list[Recor
 def expand(records: list[Record], labels: list[int]) -> None:
     """Fill ``labels`` of eliminated nodes, given the labels of the survivors."""
     for r in reversed(records):
-        if isinstance(r, Fixed):
+        if isinstance(r, Relabel):
+            labels[r.node] = int(r.kept[labels[r.node]])
+        elif isinstance(r, Fixed):
             labels[r.node] = r.label
         elif isinstance(r, Leaf):
             labels[r.node] = int(r.best[r.parent_groups[labels[r.parent]]])
@@ -134,3 +147,57 @@ def _series(problem: PairwiseProblem, v: int, a: int, b: int) -> Series:
     table = np.take_along_axis(total, best[:, None, :], axis=1)[:, 0, :]
     problem.add_factor(Factor(a, b, ga, gb, table))
     return Series(v, a, b, ga, gb, best)
+
+
+def prune_dominated(
+    problem: PairwiseProblem, frozen: Collection[int] = ()
+) -> list[Record]:
+    """Drop every label ``i`` of an alive node for which some kept label
+    ``j`` costs no more under every choice of the neighbours:
+    ``u(i) - u(j) + sum_w min_l (f_w(i, l) - f_w(j, l)) >= 0``.
+
+    Labels are dropped one at a time, each against labels still present, so
+    an optimum always survives (of two equal labels, one stays).
+    """
+    records: list[Record] = []
+    frozen = set(frozen)
+    for v in range(len(problem)):
+        if not problem.alive[v] or v in frozen or problem.sizes[v] < 2:
+            continue
+        diff = _dominance(problem, v)
+        kept = list(range(problem.sizes[v]))
+        for i in range(problem.sizes[v]):
+            if any(j != i and diff[i, j] >= 0 for j in kept if j != i):
+                kept.remove(i)
+        if len(kept) < problem.sizes[v]:
+            _relabel(problem, v, np.array(kept))
+            records.append(Relabel(v, np.array(kept)))
+    return records
+
+
+def _dominance(problem: PairwiseProblem, v: int) -> np.ndarray:
+    """``d[i, j]``: the least that label ``i`` costs more than label ``j``."""
+    u = problem.unary[v]
+    with np.errstate(invalid="ignore"):
+        d = u[:, None] - u[None, :]
+        d[np.isinf(u)[:, None] & np.isinf(u)[None, :]] = 0.0
+        for w in problem.neighbours[v]:
+            gv, _, table = problem.factor(v, w).side(v)
+            rows = table[gv]  # (labels of v, groups of w)
+            pair = rows[:, None, :] - rows[None, :, :]
+            both = np.isinf(rows)[:, None, :] & np.isinf(rows)[None, :, :]
+            pair[both] = np.inf  # infeasible with either label: no evidence
+            d = d + pair.min(axis=2)
+    return np.nan_to_num(d, nan=-np.inf)
+
+
+def _relabel(problem: PairwiseProblem, v: int, kept: np.ndarray) -> None:
+    problem.unary[v] = problem.unary[v][kept]
+    problem.sizes[v] = len(kept)
+    for w in list(problem.neighbours[v]):
+        f = problem.remove_factor(v, w)
+        if f.a == v:
+            f = Factor(f.a, f.b, f.ga[kept], f.gb, f.table)
+        else:
+            f = Factor(f.a, f.b, f.ga, f.gb[kept], f.table)
+        problem.add_factor(f)

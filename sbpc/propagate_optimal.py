@@ -1,6 +1,7 @@
 """Globally optimal propagation: an Alpa-style integer program solved by HiGHS.
 
-Model (over the shrunk pairwise problem, see ``graph_shrink``):
+Model (over the pairwise problem, shrunk and with dominated labels pruned,
+see ``graph_shrink``):
 
 - ``x[v, i]`` binary: node ``v`` takes label ``i``; ``sum_i x[v, i] = 1``;
 - for every factor between ``a`` and ``b`` with grouped table ``T``:
@@ -36,7 +37,7 @@ import highspy
 import numpy as np
 
 from sbpc.edge_costs import EdgeCosts
-from sbpc.graph_shrink import expand, shrink
+from sbpc.graph_shrink import expand, prune_dominated, shrink
 from sbpc.memory_schedule import critical_steps, live_intervals, local_bytes
 from sbpc.pairwise import PairwiseProblem
 from sbpc.plan import Plan, build_plan, single_device_plan
@@ -53,6 +54,7 @@ def optimal(
     memory_budget: float | None = None,
     time_limit: float | None = None,
     shrink_graph: bool = True,
+    prune_labels: bool = True,
     mip_rel_gap: float = 1e-7,
     threads: int | None = None,
 ) -> Plan:
@@ -61,6 +63,8 @@ def optimal(
     ``memory_budget``: bytes per device the live values may take at once.
     ``time_limit``: seconds for HiGHS; the plan may then be suboptimal, with
     ``stats["gap"]`` the proven relative gap.
+    ``shrink_graph`` / ``prune_labels``: the exact reductions before the ILP
+    (off only to measure or cross-check the ILP itself).
     """
     started = time.perf_counter()
     costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
@@ -75,7 +79,12 @@ def optimal(
     frozen = memory.frozen if memory is not None else set()
     nodes_before = len(problem)
     factors_before = len(problem.factors)
-    records = shrink(problem, frozen) if shrink_graph else []
+    records = []
+    if shrink_graph:
+        records = shrink(problem, frozen)
+        while prune_labels and (pruned := prune_dominated(problem, frozen)):
+            records += pruned
+            records += shrink(problem, frozen)
     core = [v for v in range(len(problem)) if problem.alive[v]]
     shrunk = time.perf_counter()
     stats = {

@@ -248,7 +248,7 @@ def test_time_limit_reports_the_gap() -> None:
     # starts from, so a plan comes back, no worse than greedy, with its gap.
     g = transformer_graph(20, (2, 4), dense_skips=2)
     cost = RingCost((2, 4), bandwidth=(25e9, 300e9), latency=(1e-5, 2e-6))
-    plan = optimal(g, cost.time, time_limit=0.01)
+    plan = optimal(g, cost.time, time_limit=0.01, shrink_graph=False)
     assert plan.stats["core_nodes"] > 0
     assert plan.total_time <= greedy(g, cost.time).total_time * (1 + 1e-9)
     if not plan.stats["proven"]:  # (a fast machine may still prove it)
