@@ -66,6 +66,7 @@ class Series:
 class Relabel:
     node: int
     kept: np.ndarray  # new label -> label before
+    mapping: np.ndarray  # label before -> new label (a dropped one: its dominator)
 
 
 Record = Fixed | Leaf | Series | Relabel
@@ -166,13 +167,30 @@ def prune_dominated(
             continue
         diff = _dominance(problem, v)
         kept = list(range(problem.sizes[v]))
+        dominator = list(range(problem.sizes[v]))
         for i in range(problem.sizes[v]):
-            if any(j != i and diff[i, j] >= 0 for j in kept if j != i):
+            j = next((j for j in kept if j != i and diff[i, j] >= 0), None)
+            if j is not None:
                 kept.remove(i)
+                dominator[i] = j
         if len(kept) < problem.sizes[v]:
+            new_index = {old: new for new, old in enumerate(kept)}
+            mapping = []
+            for i in range(problem.sizes[v]):
+                while i not in new_index:
+                    i = dominator[i]
+                mapping.append(new_index[i])
             _relabel(problem, v, np.array(kept))
-            records.append(Relabel(v, np.array(kept)))
+            records.append(Relabel(v, np.array(kept), np.array(mapping)))
     return records
+
+
+def relabel_forward(records: list[Record], labels: list[int]) -> None:
+    """Carry a full labelling of the original problem onto the current labels,
+    a dropped label onto the one that dominated it (never more costly)."""
+    for r in records:
+        if isinstance(r, Relabel):
+            labels[r.node] = int(r.mapping[labels[r.node]])
 
 
 def _dominance(problem: PairwiseProblem, v: int) -> np.ndarray:

@@ -37,7 +37,7 @@ import highspy
 import numpy as np
 
 from sbpc.edge_costs import EdgeCosts
-from sbpc.graph_shrink import expand, prune_dominated, shrink
+from sbpc.graph_shrink import Record, expand, prune_dominated, relabel_forward, shrink
 from sbpc.memory_schedule import critical_steps, live_intervals, local_bytes
 from sbpc.pairwise import PairwiseProblem
 from sbpc.plan import Plan, build_plan, single_device_plan
@@ -79,7 +79,7 @@ def optimal(
     frozen = memory.frozen if memory is not None else set()
     nodes_before = len(problem)
     factors_before = len(problem.factors)
-    records = []
+    records: list[Record] = []
     if shrink_graph:
         records = shrink(problem, frozen)
         while prune_labels and (pruned := prune_dominated(problem, frozen)):
@@ -100,7 +100,7 @@ def optimal(
         ilp = _Ilp(problem, core, memory, memory_budget)
         start = None
         if time_limit is not None:  # an incumbent from the start: never empty-handed
-            start = _greedy_start(graph, edge_cost, core)
+            start = _greedy_start(graph, edge_cost, core, records)
         result = ilp.solve(time_limit, mip_rel_gap, threads, start)
         stats.update(result.stats)
         if result.labels is None:
@@ -132,14 +132,17 @@ def optimal(
 
 
 def _greedy_start(
-    graph: SbpGraph, edge_cost: EdgeCost, core: list[int]
+    graph: SbpGraph, edge_cost: EdgeCost, core: list[int], records: list[Record]
 ) -> list[int] | None:
-    """Greedy's labels of the core nodes (None when greedy finds no finite plan)."""
+    """Greedy's labels of the core nodes, carried through the label pruning
+    (None when greedy finds no finite plan)."""
     try:
         plan = greedy(graph, edge_cost)
     except PropagationError:
         return None
-    return [plan.options[v] for v in core]
+    labels = list(plan.options)
+    relabel_forward(records, labels)
+    return [labels[v] for v in core]
 
 
 def _budget_error(budget: float, smallest: float, proven: bool) -> PropagationError:
