@@ -30,7 +30,7 @@ nodes with one label, for ``shrink`` to fix.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,12 +72,22 @@ class Relabel:
 Record = Fixed | Leaf | Series | Relabel
 
 
-def shrink(problem: PairwiseProblem, frozen: Collection[int] = ()) -> list[Record]:
-    """Eliminate nodes of ``problem`` in place; returns the records for ``expand``."""
+def shrink(
+    problem: PairwiseProblem,
+    frozen: Collection[int] = (),
+    start: Iterable[int] | None = None,
+) -> list[Record]:
+    """Eliminate nodes of ``problem`` in place; returns the records for ``expand``.
+
+    ``start``: the nodes to look at first (default all); a node is looked at
+    again whenever a neighbour is eliminated.
+    """
     records: list[Record] = []
     frozen = set(frozen)
-    work = deque(range(len(problem)))
-    queued = [True] * len(problem)
+    work = deque(range(len(problem)) if start is None else sorted(set(start)))
+    queued = [False] * len(problem)
+    for v in work:
+        queued[v] = True
     while work:
         v = work.popleft()
         queued[v] = False
@@ -158,21 +168,29 @@ def prune_dominated(
     ``u(i) - u(j) + sum_w min_l (f_w(i, l) - f_w(j, l)) >= 0``.
 
     Labels are dropped one at a time, each against labels still present, so
-    an optimum always survives (of two equal labels, one stays).
+    an optimum always survives (of two equal labels, one stays).  Only nodes
+    whose factors changed since the last call are examined: call again until
+    it returns nothing to reach the fixed point.
     """
     records: list[Record] = []
     frozen = set(frozen)
-    for v in range(len(problem)):
+    todo = sorted(problem.touched)
+    problem.touched.clear()
+    for v in todo:
         if not problem.alive[v] or v in frozen or problem.sizes[v] < 2:
             continue
-        diff = _dominance(problem, v)
-        kept = list(range(problem.sizes[v]))
+        diff = _dominance(problem, v) >= 0
+        np.fill_diagonal(diff, False)
+        if not diff.any():
+            continue
+        alive = np.ones(problem.sizes[v], dtype=bool)
         dominator = list(range(problem.sizes[v]))
-        for i in range(problem.sizes[v]):
-            j = next((j for j in kept if j != i and diff[i, j] >= 0), None)
-            if j is not None:
-                kept.remove(i)
-                dominator[i] = j
+        for i in np.flatnonzero(diff.any(axis=1)):
+            by = np.flatnonzero(diff[i] & alive)
+            if by.size:
+                alive[i] = False
+                dominator[i] = int(by[0])
+        kept = [int(i) for i in np.flatnonzero(alive)]
         if len(kept) < problem.sizes[v]:
             new_index = {old: new for new, old in enumerate(kept)}
             mapping = []

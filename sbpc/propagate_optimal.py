@@ -84,7 +84,8 @@ def optimal(
         records = shrink(problem, frozen)
         while prune_labels and (pruned := prune_dominated(problem, frozen)):
             records += pruned
-            records += shrink(problem, frozen)
+            # only relabelled nodes and their neighbours can shrink further
+            records += shrink(problem, frozen, start=problem.touched)
     core = [v for v in range(len(problem)) if problem.alive[v]]
     shrunk = time.perf_counter()
     stats = {
