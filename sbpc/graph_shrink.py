@@ -20,12 +20,17 @@ backwards to label every eliminated node.
 
 Nodes in ``frozen`` (their labels change the memory the budget constrains)
 are only ever eliminated when they have a single label.
+
+``prune_dominated`` removes labels that can never do better than another
+label of the same node whatever the neighbours take (dead-end elimination,
+Goldstein's criterion), which shrinks the ILP's core further and may leave
+nodes with one label, for ``shrink`` to fix.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,15 +62,32 @@ class Series:
     best: np.ndarray  # (a group, b group) -> label
 
 
-Record = Fixed | Leaf | Series
+@dataclass(frozen=True)
+class Relabel:
+    node: int
+    kept: np.ndarray  # new label -> label before
+    mapping: np.ndarray  # label before -> new label (a dropped one: its dominator)
 
 
-def shrink(problem: PairwiseProblem, frozen: Collection[int] = ()) -> list[Record]:
-    """Eliminate nodes of ``problem`` in place; returns the records for ``expand``."""
+Record = Fixed | Leaf | Series | Relabel
+
+
+def shrink(
+    problem: PairwiseProblem,
+    frozen: Collection[int] = (),
+    start: Iterable[int] | None = None,
+) -> list[Record]:
+    """Eliminate nodes of ``problem`` in place; returns the records for ``expand``.
+
+    ``start``: the nodes to look at first (default all); a node is looked at
+    again whenever a neighbour is eliminated.
+    """
     records: list[Record] = []
     frozen = set(frozen)
-    work = deque(range(len(problem)))
-    queued = [True] * len(problem)
+    work = deque(range(len(problem)) if start is None else sorted(set(start)))
+    queued = [False] * len(problem)
+    for v in work:
+        queued[v] = True
     while work:
         v = work.popleft()
         queued[v] = False
@@ -96,7 +118,9 @@ def shrink(problem: PairwiseProblem, frozen: Collection[int] = ()) -> list[Recor
 def expand(records: list[Record], labels: list[int]) -> None:
     """Fill ``labels`` of eliminated nodes, given the labels of the survivors."""
     for r in reversed(records):
-        if isinstance(r, Fixed):
+        if isinstance(r, Relabel):
+            labels[r.node] = int(r.kept[labels[r.node]])
+        elif isinstance(r, Fixed):
             labels[r.node] = r.label
         elif isinstance(r, Leaf):
             labels[r.node] = int(r.best[r.parent_groups[labels[r.parent]]])
@@ -134,3 +158,82 @@ def _series(problem: PairwiseProblem, v: int, a: int, b: int) -> Series:
     table = np.take_along_axis(total, best[:, None, :], axis=1)[:, 0, :]
     problem.add_factor(Factor(a, b, ga, gb, table))
     return Series(v, a, b, ga, gb, best)
+
+
+def prune_dominated(
+    problem: PairwiseProblem, frozen: Collection[int] = ()
+) -> list[Record]:
+    """Drop every label ``i`` of an alive node for which some kept label
+    ``j`` costs no more under every choice of the neighbours:
+    ``u(i) - u(j) + sum_w min_l (f_w(i, l) - f_w(j, l)) >= 0``.
+
+    Labels are dropped one at a time, each against labels still present, so
+    an optimum always survives (of two equal labels, one stays).  Only nodes
+    whose factors changed since the last call are examined: call again until
+    it returns nothing to reach the fixed point.
+    """
+    records: list[Record] = []
+    frozen = set(frozen)
+    todo = sorted(problem.touched)
+    problem.touched.clear()
+    for v in todo:
+        if not problem.alive[v] or v in frozen or problem.sizes[v] < 2:
+            continue
+        diff = _dominance(problem, v) >= 0
+        np.fill_diagonal(diff, False)
+        if not diff.any():
+            continue
+        alive = np.ones(problem.sizes[v], dtype=bool)
+        dominator = list(range(problem.sizes[v]))
+        for i in np.flatnonzero(diff.any(axis=1)):
+            by = np.flatnonzero(diff[i] & alive)
+            if by.size:
+                alive[i] = False
+                dominator[i] = int(by[0])
+        kept = [int(i) for i in np.flatnonzero(alive)]
+        if len(kept) < problem.sizes[v]:
+            new_index = {old: new for new, old in enumerate(kept)}
+            mapping = []
+            for i in range(problem.sizes[v]):
+                while i not in new_index:
+                    i = dominator[i]
+                mapping.append(new_index[i])
+            _relabel(problem, v, np.array(kept))
+            records.append(Relabel(v, np.array(kept), np.array(mapping)))
+    return records
+
+
+def relabel_forward(records: list[Record], labels: list[int]) -> None:
+    """Carry a full labelling of the original problem onto the current labels,
+    a dropped label onto the one that dominated it (never more costly)."""
+    for r in records:
+        if isinstance(r, Relabel):
+            labels[r.node] = int(r.mapping[labels[r.node]])
+
+
+def _dominance(problem: PairwiseProblem, v: int) -> np.ndarray:
+    """``d[i, j]``: the least that label ``i`` costs more than label ``j``."""
+    u = problem.unary[v]
+    with np.errstate(invalid="ignore"):
+        d = u[:, None] - u[None, :]
+        d[np.isinf(u)[:, None] & np.isinf(u)[None, :]] = 0.0
+        for w in problem.neighbours[v]:
+            gv, _, table = problem.factor(v, w).side(v)
+            rows = table[gv]  # (labels of v, groups of w)
+            pair = rows[:, None, :] - rows[None, :, :]
+            both = np.isinf(rows)[:, None, :] & np.isinf(rows)[None, :, :]
+            pair[both] = np.inf  # infeasible with either label: no evidence
+            d = d + pair.min(axis=2)
+    return np.nan_to_num(d, nan=-np.inf)
+
+
+def _relabel(problem: PairwiseProblem, v: int, kept: np.ndarray) -> None:
+    problem.unary[v] = problem.unary[v][kept]
+    problem.sizes[v] = len(kept)
+    for w in list(problem.neighbours[v]):
+        f = problem.remove_factor(v, w)
+        if f.a == v:
+            f = Factor(f.a, f.b, f.ga[kept], f.gb, f.table)
+        else:
+            f = Factor(f.a, f.b, f.ga, f.gb[kept], f.table)
+        problem.add_factor(f)

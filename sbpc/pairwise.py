@@ -112,6 +112,9 @@ class PairwiseProblem:
         self.neighbours: list[set[int]] = [set() for _ in self.unary]
         self.alive: list[bool] = [True] * len(self.unary)
         self.constant = 0.0
+        # Nodes whose factors changed since the last look (label pruning
+        # re-examines only these).
+        self.touched: set[int] = set(range(len(self.unary)))
 
     def __len__(self) -> int:
         return len(self.unary)
@@ -133,6 +136,7 @@ class PairwiseProblem:
         self, a: int, b: int, ua: np.ndarray, ub: np.ndarray, rest: Factor | None
     ) -> None:
         """Add a compacted factor split into unaries and a remainder (a < b)."""
+        self.touched.update((a, b))
         self.unary[a] = self.unary[a] + ua
         self.unary[b] = self.unary[b] + ub
         if rest is None:
@@ -144,6 +148,7 @@ class PairwiseProblem:
             self.neighbours[b].add(a)
 
     def remove_factor(self, v: int, w: int) -> Factor:
+        self.touched.update((v, w))
         self.neighbours[v].discard(w)
         self.neighbours[w].discard(v)
         return self.factors.pop((min(v, w), max(v, w)))

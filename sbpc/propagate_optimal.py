@@ -1,6 +1,7 @@
 """Globally optimal propagation: an Alpa-style integer program solved by HiGHS.
 
-Model (over the shrunk pairwise problem, see ``graph_shrink``):
+Model (over the pairwise problem, shrunk and with dominated labels pruned,
+see ``graph_shrink``):
 
 - ``x[v, i]`` binary: node ``v`` takes label ``i``; ``sum_i x[v, i] = 1``;
 - for every factor between ``a`` and ``b`` with grouped table ``T``:
@@ -36,11 +37,12 @@ import highspy
 import numpy as np
 
 from sbpc.edge_costs import EdgeCosts
-from sbpc.graph_shrink import expand, shrink
+from sbpc.graph_shrink import Record, expand, prune_dominated, relabel_forward, shrink
 from sbpc.memory_schedule import critical_steps, live_intervals, local_bytes
 from sbpc.pairwise import PairwiseProblem
 from sbpc.plan import Plan, build_plan, single_device_plan
 from sbpc.plan_report import format_bytes
+from sbpc.propagate_greedy import greedy
 from sbpc.sbp_graph import EdgeCost, OpNode, PropagationError, SbpGraph, SourceNode
 
 
@@ -52,6 +54,7 @@ def optimal(
     memory_budget: float | None = None,
     time_limit: float | None = None,
     shrink_graph: bool = True,
+    prune_labels: bool = True,
     mip_rel_gap: float = 1e-7,
     threads: int | None = None,
 ) -> Plan:
@@ -60,6 +63,8 @@ def optimal(
     ``memory_budget``: bytes per device the live values may take at once.
     ``time_limit``: seconds for HiGHS; the plan may then be suboptimal, with
     ``stats["gap"]`` the proven relative gap.
+    ``shrink_graph`` / ``prune_labels``: the exact reductions before the ILP
+    (off only to measure or cross-check the ILP itself).
     """
     started = time.perf_counter()
     costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
@@ -74,7 +79,13 @@ def optimal(
     frozen = memory.frozen if memory is not None else set()
     nodes_before = len(problem)
     factors_before = len(problem.factors)
-    records = shrink(problem, frozen) if shrink_graph else []
+    records: list[Record] = []
+    if shrink_graph:
+        records = shrink(problem, frozen)
+        while prune_labels and (pruned := prune_dominated(problem, frozen)):
+            records += pruned
+            # only relabelled nodes and their neighbours can shrink further
+            records += shrink(problem, frozen, start=problem.touched)
     core = [v for v in range(len(problem)) if problem.alive[v]]
     shrunk = time.perf_counter()
     stats = {
@@ -88,7 +99,10 @@ def optimal(
     labels = [0] * len(problem)
     if core:
         ilp = _Ilp(problem, core, memory, memory_budget)
-        result = ilp.solve(time_limit, mip_rel_gap, threads)
+        start = None
+        if time_limit is not None:  # an incumbent from the start: never empty-handed
+            start = _greedy_start(graph, edge_cost, core, records)
+        result = ilp.solve(time_limit, mip_rel_gap, threads, start)
         stats.update(result.stats)
         if result.labels is None:
             if memory_budget is None or result.status != "Infeasible":
@@ -116,6 +130,20 @@ def optimal(
     stats["seconds_shrink"] = shrunk - built
     stats["seconds_solve"] = solved - shrunk
     return build_plan(graph, labels, costs, "optimal", stats)
+
+
+def _greedy_start(
+    graph: SbpGraph, edge_cost: EdgeCost, core: list[int], records: list[Record]
+) -> list[int] | None:
+    """Greedy's labels of the core nodes, carried through the label pruning
+    (None when greedy finds no finite plan)."""
+    try:
+        plan = greedy(graph, edge_cost)
+    except PropagationError:
+        return None
+    labels = list(plan.options)
+    relabel_forward(records, labels)
+    return [labels[v] for v in core]
 
 
 def _budget_error(budget: float, smallest: float, proven: bool) -> PropagationError:
@@ -309,7 +337,11 @@ class _Ilp:
         self.a_start = np.searchsorted(r[order], np.arange(n_rows + 1)).astype(np.int32)
 
     def solve(
-        self, time_limit: float | None, rel_gap: float, threads: int | None
+        self,
+        time_limit: float | None,
+        rel_gap: float,
+        threads: int | None,
+        start: list[int] | None = None,
     ) -> _Result:
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
@@ -338,6 +370,8 @@ class _Ilp:
             integrality[i] = highspy.HighsVarType.kInteger
         lp.integrality_ = integrality
         h.passModel(lp)
+        if start is not None:
+            h.setSolution(self._solution_of(start))
         started = time.perf_counter()
         h.run()
         seconds = time.perf_counter() - started
@@ -370,6 +404,23 @@ class _Ilp:
             objective = self.problem.constant + self.problem_energy(labels)
         stats["objective"] = objective
         return _Result(labels, objective, status, stats)
+
+    def _solution_of(self, labels: list[int]) -> highspy.HighsSolution:
+        """Column values of a labelling of the core (x and the e it implies)."""
+        x = np.zeros(self.n_cols)
+        full = dict(zip(self.core, labels, strict=True))
+        for v in self.core:
+            x[self.col_of[v] + full[v]] = 1.0
+        offset = self.n_x
+        for f in self.problem.factors.values():
+            n_r, n_c = f.table.shape
+            r, c = f.ga[full[f.a]], f.gb[full[f.b]]
+            x[offset + r * n_c + c] = 1.0
+            offset += n_r * n_c
+        solution = highspy.HighsSolution()
+        solution.col_value = x
+        solution.value_valid = True
+        return solution
 
     def problem_energy(self, labels: list[int]) -> float:
         """Cost of the core labels on the shrunk problem (constant excluded)."""

@@ -8,20 +8,24 @@ import itertools
 import numpy as np
 import pytest
 
-from sbpc.graph_shrink import expand, shrink
+from sbpc.graph_shrink import expand, prune_dominated, relabel_forward, shrink
 from sbpc.pairwise import Factor, PairwiseProblem
 
 
 def random_problem(rng: np.random.Generator, n: int, density: float) -> PairwiseProblem:
-    sizes = rng.integers(1, 4, size=n)
+    """Mostly 2-3 labels and full tables (dense, often not series-parallel),
+    some single labels, grouped tables and impossible pairs."""
+    sizes = rng.choice([1, 2, 3, 3], size=n)
     problem = PairwiseProblem([rng.random(k) for k in sizes])
     for a, b in itertools.combinations(range(n), 2):
         if rng.random() < density:
-            rows, cols = int(rng.integers(1, 4)), int(rng.integers(1, 4))
-            table = rng.random((rows, cols))
-            table[rng.random((rows, cols)) < 0.1] = np.inf
-            ga = rng.integers(0, rows, size=sizes[a])
-            gb = rng.integers(0, cols, size=sizes[b])
+            if rng.random() < 0.7:
+                ga, gb = np.arange(sizes[a]), np.arange(sizes[b])
+            else:
+                ga = rng.integers(0, 2, size=sizes[a])
+                gb = rng.integers(0, 2, size=sizes[b])
+            table = rng.random((ga.max() + 1, gb.max() + 1))
+            table[rng.random(table.shape) < 0.05] = np.inf
             problem.add_factor(Factor(int(a), int(b), ga, gb, table))
     return problem
 
@@ -37,18 +41,24 @@ def brute(problem: PairwiseProblem) -> float:
     return best
 
 
+@pytest.mark.parametrize("prune", [False, True], ids=["shrink", "shrink+prune"])
 @pytest.mark.parametrize("density", [0.25, 0.5, 0.9])
-def test_shrink_keeps_the_optimum(density: float) -> None:
+def test_shrink_keeps_the_optimum(density: float, prune: bool) -> None:
     rng = np.random.default_rng(int(density * 100))
+    cores = relabels = 0
     for _ in range(30):
-        problem = random_problem(rng, int(rng.integers(2, 8)), density)
+        problem = random_problem(rng, int(rng.integers(2, 9)), density)
         original = PairwiseProblem(problem.unary)
         for f in problem.factors.values():
             original.add_factor(f)
         original.constant = problem.constant
         before = brute(original)
         records = shrink(problem)
+        while prune and (pruned := prune_dominated(problem)):
+            relabels += len(pruned)
+            records += pruned + shrink(problem)
         core = [v for v in range(len(problem)) if problem.alive[v]]
+        cores += bool(core)
         assert all(
             problem.sizes[v] > 1 and len(problem.neighbours[v]) > 2 for v in core
         )
@@ -66,6 +76,9 @@ def test_shrink_keeps_the_optimum(density: float) -> None:
             assert best_labels is not None
             expand(records, best_labels)
             assert original.energy(best_labels) == pytest.approx(before)
+    if density > 0.5:  # dense enough that cores and pruning were exercised
+        assert cores > 0
+        assert relabels > 0 or not prune
 
 
 def test_chain_folds_to_one_factor_between_its_ends() -> None:
@@ -113,3 +126,46 @@ def test_frozen_nodes_stay_unless_single_label() -> None:
         )
     shrink(problem, frozen={0, 1, 2})
     assert problem.alive == [True, False, True]
+
+
+def test_dominated_labels_are_pruned_and_expanded_back() -> None:
+    # Node 1's label 2 costs more than label 0 whatever node 0 and 2 take;
+    # labels 0 and 1 tie everywhere, so exactly one of them stays.
+    problem = PairwiseProblem([np.zeros(2), np.array([0.0, 0.0, 5.0]), np.zeros(2)])
+    table = np.array([[0.0, 1.0], [0.0, 1.0], [0.0, 1.0]])
+    for w in (0, 2):
+        a, b = min(1, w), max(1, w)
+        ga = np.arange(3) if a == 1 else np.arange(2)
+        gb = np.arange(3) if b == 1 else np.arange(2)
+        problem.add_factor(Factor(a, b, ga, gb, table if a == 1 else table.T))
+    records = prune_dominated(problem)
+    assert problem.sizes[1] == 1
+    labels = [0, 0, 0]
+    expand(records, labels)
+    assert labels[1] in (0, 1)
+
+
+def test_pruning_skips_frozen_nodes() -> None:
+    problem = PairwiseProblem([np.array([0.0, 1.0])])
+    assert prune_dominated(problem, frozen={0}) == []
+    assert problem.sizes == [2]
+
+
+def test_relabel_forward_never_costs_more() -> None:
+    # Any labelling carried onto the pruned labels costs no more on the
+    # pruned problem than it did on the original one (greedy's start for HiGHS).
+    rng = np.random.default_rng(9)
+    moved = 0
+    for _ in range(40):
+        problem = random_problem(rng, int(rng.integers(3, 9)), 0.9)
+        original = PairwiseProblem(problem.unary)
+        for f in problem.factors.values():
+            original.add_factor(f)
+        records = prune_dominated(problem)
+        for _ in range(5):
+            labels = [int(rng.integers(k)) for k in original.sizes]
+            before = original.energy(labels)
+            relabel_forward(records, labels)
+            moved += bool(records)
+            assert problem.energy(labels) <= before + 1e-12
+    assert moved > 0
