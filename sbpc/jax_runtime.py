@@ -177,7 +177,7 @@ class Pipeline:
         for step, fn in zip(_STEPS, self.stages, strict=True):
             if isinstance(step, _Transfer):
                 target = NamedSharding(self.meshes[step.placement], step.spec)
-                env[step.dst] = jax.device_put(env[step.src], target)
+                env[step.dst] = _transfer(env[step.src], target)
             else:
                 outs = fn(*(env[k] for k in step.in_keys))
                 env.update(zip(step.out_keys, outs, strict=True))
@@ -200,10 +200,47 @@ class Pipeline:
 
 def _put(x, sharding):
     if isinstance(x, jax.Array):
-        return jax.device_put(x, sharding)
+        return _transfer(x, sharding)
     x = np.asarray(x)
     # Each process fills only the shards it holds: works on several hosts.
-    return jax.make_array_from_callback(x.shape, sharding, lambda index: x[index])
+    return jax.make_array_from_callback(
+        x.shape, sharding, lambda index: x[index], dtype=x.dtype
+    )
+
+
+def _transfer(x, sharding):
+    """``x`` resharded onto ``sharding``, possibly on other devices.
+
+    One process, or the same devices: ``jax.device_put``.  Across processes
+    with different device sets (pipeline stages on different hosts), which
+    multi-controller JAX cannot reshard on CPU/GPU: through the hosts.
+    """
+    one_process = x.is_fully_addressable and sharding.is_fully_addressable
+    if one_process or x.sharding.device_set == sharding.device_set:
+        return jax.device_put(x, sharding)
+    value = _to_host(x)
+    return jax.make_array_from_callback(
+        value.shape, sharding, lambda index: value[index], dtype=value.dtype
+    )
+
+
+def _to_host(x):
+    """The global value of ``x`` as numpy on every process."""
+    if x.is_fully_addressable and jax.process_count() == 1:
+        return np.asarray(x)
+    from jax.experimental import multihost_utils
+
+    # Each process writes the shards it holds; the hosts then share them.
+    local = np.zeros(x.shape, x.dtype)
+    held = np.zeros(x.shape, np.bool_)
+    for shard in x.addressable_shards:
+        local[shard.index] = np.asarray(shard.data)
+        held[shard.index] = True
+    values, masks = multihost_utils.process_allgather((local, held), tiled=False)
+    out = np.zeros(x.shape, x.dtype)
+    for value, mask in zip(values, masks, strict=True):
+        out = np.where(mask, value, out)
+    return out
 
 
 def put_args(*args, mesh=None):
@@ -222,11 +259,9 @@ def fetch(x):
     """A (tuple of) global array(s) as numpy, gathered across processes."""
     if isinstance(x, tuple | list):
         return tuple(fetch(y) for y in x)
-    if getattr(x, "is_fully_addressable", True):
+    if not isinstance(x, jax.Array):
         return np.asarray(x)
-    from jax.experimental import multihost_utils
-
-    return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+    return _to_host(x)
 
 
 def _combine(x, kinds):
