@@ -35,7 +35,7 @@ instruction's label: no broken Python is ever returned.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -274,6 +274,8 @@ class _Emitter:
             stage = steps[k]
             assert isinstance(stage, _Stage)
             stage.outputs = outs
+        # A stage whose values nobody uses has no observable effect.
+        steps[:] = [s for s in steps if not isinstance(s, _Stage) or s.outputs]
 
     # -- module ------------------------------------------------------------------
 
@@ -366,26 +368,19 @@ class _Emitter:
         lines = [
             "",
             f"MESH_SHAPE = {py_tuple(p0.hierarchy)}",
-            "MESH_AXES = ("
-            + "".join(f'"{axis_name(k)}", ' for k in range(p0.ndim)).rstrip(" ")
-            + ")",
+            "MESH_AXES = " + _src_tuple(f'"{axis_name(k)}"' for k in range(p0.ndim)),
             f"N_DEVICES = {self._n_devices()}",
             "# (ranks, hierarchy) of each placement; ranks index jax.devices().",
-            "PLACEMENTS = ("
-            + "".join(
-                f"({py_tuple(p.ranks)}, {py_tuple(p.hierarchy)}), "
+            "PLACEMENTS = "
+            + _src_tuple(
+                f"({py_tuple(p.ranks)}, {py_tuple(p.hierarchy)})"
                 for p in self.placements
-            ).rstrip(" ")
-            + ")",
+            ),
             f"ARG_PLACEMENTS = {py_tuple([index(a.placement) for a in self.p.args])}",
             f"OUT_PLACEMENTS = {py_tuple([index(r.placement) for r in self.p.results])}",
-            f"IN_SPECS = ({''.join(s + ', ' for s in in_specs).rstrip(' ')})",
+            "IN_SPECS = " + _src_tuple(in_specs),
             "OUT_SPECS = "
-            + (
-                out_specs[0]
-                if len(out_specs) == 1
-                else f"({''.join(s + ', ' for s in out_specs).rstrip(' ')})"
-            ),
+            + (out_specs[0] if len(out_specs) == 1 else _src_tuple(out_specs)),
             "# Per result: partial kinds of its stacked leading axes (() = the value).",
             f"OUT_PARTIAL = {_literal(out_kinds)}",
             "ARG_TYPES = " + self._types_literal([a.value for a in self.p.args]),
@@ -403,7 +398,7 @@ class _Emitter:
             f"({py_tuple(self.p.types[v].shape)}, {jnp_dtype(self.p.types[v].element)})"
             for v in values
         ]
-        return "(" + "".join(i + ", " for i in items).rstrip(" ") + ")"
+        return _src_tuple(items)
 
     # -- stage bodies ----------------------------------------------------------------
 
@@ -419,10 +414,10 @@ class _Emitter:
         return (
             f"    _Stage({self.placements.index(p)}, {name}, "
             f"{_literal([f'v{v}' for v in stage.inputs])}, "
-            f"({''.join(s + ', ' for s in in_specs).rstrip(' ')}), "
+            f"{_src_tuple(in_specs)}, "
             f"{self._types_literal(stage.inputs)}, "
             f"{_literal([_key(v, s) for v, s in stage.outputs])}, "
-            f"({''.join(s + ', ' for s in out_specs).rstrip(' ')})),"
+            f"{_src_tuple(out_specs)}),"
         )
 
     def _stage_source(self, name: str, stage: _Stage) -> list[str]:
@@ -450,7 +445,7 @@ class _Emitter:
         outs = []
         for v, stacked in stage.outputs:
             outs.append(self._leave(v, stacked, h))
-        lines.append(f"    return ({''.join(o + ', ' for o in outs).rstrip(' ')})")
+        lines.append(f"    return {_src_tuple(outs)}")
         return lines
 
     def _make_pieces(self, v: ValueId) -> list[str]:
@@ -635,8 +630,7 @@ class _Emitter:
                 ]
             else:
                 lines.append(f"    v{instr.result} = v{instr.operand}  # {instr.kind}")
-        outs = "".join(f"v{r.value}, " for r in self.p.results).rstrip(" ")
-        lines.append(f"    return ({outs})")
+        lines.append(f"    return {_src_tuple(f'v{r.value}' for r in self.p.results)}")
         return lines
 
 
@@ -678,6 +672,12 @@ def _same(a: object, b: object) -> bool:
         a, b = np.asarray(a), np.asarray(b)
         return a.shape == b.shape and bool(np.array_equal(a, b))
     return bool(a == b)
+
+
+def _src_tuple(items: Iterable[str]) -> str:
+    """Source of a tuple of source items; one-element tuples keep their comma."""
+    items = list(items)
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
 def _literal(value: object) -> str:

@@ -539,11 +539,3 @@ def test_device_dependent_attribute_without_symbolic_form() -> None:
     finally:
         op_rules.unregister_rule(name)
         op_rules._LOCALS.pop(name, None)
-
-
-def test_every_registered_op_has_an_emitter() -> None:
-    from sbpc.jax_ops import has_emitter
-    from sbpc.op_rules import registered_ops
-
-    missing = [name for name in registered_ops() if not has_emitter(name)]
-    assert not missing
