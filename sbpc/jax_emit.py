@@ -306,7 +306,7 @@ class _Emitter:
                 spec = partition_spec(t.dst, self.p.types[t.result].rank)
                 step_rows.append(
                     f'    _Transfer("v{t.operand}", "v{t.result}", '
-                    f"{self.placements.index(to)}, {spec}),  # {_label(t, i)}"
+                    f"{self.placements.index(to)}, {spec}),  # {_one_line(_label(t, i))}"
                 )
         reference = self._reference_source()
         body += self._header()
@@ -318,7 +318,14 @@ class _Emitter:
             "{x64}", self._x64_line()
         )
         doc = self._docstring()
-        return doc + prelude + "\n".join(body) + "\n" + RUNTIME
+        source = doc + prelude + "\n".join(body) + "\n" + RUNTIME
+        try:
+            compile(source, f"<sbpc program {self.p.name!r}>", "exec")
+        except SyntaxError as err:  # a bug of the emitter, never a user error
+            raise JaxEmitError(
+                f"internal error: emitted invalid Python: {err}"
+            ) from err
+        return source
 
     def _n_devices(self) -> int:
         return max(max(p.ranks) for p in self.placements) + 1
@@ -333,7 +340,7 @@ class _Emitter:
 
     def _docstring(self) -> str:
         lines = [
-            f'"""sbpc: program \'{self.p.name}\' as JAX shard_map code (generated).',
+            f"sbpc: program '{self.p.name}' as JAX shard_map code (generated).",
             "",
         ]
         for k, p in enumerate(self.placements):
@@ -348,8 +355,9 @@ class _Emitter:
             if partial_dims(r.layout):
                 tail = " (returned as stacked partial pieces, see OUT_PARTIAL)"
             lines.append(f"Result %{r.value}: {t} as {format_nd_sbp(r.layout)}{tail}.")
-        lines += ["", "Run it to check it against the unsharded program.", '"""', ""]
-        return "\n".join(lines)
+        lines += ["", "Run it to check it against the unsharded program."]
+        text = "\n".join(lines).replace("\\", "\\\\").replace('"', '\\"')
+        return '"""' + text + '\n"""\n'
 
     def _header(self) -> list[str]:
         p0 = self.p.placement
@@ -434,11 +442,11 @@ class _Emitter:
         for i, instr in stage.instrs:
             label = _label(instr, i)
             if isinstance(instr, OpInstr):
-                lines.append(f"    # {label}: {instr.sig}")
+                lines.append(f"    # {_one_line(label)}: {instr.sig}")
                 lines += self._op_lines(instr, label, h)
             else:
                 lines.append(
-                    f"    # {label}: dims {list(instr.dims)} "
+                    f"    # {_one_line(label)}: dims {list(instr.dims)} "
                     f"{format_nd_sbp(instr.src)} -> {format_nd_sbp(instr.dst)}"
                 )
                 lines.append(f"    v{instr.result} = {self._collective_expr(instr)}")
@@ -672,6 +680,11 @@ def _same(a: object, b: object) -> bool:
         a, b = np.asarray(a), np.asarray(b)
         return a.shape == b.shape and bool(np.array_equal(a, b))
     return bool(a == b)
+
+
+def _one_line(text: str) -> str:
+    """Text fit for a ``#`` comment."""
+    return " ".join(text.splitlines())
 
 
 def _src_tuple(items: Iterable[str]) -> str:

@@ -539,3 +539,14 @@ def test_device_dependent_attribute_without_symbolic_form() -> None:
     finally:
         op_rules.unregister_rule(name)
         op_rules._LOCALS.pop(name, None)
+
+
+def test_names_and_labels_cannot_break_the_source() -> None:
+    add = OpSpec("stablehlo.add", [T(8)] * 2, [T(8)])
+    prog = _one_op_program(
+        add, Signature(((S(0),), (S(0),)), ((S(0),),)), label='a\n"""b'
+    )
+    prog.name = 'odd """ name \\'
+    source = emit_jax(prog)
+    compile(source, "emitted", "exec")
+    assert "odd" in source
