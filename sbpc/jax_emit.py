@@ -55,8 +55,16 @@ from sbpc.layout import UnevenSplitError, block_index, local_shape, local_slices
 from sbpc.op_rules import local_op
 from sbpc.op_spec import OpSpec, numpy_dtype
 from sbpc.placement import Placement
-from sbpc.program import Arg, CollectiveInstr, Instr, OpInstr, Program, ValueId
-from sbpc.sbp import NdSbp, Partial, Split, format_nd_sbp
+from sbpc.program import (
+    Arg,
+    CollectiveInstr,
+    Instr,
+    OpInstr,
+    Program,
+    Result,
+    ValueId,
+)
+from sbpc.sbp import B, NdSbp, Partial, Split, format_nd_sbp
 from sbpc.tensor_type import TensorType
 
 
@@ -103,7 +111,8 @@ class _Stage:
     placement: Placement
     instrs: list[tuple[int, Instr]] = field(default_factory=list)
     inputs: list[ValueId] = field(default_factory=list)
-    outputs: list[tuple[ValueId, bool]] = field(default_factory=list)  # (v, stacked)
+    # (value, P hierarchy dims returned as stacked pieces; others are reduced)
+    outputs: list[tuple[ValueId, tuple[int, ...]]] = field(default_factory=list)
 
 
 class _Emitter:
@@ -173,7 +182,36 @@ class _Emitter:
             raise JaxEmitError(f"program '{self.p.name}' returns nothing")
         for r in self.p.results:
             label = f"result %{r.value}"
-            self._use(r.value, r.layout, r.placement, label)
+            self._use_result(r, label)
+
+    def _use_result(self, r: Result, label: str) -> None:
+        """A result is returned in its value's layout, or with partials finished.
+
+        ``B`` where the value is ``P`` reduces that hierarchy dim before
+        returning; ``P`` kept is returned as stacked pieces.
+        """
+        if r.value not in self.layout:
+            raise JaxEmitError(f"value %{r.value} is never defined", label)
+        have = self.layout[r.value]
+        if len(have) != len(r.layout) or any(
+            h != w and not (isinstance(h, Partial) and w == B)
+            for h, w in zip(have, r.layout, strict=True)
+        ):
+            raise JaxEmitError(
+                f"%{r.value} is {format_nd_sbp(have)}; it can be returned as that or "
+                f"with partials finished (P -> B), not as {format_nd_sbp(r.layout)}",
+                label,
+            )
+        kept = _kept(r)
+        for d in partial_dims(have):
+            for e in kept:
+                if d not in kept and e > d and have[e] != have[d]:
+                    raise JaxEmitError(
+                        f"finishing {have[d]} on hierarchy dim {d} while returning "
+                        f"dim {e}'s {have[e]} pieces would combine them out of order",
+                        label,
+                    )
+        self._use(r.value, have, r.placement, label)
 
     def _analyze_op(self, instr: OpInstr, label: str) -> None:
         op, sig = instr.op, instr.sig
@@ -228,9 +266,7 @@ class _Emitter:
         if len(self.placements) == 1 and len(stages) <= 1 and len(steps) == len(stages):
             only = stages[0] if stages else _Stage(self.p.placement)
             only.inputs = [a.value for a in self.p.args]
-            only.outputs = [
-                (r.value, bool(partial_dims(r.layout))) for r in self.p.results
-            ]
+            only.outputs = [(r.value, _kept(r)) for r in self.p.results]
             return [only]
         self._wire(steps)
         return steps
@@ -245,10 +281,10 @@ class _Emitter:
                         defined_in[v] = k
         needed: dict[int, list[tuple[ValueId, bool]]] = {}
 
-        def need(v: ValueId, stacked: bool, at: int | None) -> None:
+        def need(v: ValueId, kept: tuple[int, ...], at: int | None) -> None:
             k = defined_in.get(v)
             if k is None or k == at:
-                if stacked:
+                if kept:
                     raise JaxEmitError(
                         "a result returned as partial pieces must be computed by an "
                         "op of a multi-placement program, not be an argument or a "
@@ -256,8 +292,8 @@ class _Emitter:
                         f"result %{v}",
                     )
                 return
-            if (v, stacked) not in needed.setdefault(k, []):
-                needed[k].append((v, stacked))
+            if (v, kept) not in needed.setdefault(k, []):
+                needed[k].append((v, kept))
 
         for k, step in enumerate(steps):
             if isinstance(step, _Stage):
@@ -265,11 +301,11 @@ class _Emitter:
                     for v in _operands(instr):
                         if defined_in.get(v) != k and v not in step.inputs:
                             step.inputs.append(v)
-                        need(v, False, k)
+                        need(v, (), k)
             else:
-                need(step[1].operand, False, k)
+                need(step[1].operand, (), k)
         for r in self.p.results:
-            need(r.value, bool(partial_dims(r.layout)), None)
+            need(r.value, _kept(r), None)
         for k, outs in needed.items():
             stage = steps[k]
             assert isinstance(stage, _Stage)
@@ -395,9 +431,7 @@ class _Emitter:
             "OUT_TYPES = " + self._types_literal([r.value for r in self.p.results]),
             f"ARG_KEYS = {_literal([f'v{a.value}' for a in self.p.args])}",
             "RESULT_KEYS = "
-            + _literal(
-                [_key(r.value, bool(partial_dims(r.layout))) for r in self.p.results]
-            ),
+            + _literal([_key(r.value, _kept(r)) for r in self.p.results]),
         ]
         return lines
 
@@ -416,8 +450,10 @@ class _Emitter:
             partition_spec(self.layout[v], self.p.types[v].rank) for v in stage.inputs
         ]
         out_specs = [
-            partition_spec(self.layout[v], self.p.types[v].rank, stacked=s)
-            for v, s in stage.outputs
+            partition_spec(
+                _finished(self.layout[v], kept), self.p.types[v].rank, stacked=True
+            )
+            for v, kept in stage.outputs
         ]
         return (
             f"    _Stage({self.placements.index(p)}, {name}, "
@@ -451,8 +487,8 @@ class _Emitter:
                 )
                 lines.append(f"    v{instr.result} = {self._collective_expr(instr)}")
         outs = []
-        for v, stacked in stage.outputs:
-            outs.append(self._leave(v, stacked, h))
+        for v, kept in stage.outputs:
+            outs.append(self._leave(v, kept))
         lines.append(f"    return {_src_tuple(outs)}")
         return lines
 
@@ -469,18 +505,14 @@ class _Emitter:
             f"    v{v} = jnp.where(lax.axis_index({axes_expr(sums)}) == 0, v{v}, {zero})",
         ]
 
-    def _leave(self, v: ValueId, stacked: bool, hierarchy: Sequence[int]) -> str:
-        """The form ``v`` leaves a stage in: reduced, or stacked partial pieces."""
+    def _leave(self, v: ValueId, kept: tuple[int, ...]) -> str:
+        """``v`` as it leaves a stage: partials reduced, except ``kept`` ones,
+        which are returned as pieces stacked on leading axes."""
         nd = self.layout[v]
-        dims = partial_dims(nd)
         x = f"v{v}"
-        if not dims:
-            return x
-        if stacked:
-            return f"jnp.expand_dims({x}, {py_tuple(range(len(dims)))})"
         # Reduce inner hierarchy dims first; neighbours of one kind in one call.
         runs: list[list[int]] = []
-        for k in reversed(dims):
+        for k in reversed([d for d in partial_dims(nd) if d not in kept]):
             if runs and nd[runs[-1][0]] == nd[k] and runs[-1][0] == k + 1:
                 runs[-1].insert(0, k)
             else:
@@ -490,6 +522,8 @@ class _Emitter:
             kind = nd[run[0]]
             assert isinstance(kind, Partial)
             x = f"{fns[kind.kind]}({x}, {axes_expr(run)})"
+        if kept:
+            x = f"jnp.expand_dims({x}, {py_tuple(range(len(kept)))})"
         return x
 
     def _collective_expr(self, instr: CollectiveInstr) -> str:
@@ -667,8 +701,21 @@ def _results(instr: Instr) -> tuple[ValueId, ...]:
     return instr.results if isinstance(instr, OpInstr) else (instr.result,)
 
 
-def _key(v: ValueId, stacked: bool) -> str:
-    return f"v{v}:pieces" if stacked else f"v{v}"
+def _key(v: ValueId, kept: tuple[int, ...]) -> str:
+    """The runtime's name of ``v`` in one returned form."""
+    return f"v{v}:pieces{','.join(map(str, kept))}" if kept else f"v{v}"
+
+
+def _kept(r: Result) -> tuple[int, ...]:
+    """The partial hierarchy dims a result is returned as pieces on."""
+    return tuple(partial_dims(r.layout))
+
+
+def _finished(nd: NdSbp, kept: Sequence[int]) -> NdSbp:
+    """``nd`` with its partials outside ``kept`` reduced (``B``)."""
+    return tuple(
+        B if isinstance(s, Partial) and k not in kept else s for k, s in enumerate(nd)
+    )
 
 
 def _coords(hierarchy: Sequence[int]) -> list[tuple[int, ...]]:

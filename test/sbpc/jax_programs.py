@@ -111,6 +111,10 @@ class Builder:
             v = self.box(v, layout)
         self.program.results.append(Result(v, self.layout[v], self.where[v]))
 
+    def ret_as(self, v: ValueId, layout: NdSbp) -> None:
+        """Return ``v`` with result layout ``layout`` and no boxing step."""
+        self.program.results.append(Result(v, tuple(layout), self.where[v]))
+
 
 def evaluate_program(
     program: Program, inputs: Sequence[np.ndarray]

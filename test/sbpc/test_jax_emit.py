@@ -550,3 +550,34 @@ def test_names_and_labels_cannot_break_the_source() -> None:
     source = emit_jax(prog)
     compile(source, "emitted", "exec")
     assert "odd" in source
+
+
+def test_partial_results_are_finished_unless_asked_for(tmp_path: Path) -> None:
+    """A result layout with B where the value is P reduces it before returning;
+    P kept comes back as stacked pieces; an out-of-order mix is refused."""
+    h = (2, 4)
+    b = Builder(Placement.of_size(h))
+    x = b.arg(T(8, 16), (S(1), S(1)))
+    w = b.arg(T(16, 8), (S(0), S(0)))
+    mm = OpSpec("stablehlo.dot_general", [T(8, 16), T(16, 8)], [T(8, 8)], DOT)
+    (y,) = b.op(mm, sig_with(mm, h, [(S(1), S(1)), (S(0), S(0))], [(P, P)]), [x, w])
+    b.ret_as(y, (B, B))
+    b.ret_as(y, (P, B))
+    b.ret_as(y, (P, P))
+    module = jp.load(b.program, tmp_path, "finish")
+    assert module.OUT_PARTIAL == ((), ("sum",), ("sum", "sum"))
+    rng = np.random.default_rng(3)
+    inputs = [rng.standard_normal(s).astype(np.float32) for s in ((8, 16), (16, 8))]
+    run_and_compare(module, b.program, inputs)
+    pieces = module.build()(*module.put_args(*inputs))
+    assert [p.shape for p in pieces] == [(8, 8), (2, 8, 8), (2, 4, 8, 8)]
+
+    b = Builder(Placement.of_size(h))
+    y = b.arg(T(8, 8), (P, Partial("max")))
+    b.ret_as(y, (B, Partial("max")))
+    with pytest.raises(JaxEmitError, match="out of order"):
+        emit_jax(b.program)
+    b = Builder(Placement.of_size(h))
+    b.ret_as(b.arg(T(8, 8), (S(0), B)), (B, B))
+    with pytest.raises(JaxEmitError, match=r"not as \[B, B\]"):
+        emit_jax(b.program)
