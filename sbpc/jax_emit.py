@@ -22,9 +22,10 @@ How the program maps onto JAX:
 * Partial layouts at a stage boundary: the global array is the logical value.
   A partial input is made into pieces in the body (one copy kept on
   coordinate 0 for ``P(sum)``, copies for max/min); a partial value leaving
-  a stage is reduced first (inner hierarchy dim first) -- except a program
-  result whose layout asks for partial, returned as its pieces stacked on
-  leading axes (``OUT_PARTIAL``).
+  a stage is reduced first (inner hierarchy dim first).  A program result is
+  returned in its value's layout, where ``P`` means its pieces stacked on one
+  leading axis per partial hierarchy dim (``OUT_PARTIAL``); a result layout
+  with ``B`` where the value is ``P`` reduces that dim before returning.
 * ``reference`` runs the global ops in program order, boxing steps being the
   identity on logical values.
 

@@ -192,7 +192,7 @@ class Pipeline:
                 mesh = self.meshes[step.placement]
                 avals = [
                     jax.ShapeDtypeStruct(shape, dtype, sharding=NamedSharding(mesh, s))
-                    for (shape, dtype), s in zip(step.in_types, step.in_specs)
+                    for (shape, dtype), s in zip(step.in_types, step.in_specs, strict=True)
                 ]
                 lowered.append(fn.lower(*avals))
         return lowered
@@ -338,7 +338,7 @@ def self_check(seed=0):
     want = fetch(reference(*args))
     want = want if isinstance(want, tuple) else (want,)
     errors = max_errors(got, want)
-    ok = all(e <= _tolerance(w) for e, w in zip(errors, want))
+    ok = all(e <= _tolerance(w) for e, w in zip(errors, want, strict=True))
     print(f"max error {max(errors, default=0.0):.3g} over {len(errors)} result(s): "
           + ("ok" if ok else "MISMATCH"))
     return 0 if ok else 1
