@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
-from sbpc.diagnostics import LocatedError
+from sbpc.diagnostics import LocatedError, location_of
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.program import Arg, CollectiveInstr, OpInstr, Program, Result
 
@@ -50,8 +50,20 @@ def main_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
     raise LocatedError(module, "cannot tell which function to run: name one @main")
 
 
-def program_of(module: ModuleOp, f: func.FuncOp) -> Program:
-    """Read the boxed function ``f`` of ``module`` as plain data."""
+def _label(op: Operation) -> str:
+    """The op's name and source position: shown in emitted code and errors."""
+    file, line, col = location_of(op)
+    return f"{op.name} at {file}:{line}:{col}" if line else op.name
+
+
+def program_of(
+    module: ModuleOp, f: func.FuncOp, origins: dict[str, Operation] | None = None
+) -> Program:
+    """Read the boxed function ``f`` of ``module`` as plain data.
+
+    ``origins``, if given, receives each instruction's label -> its IR op, so
+    errors about an instruction can be reported at the op.
+    """
     default = sbp_dialect.module_placement(module)
     if default is None:
         raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
@@ -131,5 +143,8 @@ def program_of(module: ModuleOp, f: func.FuncOp) -> Program:
         operands = tuple(ids[v] for v in op.operands)
         placement = placements.get(op.results[0], default) if op.results else default
         results = tuple(new(r, op) for r in op.results)
-        program.body.append(OpInstr(spec, sig, operands, results, placement, op.name))
+        label = _label(op)
+        if origins is not None:
+            origins[label] = op
+        program.body.append(OpInstr(spec, sig, operands, results, placement, label))
     return program

@@ -10,6 +10,7 @@ from __future__ import annotations
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
+from xdsl.utils.target import Target
 
 
 def _sbp() -> Dialect:
@@ -42,6 +43,12 @@ def _lower_boxing() -> type[ModulePass]:
     return SbpLowerBoxingPass
 
 
+def _jax_target() -> type[Target]:
+    from sbpc.passes.jax_target import JaxTarget
+
+    return JaxTarget
+
+
 SBPC_UNIVERSE = Universe(
     all_dialects={"sbp": _sbp, "stablehlo": _stablehlo},
     all_passes={
@@ -49,4 +56,5 @@ SBPC_UNIVERSE = Universe(
         "sbp-propagate": _propagate,
         "sbp-lower-boxing": _lower_boxing,
     },
+    all_targets={"jax": _jax_target},
 )

@@ -1,0 +1,46 @@
+"""``-t jax``: emit the boxed module as a standalone JAX ``shard_map`` program.
+
+The module must have been through ``sbp-propagate`` and ``sbp-lower-boxing``
+(every op has ``sbp.sig``, every layout change is a collective).  The
+function emitted is ``function`` if given, else ``@main``, else the only
+public one.  What the emitter cannot express is a located error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.utils.target import Target
+
+from sbpc.diagnostics import LocatedError
+from sbpc.jax_emit import JaxEmitError, emit_jax
+
+from .program_of import main_function, program_of
+
+
+def jax_source(module: ModuleOp, function: str | None = None) -> str:
+    """The Python source of the JAX program for one function of ``module``."""
+    f = main_function(module, function)
+    origins: dict[str, Operation] = {}
+    program = program_of(module, f, origins)
+    try:
+        return emit_jax(program)
+    except JaxEmitError as e:
+        at = origins.get(e.label, f)
+        raise LocatedError(at, f"cannot lower to JAX: {e.message}") from e
+
+
+@dataclass(frozen=True)
+class JaxTarget(Target):
+    """``sbpc-opt ... -t jax`` (optionally ``-t 'jax{function=name}'``)."""
+
+    name = "jax"
+
+    function: str = ""
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        output.write(jax_source(module, self.function or None))
