@@ -152,10 +152,33 @@ def train_step_args():
     )
 
 
+# ------------------------------------------------------ transformer train step
+
+
+def transformer_loss(params, x, target):
+    """Mean squared error of the transformer block against a target."""
+    out = transformer_block(x, *params)
+    diff = out - target
+    return jnp.mean(diff * diff)
+
+
+def transformer_train_step(x, target, *params):
+    """One SGD step of the transformer block; returns loss and new parameters."""
+    loss, grads = jax.value_and_grad(transformer_loss)(params, x, target)
+    new = tuple(p - LEARNING_RATE * g for p, g in zip(params, grads, strict=True))
+    return (loss, *new)
+
+
+def transformer_train_step_args():
+    x, *params = transformer_args()
+    return (x, x, *params)
+
+
 PROGRAMS = {
     "mlp": (mlp, mlp_args),
     "transformer_block": (transformer_block, transformer_args),
     "train_step": (train_step, train_step_args),
+    "transformer_train_step": (transformer_train_step, transformer_train_step_args),
 }
 
 

@@ -7,7 +7,7 @@ from xdsl.dialects import arith, builtin, func, linalg, tensor
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
-from sbpc.dialects.sbp import SBP
+from sbpc.dialects.sbp import SBP, verify_sbp_annotations
 from sbpc.dialects.stablehlo import StableHLO
 from sbpc.universe import SBPC_UNIVERSE
 
@@ -38,7 +38,12 @@ def parse_module(
 
 
 def run_passes(module: ModuleOp, spec: str, ctx: Context | None = None) -> ModuleOp:
-    """Apply a pipeline such as ``"sbp-inline,sbp-propagate{strategy=bfs}"``."""
+    """Apply a pipeline such as ``"sbp-inline,sbp-propagate{strategy=bfs}"``.
+
+    The module's sbp annotations are verified first, as ``sbpc-opt`` does
+    after parsing (annotations set from Python skip the parser's checks).
+    """
+    verify_sbp_annotations(module)
     pipeline = PassPipeline.parse_spec(SBPC_UNIVERSE.all_passes, spec)
     pipeline.apply(ctx or default_context(), module)
     module.verify()

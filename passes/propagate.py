@@ -92,8 +92,8 @@ class SbpPropagatePass(ModulePass):
     cost_model: str = "default"
     report: str = ""
     report_format: str = "text"
-    memory_budget: float = 0.0
-    time_limit: float = 0.0
+    memory_budget: int | float = 0
+    time_limit: int | float = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.strategy not in STRATEGIES:

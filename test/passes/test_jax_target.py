@@ -44,6 +44,11 @@ LAYOUTS = {
         },
         "2d": {0: "[S(0), S(1)]", 9: "[B, S(1)]", 11: "[B, S(0)]"},
     },
+    "transformer_train_step": {
+        "dp": {0: "[S(0), B]", 1: "[S(0), B]"},
+        "tp": {10: "[B, S(1)]", 12: "[B, S(0)]"},
+        "2d": {0: "[S(0), B]", 1: "[S(0), B]", 10: "[B, S(1)]", 12: "[B, S(0)]"},
+    },
     "train_step": {
         "dp": {4: "[S(0), B]", 5: "[S(0), B]"},
         "tp": {0: "[B, S(1)]", 2: "[B, S(0)]"},
@@ -141,3 +146,29 @@ def test_sbpc_opt_emits_a_runnable_module(tmp_path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok" in proc.stdout
+
+
+@pytest.mark.parametrize("name, layout", [(n, k) for n in LAYOUTS for k in LAYOUTS[n]])
+def test_optimal_is_never_worse_than_greedy_or_bfs(name, layout, tmp_path) -> None:
+    """On every test program the optimal plan's modeled cost is the lowest."""
+    import json
+
+    totals = {}
+    for strategy in ("greedy", "bfs", "optimal"):
+        module = parse_module((EXAMPLES / "stablehlo" / f"{name}.mlir").read_text())
+        sbp_dialect.set_module_placement(module, Placement.of_size((2, 4)))
+        f = main_function(module)
+        for i, text in LAYOUTS[name][layout].items():
+            sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(text))
+        report = tmp_path / f"{strategy}.json"
+        run_passes(
+            module,
+            f'sbp-inline,sbp-propagate{{strategy={strategy} report="{report}" '
+            "report_format=json}",
+        )
+        totals[strategy] = json.loads(report.read_text())["totals"]
+    best = totals["optimal"]["time"]
+    assert best <= totals["greedy"]["time"] * (1 + 1e-9)
+    assert best <= totals["bfs"]["time"] * (1 + 1e-9)
+    for t in totals.values():
+        assert t["peak_memory_per_device"] > 0 and t["bytes"] >= 0
