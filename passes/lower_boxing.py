@@ -31,10 +31,11 @@ from sbpc import boxing
 from sbpc.cost_model import CostModel, CostModelError
 from sbpc.diagnostics import LocatedError
 from sbpc.dialects import sbp as sbp_dialect
+from sbpc.op_rules import nd_signatures
 from sbpc.placement import Placement
 from sbpc.sbp import Broadcast, NdSbp, Partial, format_nd_sbp
 
-from .ir_ops import plain_type
+from .ir_ops import is_tensor_op, op_spec_of, plain_type
 
 _STEP_OPS: dict[str, type[sbp_dialect.CollectiveOp]] = {
     "all_gather": sbp_dialect.AllGatherOp,
@@ -145,6 +146,20 @@ def _after_definition(value: SSAValue) -> InsertPoint:
     return InsertPoint.at_start(value.block)
 
 
+def _check_legal(op: Operation, sig, boxer: _Boxer) -> None:
+    """A signature written by hand (not by sbp-propagate) may be wrong: the
+    program would compute wrong numbers, so it is an error here too."""
+    if not is_tensor_op(op):
+        return
+    placement = boxer.placement(op.results[0])
+    if sig not in nd_signatures(op_spec_of(op), placement.hierarchy):
+        raise LocatedError(
+            op,
+            f"sbp.sig {sig} is not a legal signature of '{op.name}' "
+            "(sbp-propagate lists the legal ones)",
+        )
+
+
 @dataclass(frozen=True)
 class SbpLowerBoxingPass(ModulePass):
     """Insert the cheapest collectives for every layout change."""
@@ -177,6 +192,7 @@ class SbpLowerBoxingPass(ModulePass):
                 sig = sbp_dialect.get_signature(op)
                 if sig is None:
                     continue
+                _check_legal(op, sig, boxer)
                 for k, want in enumerate(sig.inputs):
                     boxed = boxer.box(op.operands[k], want, op)
                     if boxed is not op.operands[k]:

@@ -27,3 +27,15 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
     return %0 : tensor<4x8xf32>
   }
 }
+
+// -----
+
+module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
+  func.func @illegal_sig(%a: tensor<4x8xf32> {sbp.nd_sbp = #sbp.nd<[P]>}) -> tensor<4x8xf32> {
+    // exp of a partial sum is not the sum of exps: a hand-written signature
+    // that would compute wrong numbers is refused.
+    // expected-error @below {{sbp.sig ([P(sum)]) -> ([P(sum)]) is not a legal signature of 'stablehlo.exponential'}}
+    %0 = stablehlo.exponential %a {sbp.sig = #sbp.sig<([P]) -> ([P])>} : tensor<4x8xf32>
+    return %0 : tensor<4x8xf32>
+  }
+}
