@@ -22,7 +22,8 @@ from typing import Protocol
 import numpy as np
 
 from sbpc.op_spec import OpSpec, is_bool, numpy_dtype
-from sbpc.ops_arith import _CMPF, _CMPI, predicate
+from sbpc.ops_arith import _CMPF, _CMPI, ARITH_ELEMENTWISE, predicate
+from sbpc.ops_linalg import LINALG_ELEMENTWISE
 
 
 class UnsupportedOpError(ValueError):
@@ -232,60 +233,10 @@ for _kind in (
     _elementwise(f"stablehlo.{_kind}", _kind)
 _elementwise("stablehlo.round_nearest_afz", "round")
 
-for _name, _kind in {
-    "add": "add",
-    "sub": "subtract",
-    "mul": "multiply",
-    "div": "divide",
-    "max": "maximum",
-    "min": "minimum",
-    "exp": "exponential",
-    "log": "log",
-    "sqrt": "sqrt",
-    "rsqrt": "rsqrt",
-    "abs": "abs",
-    "ceil": "ceil",
-    "floor": "floor",
-    "round": "round",
-    "negf": "negate",
-    "tanh": "tanh",
-    "powf": "power",
-    "square": "square",
-    "reciprocal": "reciprocal",
-    "select": "select",
-    "copy": "copy",
-}.items():
+for _name, _kind in LINALG_ELEMENTWISE.items():
     _elementwise(f"linalg.{_name}", _kind, n_outs=1)
 
-for _name, _kind in {
-    "addf": "add",
-    "addi": "add",
-    "subf": "subtract",
-    "subi": "subtract",
-    "mulf": "multiply",
-    "muli": "multiply",
-    "divf": "divide",
-    "divsi": "divide",
-    "remf": "remainder",
-    "remsi": "remainder",
-    "maximumf": "maximum",
-    "maxsi": "maximum",
-    "minimumf": "minimum",
-    "minsi": "minimum",
-    "maxnumf": "maximum_num",
-    "minnumf": "minimum_num",
-    "negf": "negate",
-    "andi": "and",
-    "ori": "or",
-    "xori": "xor",
-    "select": "select",
-    "extf": "convert",
-    "truncf": "convert",
-    "sitofp": "convert",
-    "fptosi": "convert",
-    "extsi": "convert",
-    "trunci": "convert",
-}.items():
+for _name, _kind in ARITH_ELEMENTWISE.items():
     _elementwise(f"arith.{_name}", _kind)
 
 

@@ -27,7 +27,8 @@ from sbpc.ops_elementwise import (
 )
 from sbpc.ops_stablehlo import constant_local, constant_rule
 
-for _name, _kind in {
+# arith op name -> elementwise kind (``sbpc.ops_elementwise.KINDS``); the JAX emitter reads it too.
+ARITH_ELEMENTWISE: dict[str, str] = {
     "addf": "add",
     "addi": "add",
     "subf": "subtract",
@@ -55,7 +56,9 @@ for _name, _kind in {
     "fptosi": "convert",
     "extsi": "convert",
     "trunci": "convert",
-}.items():
+}
+
+for _name, _kind in ARITH_ELEMENTWISE.items():
     register_elementwise(f"arith.{_name}", KINDS[_kind])
 
 

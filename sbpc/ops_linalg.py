@@ -72,7 +72,8 @@ def _elementwise(name: str, kind: Elementwise) -> None:
     _register(name, elementwise_rule(kind), fn)
 
 
-for _name, _kind in {
+# linalg named op -> elementwise kind (``sbpc.ops_elementwise.KINDS``); the JAX emitter reads it too.
+LINALG_ELEMENTWISE: dict[str, str] = {
     "add": "add",
     "sub": "subtract",
     "mul": "multiply",
@@ -94,7 +95,9 @@ for _name, _kind in {
     "reciprocal": "reciprocal",
     "select": "select",
     "copy": "copy",
-}.items():
+}
+
+for _name, _kind in LINALG_ELEMENTWISE.items():
     _elementwise(f"linalg.{_name}", KINDS[_kind])
 
 
