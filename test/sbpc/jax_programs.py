@@ -16,12 +16,12 @@ import numpy as np
 
 from sbpc.jax_collectives import check_step
 from sbpc.jax_emit import emit_jax
-from sbpc.op_eval import evaluate
 from sbpc.op_spec import OpSpec
 from sbpc.placement import Placement
 from sbpc.program import Arg, CollectiveInstr, OpInstr, Program, Result, ValueId
 from sbpc.sbp import B, Broadcast, NdSbp, Partial, Split
 from sbpc.signature import Signature
+from sbpc.simulator import evaluate_whole
 from sbpc.tensor_type import TensorType
 
 
@@ -116,18 +116,8 @@ class Builder:
         self.program.results.append(Result(v, tuple(layout), self.where[v]))
 
 
-def evaluate_program(
-    program: Program, inputs: Sequence[np.ndarray]
-) -> list[np.ndarray]:
-    """The numpy oracle: global ops in order (op_eval), boxing steps the identity."""
-    env = {a.value: np.asarray(x) for a, x in zip(program.args, inputs, strict=True)}
-    for instr in program.body:
-        if isinstance(instr, OpInstr):
-            outs = evaluate(instr.op, [env[v] for v in instr.operands])
-            env.update(zip(instr.results, outs, strict=True))
-        else:
-            env[instr.result] = env[instr.operand]
-    return [env[r.value] for r in program.results]
+# The numpy oracle: global ops in order, boxing steps the identity.
+evaluate_program = evaluate_whole
 
 
 def load(program: Program, directory: Path, name: str) -> ModuleType:
