@@ -10,7 +10,7 @@ export XLA_FLAGS ?= --xla_force_host_platform_device_count=8
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $@
 
 setup: $(VENV)/.installed

@@ -53,6 +53,15 @@ def _op_label(op: Operation) -> str:
     return f"{op.name}" + (f" %{name}" if name else "")
 
 
+@dataclass(frozen=True)
+class FunctionPlan:
+    """The plan chosen for one function on one placement."""
+
+    function: str
+    placement: Placement
+    plan: Plan
+
+
 @dataclass
 class _Graphs:
     """One ``SbpGraph`` per placement, with the IR objects behind its nodes."""
@@ -96,6 +105,18 @@ class SbpPropagatePass(ModulePass):
     time_limit: int | float = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        plans = self.plan_module(op)
+        if self.report:
+            text = "\n".join(self._report(p) for p in plans)
+            if self.report == "-":
+                print(text, file=sys.stderr)
+            else:
+                with open(self.report, "w") as out:
+                    out.write(text + ("\n" if text and not text.endswith("\n") else ""))
+
+    def plan_module(self, op: ModuleOp) -> list[FunctionPlan]:
+        """Propagate every defined function, write the answer back, and return
+        the plans (the API reads them instead of a report file)."""
         if self.strategy not in STRATEGIES:
             raise LocatedError(
                 op,
@@ -110,23 +131,23 @@ class SbpPropagatePass(ModulePass):
             cost_model = CostModel.parse(self.cost_model)
         except CostModelError as e:
             raise LocatedError(op, f"bad cost_model option: {e}") from e
-        reports: list[str] = []
+        plans: list[FunctionPlan] = []
         for f in op.ops:
             if isinstance(f, func.FuncOp) and not f.is_declaration:
-                reports.extend(self._run_function(op, f, cost_model))
-        if self.report:
-            text = "\n".join(reports)
-            if self.report == "-":
-                print(text, file=sys.stderr)
-            else:
-                with open(self.report, "w") as out:
-                    out.write(text + ("\n" if text and not text.endswith("\n") else ""))
+                plans.extend(self._run_function(op, f, cost_model))
+        return plans
+
+    def _report(self, p: FunctionPlan) -> str:
+        if self.report_format == "json":
+            return format_report(p.plan, "json")
+        header = f"// sbp-propagate @{p.function} on {p.placement}"
+        return header + "\n" + format_report(p.plan, "text")
 
     # -- one function --------------------------------------------------------
 
     def _run_function(
         self, module: ModuleOp, f: func.FuncOp, cost_model: CostModel
-    ) -> list[str]:
+    ) -> list[FunctionPlan]:
         default = sbp_dialect.module_placement(module)
         if default is None:
             raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
@@ -135,18 +156,12 @@ class SbpPropagatePass(ModulePass):
         self._add_arguments(f, graphs, placements, default)
         for op in f.body.ops:
             self._add_op(op, f, graphs, placements, default)
-        reports = []
+        plans = []
         for placement, graph in graphs.graphs.items():
             plan = self._solve(f, graph, placement, cost_model)
             self._write_back(f, graphs, placement, plan)
-            if self.report:
-                header = f"// sbp-propagate @{f.sym_name.data} on {placement}"
-                reports.append(
-                    header + "\n" + format_report(plan, self.report_format)
-                    if self.report_format == "text"
-                    else format_report(plan, self.report_format)
-                )
-        return reports
+            plans.append(FunctionPlan(f.sym_name.data, placement, plan))
+        return plans
 
     def _placement(self, value: SSAValue, placements, default: Placement) -> Placement:
         return placements.get(value, default)

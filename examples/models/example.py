@@ -1,0 +1,61 @@
+"""What an example model gives the runner and the benchmark: a function,
+example arguments, and per-argument *roles* from which each parallelism
+scheme derives layouts.
+
+A role is ``"data"`` (split along the batch by data parallelism), or an SBP
+for the tensor-parallel mesh axis (``"S(1)"``, ``"S(0)"``, ``"B"``).  Schemes:
+
+=======  =====  ======================  =========================
+scheme   mesh   ``"data"``              tensor-parallel role ``r``
+=======  =====  ======================  =========================
+dp       8      ``[S(0)]``              ``[B]``
+tp       8      ``[B]``                 ``[r]``
+2d       2x4    ``[S(0), B]``           ``[B, r]``
+=======  =====  ======================  =========================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+
+DATA = "data"
+REPLICATED = "B"
+SCHEMES: dict[str, tuple[int, ...]] = {"dp": (8,), "tp": (8,), "2d": (2, 4)}
+
+
+@dataclass(frozen=True)
+class Example:
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    in_roles: Any  # a pytree prefix of args
+    out_roles: Any = None  # a pytree prefix of the results; None: free
+
+    def mesh(self, scheme: str) -> tuple[int, ...]:
+        return SCHEMES[scheme]
+
+    def in_layouts(self, scheme: str) -> Any:
+        return layouts(self.in_roles, scheme)
+
+    def out_layouts(self, scheme: str) -> Any:
+        return layouts(self.out_roles, scheme)
+
+
+def layout(role: str, scheme: str) -> str:
+    """The nd_sbp string of one role under ``scheme``."""
+    data = role == DATA
+    if scheme == "dp":
+        return "[S(0)]" if data else "[B]"
+    if scheme == "tp":
+        return "[B]" if data else f"[{role}]"
+    if scheme == "2d":
+        return "[S(0), B]" if data else f"[B, {role}]"
+    raise ValueError(f"unknown scheme '{scheme}' (one of {', '.join(SCHEMES)})")
+
+
+def layouts(roles: Any, scheme: str) -> Any:
+    """A pytree of roles mapped to layouts (None stays free)."""
+    return jax.tree.map(lambda r: layout(r, scheme), roles)

@@ -1,0 +1,132 @@
+"""MLP-Mixer, a convolution-free vision model: forward pass and Adam training step.
+
+Images are cut into patches with reshape/transpose (no convolution), embedded
+linearly, then mixed by blocks of a token-mixing MLP (across patches) and a
+channel-mixing MLP (across features); mean pooling and a linear classifier.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .example import DATA, REPLICATED, Example
+from .optim import adam_init, adam_update, opt_roles
+
+IMAGE, PATCH, CHANNELS, WIDTH, TOKEN_HIDDEN, CHANNEL_HIDDEN = 32, 4, 3, 64, 128, 256
+BLOCKS, CLASSES, BATCH = 2, 16, 16
+TOKENS = (IMAGE // PATCH) ** 2
+
+
+def layer_norm(x, g, b):
+    mean = jnp.mean(x, -1, keepdims=True)
+    var = jnp.var(x, -1, keepdims=True)
+    return (x - mean) * jax.lax.rsqrt(var + 1e-6) * g + b
+
+
+def mlp(x, w1, b1, w2, b2):
+    return jax.nn.gelu(x @ w1 + b1) @ w2 + b2
+
+
+def patches(images):
+    """``[b, H, W, C]`` -> ``[b, tokens, PATCH*PATCH*C]``."""
+    b, n = images.shape[0], IMAGE // PATCH
+    x = images.reshape(b, n, PATCH, n, PATCH, CHANNELS).transpose(0, 1, 3, 2, 4, 5)
+    return x.reshape(b, n * n, PATCH * PATCH * CHANNELS)
+
+
+def forward(params, images):
+    x = patches(images) @ params["embed"] + params["embed_b"]
+    for p in params["blocks"]:
+        y = layer_norm(x, p["ln1_g"], p["ln1_b"]).transpose(0, 2, 1)
+        x = x + mlp(y, p["tok_w1"], p["tok_b1"], p["tok_w2"], p["tok_b2"]).transpose(0, 2, 1)
+        y = layer_norm(x, p["ln2_g"], p["ln2_b"])
+        x = x + mlp(y, p["ch_w1"], p["ch_b1"], p["ch_w2"], p["ch_b2"])
+    x = layer_norm(x, params["ln_g"], params["ln_b"]).mean(1)
+    return x @ params["head"] + params["head_b"]
+
+
+def loss_fn(params, images, labels):
+    logp = jax.nn.log_softmax(forward(params, images), -1)
+    return -jnp.mean(jnp.sum(jax.nn.one_hot(labels, CLASSES) * logp, -1))
+
+
+def train_step(params, opt, images, labels):
+    loss, grads = jax.value_and_grad(loss_fn)(params, images, labels)
+    params, opt = adam_update(params, grads, opt)
+    return loss, params, opt
+
+
+def init_params(seed: int = 0):
+    rng = np.random.default_rng(seed)
+
+    def dense(i, o):
+        return (rng.standard_normal((i, o)) / np.sqrt(i)).astype(np.float32)
+
+    ones, zeros = (lambda n: np.ones(n, np.float32)), (lambda n: np.zeros(n, np.float32))
+    blocks = [
+        {
+            "ln1_g": ones(WIDTH), "ln1_b": zeros(WIDTH),
+            "tok_w1": dense(TOKENS, TOKEN_HIDDEN), "tok_b1": zeros(TOKEN_HIDDEN),
+            "tok_w2": dense(TOKEN_HIDDEN, TOKENS), "tok_b2": zeros(TOKENS),
+            "ln2_g": ones(WIDTH), "ln2_b": zeros(WIDTH),
+            "ch_w1": dense(WIDTH, CHANNEL_HIDDEN), "ch_b1": zeros(CHANNEL_HIDDEN),
+            "ch_w2": dense(CHANNEL_HIDDEN, WIDTH), "ch_b2": zeros(WIDTH),
+        }
+        for _ in range(BLOCKS)
+    ]  # fmt: skip
+    return {
+        "embed": dense(PATCH * PATCH * CHANNELS, WIDTH), "embed_b": zeros(WIDTH),
+        "blocks": blocks, "ln_g": ones(WIDTH), "ln_b": zeros(WIDTH),
+        "head": dense(WIDTH, CLASSES), "head_b": zeros(CLASSES),
+    }  # fmt: skip
+
+
+def batch(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    images = rng.standard_normal((BATCH, IMAGE, IMAGE, CHANNELS)).astype(np.float32)
+    return images, rng.integers(0, CLASSES, BATCH).astype(np.int32)
+
+
+def param_roles():
+    """Both MLPs of every block Megatron-split (hidden dims); the rest replicated."""
+    col, row, rep = "S(1)", "S(0)", REPLICATED
+    blocks = [
+        {
+            "ln1_g": rep, "ln1_b": rep,
+            "tok_w1": col, "tok_b1": row, "tok_w2": row, "tok_b2": rep,
+            "ln2_g": rep, "ln2_b": rep,
+            "ch_w1": col, "ch_b1": row, "ch_w2": row, "ch_b2": rep,
+        }
+        for _ in range(BLOCKS)
+    ]  # fmt: skip
+    return {
+        "embed": rep, "embed_b": rep, "blocks": blocks,
+        "ln_g": rep, "ln_b": rep, "head": rep, "head_b": rep,
+    }  # fmt: skip
+
+
+def forward_example():
+    return Example(forward, (init_params(), batch()[0]), (param_roles(), DATA))
+
+
+def train_example():
+    params = init_params()
+    roles = param_roles()
+    return Example(
+        train_step,
+        (params, adam_init(params), *batch()),
+        (roles, opt_roles(roles), DATA, DATA),
+        (REPLICATED, roles, opt_roles(roles)),
+    )
+
+
+def forward_args():
+    """Example arguments of ``forward`` (for ``sbpc-import --args``)."""
+    return forward_example().args
+
+
+def train_args():
+    """Example arguments of ``train_step`` (for ``sbpc-import --args``)."""
+    return train_example().args

@@ -1,0 +1,82 @@
+"""A multi-layer perceptron classifier: forward pass and an Adam training step."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .example import DATA, REPLICATED, Example
+from .optim import adam_init, adam_update, opt_roles
+
+SIZES, CLASSES, BATCH = (128, 512, 512, 128), 16, 64
+
+
+def forward(params, x):
+    """ReLU hidden layers, then logits over ``CLASSES``."""
+    for layer in params[:-1]:
+        x = jax.nn.relu(x @ layer["w"] + layer["b"])
+    return x @ params[-1]["w"] + params[-1]["b"]
+
+
+def loss_fn(params, x, labels):
+    logp = jax.nn.log_softmax(forward(params, x), -1)
+    return -jnp.mean(jnp.sum(jax.nn.one_hot(labels, CLASSES) * logp, -1))
+
+
+def train_step(params, opt, x, labels):
+    loss, grads = jax.value_and_grad(loss_fn)(params, x, labels)
+    params, opt = adam_update(params, grads, opt)
+    return loss, params, opt
+
+
+def init_params(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    dims = (*SIZES, CLASSES)
+    return [
+        {
+            "w": (rng.standard_normal((i, o)) / np.sqrt(i)).astype(np.float32),
+            "b": np.zeros(o, np.float32),
+        }
+        for i, o in zip(dims[:-1], dims[1:], strict=True)
+    ]
+
+
+def batch(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((BATCH, SIZES[0])).astype(np.float32)
+    return x, rng.integers(0, CLASSES, BATCH).astype(np.int32)
+
+
+def param_roles():
+    """Megatron pairs: odd layers column-split, even layers row-split."""
+    n = len(SIZES)
+    return [
+        {"w": "S(1)", "b": "S(0)"} if k % 2 == 0 else {"w": "S(0)", "b": REPLICATED}
+        for k in range(n)
+    ]
+
+
+def forward_example():
+    return Example(forward, (init_params(), batch()[0]), (param_roles(), DATA))
+
+
+def train_example():
+    params = init_params()
+    roles = param_roles()
+    return Example(
+        train_step,
+        (params, adam_init(params), *batch()),
+        (roles, opt_roles(roles), DATA, DATA),
+        (REPLICATED, roles, opt_roles(roles)),
+    )
+
+
+def forward_args():
+    """Example arguments of ``forward`` (for ``sbpc-import --args``)."""
+    return forward_example().args
+
+
+def train_args():
+    """Example arguments of ``train_step`` (for ``sbpc-import --args``)."""
+    return train_example().args

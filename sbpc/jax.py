@@ -1,0 +1,417 @@
+"""The JAX front door: distribute a JAX function with sbpc, get a JAX callable.
+
+    import sbpc.jax
+
+    step = sbpc.jax.distribute(
+        train_step, params, batch,          # example arguments (or ShapeDtypeStructs)
+        mesh=(2, 4),                         # the placement: a 2x4 device hierarchy
+        in_layouts=(None, "[S(0), B]"),      # a pytree prefix of the arguments
+        out_layouts=None,                    # free: sbpc chooses
+        strategy="optimal",
+    )
+    loss, params = step(params, batch)       # same signature as train_step
+    print(step.report)
+
+How: ``jax.jit(fn).lower(...)`` gives StableHLO text; sbpc parses it, writes
+the module placement and the given layouts (``sbp.nd_sbp`` on the main
+function's arguments and results), runs ``sbp-inline``, ``sbp-propagate`` and
+``sbp-lower-boxing``, emits the ``-t jax`` module and loads it.  The callable
+flattens its arguments as ``jax.jit`` would, places them on the mesh, runs
+the sharded program and returns global ``jax.Array``\\ s in the original
+output pytree.
+
+Layouts: an ``nd_sbp`` string (``"[S(0), B]"``; on a 1-D mesh ``"S(0)"``),
+``None`` (free), or a pytree prefix of the arguments (results) made of those,
+as ``jax.jit``'s ``in_shardings`` is.  A free argument is placed as sbpc
+chooses (``Distributed.in_layouts`` says how); a free result never ends
+partial.
+
+What sbpc cannot compile (an op without rules, an uneven split, a bad
+layout) raises ``SbpcError`` with the StableHLO line at fault.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import count
+from typing import Any
+
+import jax
+from jax.sharding import NamedSharding, PartitionSpec
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from sbpc.diagnostics import make_diagnostic
+from sbpc.dialects import sbp as sbp_dialect
+from sbpc.passes.inline import SbpInlinePass
+from sbpc.passes.jax_target import jax_source
+from sbpc.passes.lower_boxing import SbpLowerBoxingPass
+from sbpc.passes.pipeline import default_context
+from sbpc.passes.program_of import main_function
+from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
+from sbpc.placement import Placement, PlacementError
+from sbpc.plan_report import format_report
+from sbpc.sbp import NdSbp, Partial, SbpSyntaxError, Split, format_nd_sbp, parse_nd_sbp
+
+__all__ = [
+    "Distributed",
+    "SbpcError",
+    "annotate",
+    "distribute",
+    "parse_mesh",
+]
+
+Layout = str | NdSbp | None
+LayoutTree = Any  # a pytree prefix whose leaves are Layouts
+
+
+class SbpcError(Exception):
+    """sbpc could not distribute the function; the message says where and why."""
+
+
+# --------------------------------------------------------------------------
+# Inputs: meshes and layouts
+# --------------------------------------------------------------------------
+
+
+def parse_mesh(mesh: Placement | int | Sequence[int] | str) -> Placement:
+    """A placement from ``Placement``, ``8``, ``(2, 4)`` or ``"2x4"``."""
+    if isinstance(mesh, Placement):
+        return mesh
+    try:
+        if isinstance(mesh, str):
+            if not re.fullmatch(r"\s*\d+(\s*x\s*\d+)*\s*", mesh):
+                raise SbpcError(f"bad mesh '{mesh}': expected sizes like 8 or 2x4")
+            return Placement.of_size(tuple(int(n) for n in mesh.split("x")))
+        if isinstance(mesh, int):
+            return Placement.of_size(mesh)
+        return Placement.of_size(tuple(int(n) for n in mesh))
+    except (PlacementError, TypeError, ValueError) as e:
+        raise SbpcError(f"bad mesh {mesh!r}: {e}") from e
+
+
+def _is_layout_leaf(x: Any) -> bool:
+    return x is None or isinstance(x, str) or _is_nd_sbp(x)
+
+
+def _is_nd_sbp(x: Any) -> bool:
+    return isinstance(x, tuple) and bool(x) and all(
+        type(s).__module__ == "sbpc.sbp" for s in x
+    )
+
+
+def _parse_layout(layout: Layout, placement: Placement, where: str) -> NdSbp | None:
+    if layout is None:
+        return None
+    if isinstance(layout, str):
+        try:
+            nd = parse_nd_sbp(layout)
+        except SbpSyntaxError as e:
+            raise SbpcError(f"{where}: {e}") from e
+    else:
+        nd = tuple(layout)
+    if len(nd) != placement.ndim:
+        raise SbpcError(
+            f"{where}: layout {format_nd_sbp(nd)} has {len(nd)} entries but the "
+            f"mesh {_mesh_text(placement)} has {placement.ndim} dimension(s)"
+        )
+    return nd
+
+
+def _mesh_text(placement: Placement) -> str:
+    return "x".join(str(n) for n in placement.hierarchy)
+
+
+@dataclass(frozen=True)
+class _Repeat:
+    """A prefix layout standing for ``times`` leaves (opaque to tree_util)."""
+
+    layout: Layout
+    times: int
+
+
+def flat_layouts(
+    layouts: LayoutTree, tree: Any, placement: Placement, what: str
+) -> list[NdSbp | None]:
+    """One layout per leaf of ``tree``, from a pytree prefix of layouts."""
+    paths = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(tree)]
+    if _is_layout_leaf(layouts):
+        return [
+            _parse_layout(layouts, placement, f"{what}{p}") for p in paths
+        ]
+    try:
+        per_leaf = jax.tree_util.tree_map(
+            lambda layout, sub: _Repeat(layout, len(jax.tree_util.tree_leaves(sub))),
+            layouts,
+            tree,
+            is_leaf=_is_layout_leaf,
+        )
+    except (ValueError, TypeError) as e:
+        raise SbpcError(
+            f"{what} layouts do not match the structure of the {what}s "
+            f"(they must be a pytree prefix of them): {e}"
+        ) from e
+    repeats = jax.tree_util.tree_leaves(per_leaf, is_leaf=lambda x: isinstance(x, _Repeat))
+    flat: list[Layout] = [r.layout for r in repeats for _ in range(r.times)]
+    return [
+        _parse_layout(layout, placement, f"{what}{p}")
+        for layout, p in zip(flat, paths, strict=True)
+    ]
+
+
+# --------------------------------------------------------------------------
+# Lowering and annotating
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Annotated:
+    """A JAX function as an annotated sbpc module, with its pytree structure."""
+
+    module: ModuleOp
+    text: str  # the StableHLO JAX printed
+    name: str
+    in_tree: Any  # PyTreeDef of (args, kwargs)
+    out_tree: Any
+    in_paths: list[str]
+    out_paths: list[str]
+    placement: Placement
+
+    def mlir(self) -> str:
+        return str(self.module)
+
+
+def _parse(text: str, name: str) -> ModuleOp:
+    from sbpc.tools.sbpc_opt import LocatingParser
+
+    try:
+        return LocatingParser(default_context(), text, name).parse_module()
+    except ParseError as e:
+        raise SbpcError(
+            f"sbpc cannot read the StableHLO JAX emitted for {name}:\n{e}"
+        ) from e
+
+
+def annotate(
+    fn: Callable[..., Any],
+    *args: Any,
+    mesh: Placement | int | Sequence[int] | str,
+    in_layouts: LayoutTree = None,
+    out_layouts: LayoutTree = None,
+    **kwargs: Any,
+) -> Annotated:
+    """Lower ``fn`` on example ``args`` and write placement and layouts into it."""
+    placement = parse_mesh(mesh)
+    name = getattr(fn, "__name__", "fn")
+    try:
+        lowered = jax.jit(fn, keep_unused=True).lower(*args, **kwargs)
+    except Exception as e:  # JAX's own errors: tracing or lowering the function
+        raise SbpcError(f"JAX could not lower {name}: {e}") from e
+    text = lowered.as_text()
+    module = _parse(text, f"{name}.mlir")
+    sbp_dialect.set_module_placement(module, placement)
+    f = main_function(module)
+    in_tree = lowered.in_tree
+    out_tree = lowered.out_tree
+    n_in = in_tree.num_leaves
+    if len(f.args) != n_in:
+        raise SbpcError(
+            f"{name}: JAX lowered {n_in} argument leaves to {len(f.args)} "
+            "function arguments (tokens or effects are not supported)"
+        )
+    arg_layouts = flat_layouts(in_layouts, args, placement, "argument")
+    out_skeleton = jax.tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    res_layouts = flat_layouts(out_layouts, out_skeleton, placement, "result")
+    for i, nd in enumerate(arg_layouts):
+        if nd is not None:
+            sbp_dialect.set_nd_sbp_arg_attr(f, i, nd)
+    for i, nd in enumerate(res_layouts):
+        if nd is not None:
+            sbp_dialect.set_nd_sbp_res_attr(f, i, nd)
+    return Annotated(
+        module,
+        text,
+        name,
+        in_tree,
+        out_tree,
+        _paths(args, "args") + _paths(kwargs, "kwargs"),
+        _paths(out_skeleton, "out"),
+        placement,
+    )
+
+
+def _paths(tree: Any, root: str) -> list[str]:
+    return [root + jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(tree)]
+
+
+# --------------------------------------------------------------------------
+# The distributed callable
+# --------------------------------------------------------------------------
+
+_loaded = count()
+
+
+@dataclass
+class Distributed:
+    """``fn`` distributed by sbpc: call it like ``fn``.
+
+    ``report``: the plan (text; ``plan_json`` as JSON); ``mlir``: the boxed
+    module; ``source``: the emitted JAX module; ``program``: that module
+    loaded; ``in_layouts``/``out_layouts``: per flat leaf, what sbpc chose.
+    """
+
+    name: str
+    strategy: str
+    placement: Placement
+    mlir: str
+    source: str
+    plans: list[FunctionPlan]
+    program: types.ModuleType
+    in_tree: Any
+    out_tree: Any
+    in_layouts: list[NdSbp]
+    out_layouts: list[NdSbp]
+    in_paths: list[str]
+    out_paths: list[str]
+    _step: Callable[..., Any] | None = field(default=None, repr=False)
+
+    @property
+    def report(self) -> str:
+        return "\n".join(format_report(p.plan, "text") for p in self.plans)
+
+    @property
+    def plan_json(self) -> str:
+        return "\n".join(format_report(p.plan, "json") for p in self.plans)
+
+    @property
+    def step(self) -> Callable[..., Any]:
+        """The sharded program on placed flat arguments (``place``'s output):
+        ``jax.jit`` of one ``shard_map``, so ``.lower(...)`` works."""
+        if self._step is None:
+            self._step = self.program.build()
+        return self._step
+
+    def flatten(self, *args: Any, **kwargs: Any) -> list[Any]:
+        leaves, tree = jax.tree_util.tree_flatten((args, kwargs))
+        if tree != self.in_tree:
+            raise TypeError(
+                f"{self.name} was distributed for arguments of structure "
+                f"{self.in_tree}, got {tree}"
+            )
+        return leaves
+
+    def place(self, *args: Any, **kwargs: Any) -> tuple[jax.Array, ...]:
+        """The flat arguments put on the mesh in the layouts the program takes."""
+        return tuple(self.program.put_args(*self.flatten(*args, **kwargs)))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        outs = self.step(*self.place(*args, **kwargs))
+        if not isinstance(outs, tuple | list):
+            outs = (outs,)
+        return jax.tree_util.tree_unflatten(self.out_tree, list(outs))
+
+    def shardings(self) -> tuple[list[NamedSharding], list[NamedSharding]]:
+        """The ``NamedSharding`` of every flat argument and result: what to give
+        ``jax.jit(in_shardings=..., out_shardings=...)`` for the same layouts."""
+        mesh = self.program.make_mesh()
+        return (
+            [NamedSharding(mesh, s) for s in self.program.IN_SPECS],
+            [NamedSharding(mesh, s) for s in self.program.OUT_SPECS],
+        )
+
+
+def named_sharding(mesh: jax.sharding.Mesh, nd: NdSbp, rank: int) -> NamedSharding:
+    """The ``NamedSharding`` of a non-partial layout on a mesh with axes
+    ``d0, d1, ...`` (one per hierarchy dim)."""
+    dims: list[list[str]] = [[] for _ in range(rank)]
+    for k, s in enumerate(nd):
+        if isinstance(s, Partial):
+            raise SbpcError(f"a partial layout {format_nd_sbp(nd)} has no NamedSharding")
+        if isinstance(s, Split):
+            dims[s.axis].append(f"d{k}")
+    spec = [None if not d else d[0] if len(d) == 1 else tuple(d) for d in dims]
+    return NamedSharding(mesh, PartitionSpec(*spec))
+
+
+def distribute(
+    fn: Callable[..., Any],
+    *args: Any,
+    mesh: Placement | int | Sequence[int] | str,
+    in_layouts: LayoutTree = None,
+    out_layouts: LayoutTree = None,
+    strategy: str = "optimal",
+    cost_model: str = "default",
+    memory_budget: float = 0,
+    time_limit: float = 0,
+    **kwargs: Any,
+) -> Distributed:
+    """Distribute ``fn`` over ``mesh`` (see the module docstring)."""
+    annotated = annotate(
+        fn, *args, mesh=mesh, in_layouts=in_layouts, out_layouts=out_layouts, **kwargs
+    )
+    module = annotated.module
+    ctx = default_context()
+    try:
+        sbp_dialect.verify_sbp_annotations(module)
+        SbpInlinePass().apply(ctx, module)
+        plans = SbpPropagatePass(
+            strategy=strategy,
+            cost_model=cost_model,
+            memory_budget=memory_budget,
+            time_limit=time_limit,
+        ).plan_module(module)
+        SbpLowerBoxingPass().apply(ctx, module)
+        module.verify()
+        source = jax_source(module)
+    except DiagnosticException as e:
+        raise SbpcError(_located(e, annotated)) from e
+    f = main_function(module)
+    in_layouts_chosen = [
+        sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))
+    ]
+    out_layouts_chosen = [
+        sbp_dialect.get_nd_sbp_res_attr(f, i) for i in range(len(f.function_type.outputs))
+    ]
+    program = _load(source, annotated.name)
+    return Distributed(
+        name=annotated.name,
+        strategy=strategy,
+        placement=annotated.placement,
+        mlir=str(module),
+        source=source,
+        plans=plans,
+        program=program,
+        in_tree=annotated.in_tree,
+        out_tree=annotated.out_tree,
+        in_layouts=[nd for nd in in_layouts_chosen if nd is not None],
+        out_layouts=[nd for nd in out_layouts_chosen if nd is not None],
+        in_paths=annotated.in_paths,
+        out_paths=annotated.out_paths,
+    )
+
+
+def _located(e: DiagnosticException, annotated: Annotated) -> str:
+    """``name.mlir:12:5: error: ...`` plus the StableHLO line at fault."""
+    op = getattr(e, "op", None)
+    message = getattr(e, "message", str(e))
+    diag = make_diagnostic("error", op, message)
+    lines = annotated.text.splitlines()
+    text = f"cannot distribute {annotated.name}: {diag}"
+    if 1 <= diag.line <= len(lines):
+        text += "\n  " + lines[diag.line - 1].strip()
+    return text
+
+
+def _load(source: str, name: str) -> types.ModuleType:
+    """The emitted module, imported under a unique name (dataclasses need it
+    in ``sys.modules``)."""
+    module_name = f"sbpc_distributed_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_loaded)}"
+    module = types.ModuleType(module_name)
+    module.__file__ = f"<sbpc {name}>"
+    sys.modules[module_name] = module
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    return module
