@@ -318,9 +318,11 @@ class Distributed:
         """The ``NamedSharding`` of every flat argument and result: what to give
         ``jax.jit(in_shardings=..., out_shardings=...)`` for the same layouts."""
         mesh = self.program.make_mesh()
+        outs = self.program.OUT_SPECS  # a bare spec for one result
+        outs = (outs,) if isinstance(outs, PartitionSpec) else outs
         return (
             [NamedSharding(mesh, s) for s in self.program.IN_SPECS],
-            [NamedSharding(mesh, s) for s in self.program.OUT_SPECS],
+            [NamedSharding(mesh, s) for s in outs],
         )
 
 
