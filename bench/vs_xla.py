@@ -132,21 +132,28 @@ def bench_one(name: str, scheme: str, strategy: str, repeats: int) -> Row:
     placed = dist.place(*example.args)
     sbpc_compiled = dist.step.lower(*placed).compile()
     sbpc_compile_s = time.perf_counter() - start
-    got = jax.tree_util.tree_unflatten(dist.out_tree, list(_tuple(sbpc_compiled(*placed))))
+    got = jax.tree_util.tree_unflatten(
+        dist.out_tree, list(_tuple(sbpc_compiled(*placed)))
+    )
 
     in_shardings, out_shardings = dist.shardings()
     start = time.perf_counter()
     xla_fn = jax.jit(
-        lambda *flat: jax.tree.leaves(example.fn(*jax.tree_util.tree_unflatten(dist.in_tree, flat)[0])),
+        lambda *flat: jax.tree.leaves(
+            example.fn(*jax.tree_util.tree_unflatten(dist.in_tree, flat)[0])
+        ),
         in_shardings=tuple(in_shardings),
         out_shardings=list(out_shardings),
     )
     xla_placed = tuple(
-        jax.device_put(x, s) for x, s in zip(dist.flatten(*example.args), in_shardings, strict=True)
+        jax.device_put(x, s)
+        for x, s in zip(dist.flatten(*example.args), in_shardings, strict=True)
     )
     xla_compiled = xla_fn.lower(*xla_placed).compile()
     xla_compile_s = time.perf_counter() - start
-    xla_got = jax.tree_util.tree_unflatten(dist.out_tree, list(xla_compiled(*xla_placed)))
+    xla_got = jax.tree_util.tree_unflatten(
+        dist.out_tree, list(xla_compiled(*xla_placed))
+    )
 
     sbpc_step, xla_step = _interleaved_medians(
         [sbpc_compiled, xla_compiled], [placed, xla_placed], repeats
@@ -156,8 +163,17 @@ def bench_one(name: str, scheme: str, strategy: str, repeats: int) -> Row:
     return Row(
         name,
         scheme,
-        Side(s_bytes, s_count, s_counts, sbpc_step, sbpc_compile_s, max_error(got, want)),
-        Side(x_bytes, x_count, x_counts, xla_step, xla_compile_s, max_error(xla_got, want)),
+        Side(
+            s_bytes, s_count, s_counts, sbpc_step, sbpc_compile_s, max_error(got, want)
+        ),
+        Side(
+            x_bytes,
+            x_count,
+            x_counts,
+            xla_step,
+            xla_compile_s,
+            max_error(xla_got, want),
+        ),
     )
 
 
@@ -193,7 +209,11 @@ def table(rows: list[Row]) -> str:
     lines = []
     for r in rows:
         if r.sbpc is None or r.xla is None:
-            lines.append(f"| {r.example} | {r.scheme} | " + " | ".join(["-"] * 11) + f" | {r.note} |")
+            lines.append(
+                f"| {r.example} | {r.scheme} | "
+                + " | ".join(["-"] * 11)
+                + f" | {r.note} |"
+            )
             continue
         s, x = r.sbpc, r.xla
         losses = []
@@ -221,7 +241,9 @@ def plot(rows: list[Row], path: Path) -> None:
     done = [r for r in rows if r.sbpc and r.xla]
     labels = [f"{r.example}\n{r.scheme}" for r in done]
     x = np.arange(len(done))
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(8, len(done) * 0.7), 7), sharex=True)
+    fig, (top, bottom) = plt.subplots(
+        2, 1, figsize=(max(8, len(done) * 0.7), 7), sharex=True
+    )
     width = 0.4
     top.bar(x - width / 2, [r.sbpc.bytes / 1024 for r in done], width, label="sbpc")
     top.bar(x + width / 2, [r.xla.bytes / 1024 for r in done], width, label="XLA")
@@ -287,8 +309,12 @@ local compute, not a network.
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=sorted(EXAMPLES), default=None)
-    parser.add_argument("--schemes", nargs="+", choices=sorted(SCHEMES), default=["dp", "tp", "2d"])
-    parser.add_argument("--strategy", choices=("greedy", "bfs", "optimal"), default="optimal")
+    parser.add_argument(
+        "--schemes", nargs="+", choices=sorted(SCHEMES), default=["dp", "tp", "2d"]
+    )
+    parser.add_argument(
+        "--strategy", choices=("greedy", "bfs", "optimal"), default="optimal"
+    )
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)

@@ -29,7 +29,9 @@ def max_error(got, want) -> float:
     """Largest |got - want| over all leaves, relative to max(1, |want|)."""
     errors = jax.tree.map(
         lambda g, w: float(
-            np.max(np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64)), initial=0)
+            np.max(
+                np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64)), initial=0
+            )
             / max(1.0, float(np.max(np.abs(np.asarray(w, np.float64)), initial=0)))
         ),
         got,
@@ -42,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("example", choices=sorted(EXAMPLES))
     parser.add_argument("--scheme", choices=sorted(SCHEMES), default="2d")
-    parser.add_argument("--strategy", choices=("greedy", "bfs", "optimal"), default="optimal")
+    parser.add_argument(
+        "--strategy", choices=("greedy", "bfs", "optimal"), default="optimal"
+    )
     parser.add_argument("--report", action="store_true", help="print the plan")
     parser.add_argument("--mlir", metavar="PATH", help="write the boxed module")
     args = parser.parse_args(argv)

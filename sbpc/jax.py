@@ -41,6 +41,7 @@ from itertools import count
 from typing import Any
 
 import jax
+import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
@@ -99,8 +100,10 @@ def _is_layout_leaf(x: Any) -> bool:
 
 
 def _is_nd_sbp(x: Any) -> bool:
-    return isinstance(x, tuple) and bool(x) and all(
-        type(s).__module__ == "sbpc.sbp" for s in x
+    return (
+        isinstance(x, tuple)
+        and bool(x)
+        and all(type(s).__module__ == "sbpc.sbp" for s in x)
     )
 
 
@@ -138,11 +141,11 @@ def flat_layouts(
     layouts: LayoutTree, tree: Any, placement: Placement, what: str
 ) -> list[NdSbp | None]:
     """One layout per leaf of ``tree``, from a pytree prefix of layouts."""
-    paths = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(tree)]
+    paths = [
+        jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(tree)
+    ]
     if _is_layout_leaf(layouts):
-        return [
-            _parse_layout(layouts, placement, f"{what}{p}") for p in paths
-        ]
+        return [_parse_layout(layouts, placement, f"{what}{p}") for p in paths]
     try:
         per_leaf = jax.tree_util.tree_map(
             lambda layout, sub: _Repeat(layout, len(jax.tree_util.tree_leaves(sub))),
@@ -155,7 +158,9 @@ def flat_layouts(
             f"{what} layouts do not match the structure of the {what}s "
             f"(they must be a pytree prefix of them): {e}"
         ) from e
-    repeats = jax.tree_util.tree_leaves(per_leaf, is_leaf=lambda x: isinstance(x, _Repeat))
+    repeats = jax.tree_util.tree_leaves(
+        per_leaf, is_leaf=lambda x: isinstance(x, _Repeat)
+    )
     flat: list[Layout] = [r.layout for r in repeats for _ in range(r.times)]
     return [
         _parse_layout(layout, placement, f"{what}{p}")
@@ -232,6 +237,10 @@ def annotate(
     for i, nd in enumerate(res_layouts):
         if nd is not None:
             sbp_dialect.set_nd_sbp_res_attr(f, i, nd)
+    try:
+        sbp_dialect.verify_sbp_annotations(module)
+    except DiagnosticException as e:
+        raise SbpcError(_located(e, name, text)) from e
     return Annotated(
         module,
         text,
@@ -245,7 +254,10 @@ def annotate(
 
 
 def _paths(tree: Any, root: str) -> list[str]:
-    return [root + jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(tree)]
+    return [
+        root + jax.tree_util.keystr(p)
+        for p, _ in jax.tree_util.tree_leaves_with_path(tree)
+    ]
 
 
 # --------------------------------------------------------------------------
@@ -305,8 +317,27 @@ class Distributed:
         return leaves
 
     def place(self, *args: Any, **kwargs: Any) -> tuple[jax.Array, ...]:
-        """The flat arguments put on the mesh in the layouts the program takes."""
-        return tuple(self.program.put_args(*self.flatten(*args, **kwargs)))
+        """The flat arguments put on the mesh in the layouts the program takes.
+
+        Python scalars and numpy arrays take the dtype the function was
+        compiled for (as ``jax.jit``'s weak types do); shapes must match.
+        """
+        leaves = []
+        for leaf, (shape, dtype), path in zip(
+            self.flatten(*args, **kwargs),
+            self.program.ARG_TYPES,
+            self.in_paths,
+            strict=True,
+        ):
+            if not isinstance(leaf, jax.Array):
+                leaf = np.asarray(leaf, dtype=dtype)
+            if tuple(leaf.shape) != tuple(shape):
+                raise TypeError(
+                    f"{self.name}: {path} has shape {tuple(leaf.shape)}, "
+                    f"but was distributed for {tuple(shape)}"
+                )
+            leaves.append(leaf)
+        return tuple(self.program.put_args(*leaves))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         outs = self.step(*self.place(*args, **kwargs))
@@ -332,7 +363,9 @@ def named_sharding(mesh: jax.sharding.Mesh, nd: NdSbp, rank: int) -> NamedShardi
     dims: list[list[str]] = [[] for _ in range(rank)]
     for k, s in enumerate(nd):
         if isinstance(s, Partial):
-            raise SbpcError(f"a partial layout {format_nd_sbp(nd)} has no NamedSharding")
+            raise SbpcError(
+                f"a partial layout {format_nd_sbp(nd)} has no NamedSharding"
+            )
         if isinstance(s, Split):
             dims[s.axis].append(f"d{k}")
     spec = [None if not d else d[0] if len(d) == 1 else tuple(d) for d in dims]
@@ -358,7 +391,6 @@ def distribute(
     module = annotated.module
     ctx = default_context()
     try:
-        sbp_dialect.verify_sbp_annotations(module)
         SbpInlinePass().apply(ctx, module)
         plans = SbpPropagatePass(
             strategy=strategy,
@@ -370,13 +402,14 @@ def distribute(
         module.verify()
         source = jax_source(module)
     except DiagnosticException as e:
-        raise SbpcError(_located(e, annotated)) from e
+        raise SbpcError(_located(e, annotated.name, annotated.text)) from e
     f = main_function(module)
     in_layouts_chosen = [
         sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))
     ]
     out_layouts_chosen = [
-        sbp_dialect.get_nd_sbp_res_attr(f, i) for i in range(len(f.function_type.outputs))
+        sbp_dialect.get_nd_sbp_res_attr(f, i)
+        for i in range(len(f.function_type.outputs))
     ]
     program = _load(source, annotated.name)
     return Distributed(
@@ -396,13 +429,13 @@ def distribute(
     )
 
 
-def _located(e: DiagnosticException, annotated: Annotated) -> str:
+def _located(e: DiagnosticException, name: str, source: str) -> str:
     """``name.mlir:12:5: error: ...`` plus the StableHLO line at fault."""
     op = getattr(e, "op", None)
     message = getattr(e, "message", str(e))
     diag = make_diagnostic("error", op, message)
-    lines = annotated.text.splitlines()
-    text = f"cannot distribute {annotated.name}: {diag}"
+    lines = source.splitlines()
+    text = f"cannot distribute {name}: {diag}"
     if 1 <= diag.line <= len(lines):
         text += "\n  " + lines[diag.line - 1].strip()
     return text
@@ -411,7 +444,9 @@ def _located(e: DiagnosticException, annotated: Annotated) -> str:
 def _load(source: str, name: str) -> types.ModuleType:
     """The emitted module, imported under a unique name (dataclasses need it
     in ``sys.modules``)."""
-    module_name = f"sbpc_distributed_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_loaded)}"
+    module_name = (
+        f"sbpc_distributed_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_loaded)}"
+    )
     module = types.ModuleType(module_name)
     module.__file__ = f"<sbpc {name}>"
     sys.modules[module_name] = module

@@ -91,7 +91,9 @@ def load_object(spec: str) -> Any:
     except ImportError_:
         raise
     except Exception as e:
-        raise ImportError_(f"cannot import {module_name}: {type(e).__name__}: {e}") from e
+        raise ImportError_(
+            f"cannot import {module_name}: {type(e).__name__}: {e}"
+        ) from e
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -180,13 +182,17 @@ def run(argv: Sequence[str] | None = None) -> int:
             print(f"result {i}: {path}")
         return 0
     in_layouts = _assignments(args.layout, annotated.in_paths, "--layout")
-    out_layouts = _assignments(args.result_layout, annotated.out_paths, "--result-layout")
+    out_layouts = _assignments(
+        args.result_layout, annotated.out_paths, "--result-layout"
+    )
     annotated = sbpc_jax.annotate(
         fn,
         *example,
         mesh=placement,
         in_layouts=_prefix(in_layouts, annotated.in_paths, example),
-        out_layouts=_flat_prefix(out_layouts, len(annotated.out_paths), annotated.out_tree),
+        out_layouts=_flat_prefix(
+            out_layouts, len(annotated.out_paths), annotated.out_tree
+        ),
     )
     text = annotated.mlir() + "\n"
     if args.output == "-":

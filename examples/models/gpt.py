@@ -69,7 +69,10 @@ def init_params(seed: int = 0):
     def normal(*shape):
         return (rng.standard_normal(shape) * 0.02).astype(np.float32)
 
-    ones, zeros = (lambda n: np.ones(n, np.float32)), (lambda n: np.zeros(n, np.float32))
+    ones, zeros = (
+        (lambda n: np.ones(n, np.float32)),
+        (lambda n: np.zeros(n, np.float32)),
+    )
     blocks = [
         {
             "ln1_g": ones(MODEL), "ln1_b": zeros(MODEL),

@@ -40,7 +40,9 @@ def forward(params, images):
     x = patches(images) @ params["embed"] + params["embed_b"]
     for p in params["blocks"]:
         y = layer_norm(x, p["ln1_g"], p["ln1_b"]).transpose(0, 2, 1)
-        x = x + mlp(y, p["tok_w1"], p["tok_b1"], p["tok_w2"], p["tok_b2"]).transpose(0, 2, 1)
+        x = x + mlp(y, p["tok_w1"], p["tok_b1"], p["tok_w2"], p["tok_b2"]).transpose(
+            0, 2, 1
+        )
         y = layer_norm(x, p["ln2_g"], p["ln2_b"])
         x = x + mlp(y, p["ch_w1"], p["ch_b1"], p["ch_w2"], p["ch_b2"])
     x = layer_norm(x, params["ln_g"], params["ln_b"]).mean(1)
@@ -64,7 +66,10 @@ def init_params(seed: int = 0):
     def dense(i, o):
         return (rng.standard_normal((i, o)) / np.sqrt(i)).astype(np.float32)
 
-    ones, zeros = (lambda n: np.ones(n, np.float32)), (lambda n: np.zeros(n, np.float32))
+    ones, zeros = (
+        (lambda n: np.ones(n, np.float32)),
+        (lambda n: np.zeros(n, np.float32)),
+    )
     blocks = [
         {
             "ln1_g": ones(WIDTH), "ln1_b": zeros(WIDTH),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -38,7 +40,7 @@ def init_params(seed: int = 0):
             "w": (rng.standard_normal((i, o)) / np.sqrt(i)).astype(np.float32),
             "b": np.zeros(o, np.float32),
         }
-        for i, o in zip(dims[:-1], dims[1:], strict=True)
+        for i, o in itertools.pairwise(dims)
     ]
 
 

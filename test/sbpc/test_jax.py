@@ -1,0 +1,182 @@
+"""``sbpc.jax``: distribute JAX functions, with pytrees, layouts and errors."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import sbpc.jax as sj
+from sbpc.placement import Placement
+from sbpc.sbp import Broadcast, Split
+
+STRATEGIES = ("greedy", "bfs", "optimal")
+
+
+def mlp(params, x, *, scale=1.0):
+    for layer in params["layers"]:
+        x = jax.nn.relu(x @ layer["w"] + layer["b"])
+    return {"y": x * scale, "total": jnp.sum(x)}
+
+
+def _params(rng):
+    return {
+        "layers": [
+            {
+                "w": rng.standard_normal((16, 32)).astype(np.float32),
+                "b": np.zeros(32, np.float32),
+            },
+            {
+                "w": rng.standard_normal((32, 8)).astype(np.float32),
+                "b": np.ones(8, np.float32),
+            },
+        ]
+    }
+
+
+def _close(got, want, tol=1e-4):
+    jax.tree.map(
+        lambda g, w: np.testing.assert_allclose(
+            np.asarray(g),
+            np.asarray(w),
+            rtol=tol,
+            atol=tol * max(1.0, float(np.abs(w).max())),
+        ),
+        got,
+        want,
+    )
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_pytree_function_matches_jit(strategy):
+    rng = np.random.default_rng(0)
+    params, x = _params(rng), rng.standard_normal((8, 16)).astype(np.float32)
+    layer = {"w": "[B, S(1)]", "b": "[B, S(0)]"}
+    dist = sj.distribute(
+        mlp,
+        params,
+        x,
+        mesh=(2, 4),
+        in_layouts=({"layers": [layer, None]}, "[S(0), B]"),
+        strategy=strategy,
+    )
+    got = dist(params, x)
+    assert jax.tree.structure(got) == jax.tree.structure(mlp(params, x))
+    _close(got, mlp(params, x))
+    # given layouts are kept; leaves are in jax's flattening order (b before w)
+    assert dist.in_layouts[0] == (Broadcast(), Split(0))
+    assert dist.in_layouts[1] == (Broadcast(), Split(1))
+    assert dist.in_layouts[-1] == (Split(0), Broadcast())
+    assert dist.in_paths[1] == "args[0]['layers'][0]['w']"
+    # placed arguments carry the sharding the program takes
+    placed = dist.place(params, x)
+    assert placed[-1].sharding.spec == jax.sharding.PartitionSpec("d0", None)
+    # a second call with other values reuses the program
+    params2 = _params(np.random.default_rng(1))
+    _close(dist(params2, x), mlp(params2, x))
+
+
+def test_keyword_arguments_and_string_mesh():
+    rng = np.random.default_rng(2)
+    params, x = _params(rng), rng.standard_normal((8, 16)).astype(np.float32)
+    dist = sj.distribute(mlp, params, x, mesh="8", in_layouts=(None, "S(0)"), scale=2.0)
+    assert dist.placement == Placement.of_size(8)
+    _close(dist(params, x, scale=2.0), mlp(params, x, scale=2.0))
+    with pytest.raises(TypeError, match="structure"):
+        dist(params, x)  # the keyword is part of the structure, as in jax.jit
+
+
+def test_result_layouts_are_honoured_and_shardings_match_them():
+    rng = np.random.default_rng(3)
+    params, x = _params(rng), rng.standard_normal((8, 16)).astype(np.float32)
+    dist = sj.distribute(
+        mlp,
+        params,
+        x,
+        mesh=(2, 4),
+        in_layouts=(None, "[S(0), B]"),
+        out_layouts={"y": "[B, S(1)]", "total": "[B, B]"},
+        strategy="optimal",
+    )
+    out = dist(params, x)
+    assert out["y"].sharding.spec == jax.sharding.PartitionSpec(None, "d1")
+    _close(out, mlp(params, x))
+    _, outs = dist.shardings()
+    assert [s.spec for s in outs] == [
+        jax.sharding.PartitionSpec(),
+        jax.sharding.PartitionSpec(None, "d1"),
+    ]
+    assert "sbp.nd_sbp" in dist.mlir and "shard_map" in dist.source
+    assert "strategy=optimal" in dist.report
+    assert '"totals"' in dist.plan_json
+
+
+def test_free_results_are_never_partial():
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+
+    def matmul(a, b):
+        return a @ b
+
+    dist = sj.distribute(matmul, a, a, mesh=8, in_layouts=("S(1)", "S(0)"))
+    assert all(
+        not any(type(s).__name__ == "Partial" for s in nd) for nd in dist.out_layouts
+    )
+    _close(dist(a, a), a @ a)
+
+
+def test_shape_dtype_structs_as_examples():
+    spec = jax.ShapeDtypeStruct((8, 4), jnp.float32)
+    dist = sj.distribute(lambda x: jnp.tanh(x) * 2, spec, mesh=4, in_layouts="S(0)")
+    x = np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4)
+    _close(dist(x), np.tanh(x) * 2)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"mesh": "2y4"}, "bad mesh"),
+        ({"mesh": (2, 0)}, "bad mesh"),
+        (
+            {"mesh": 8, "in_layouts": ("S(0)", "X(1)")},
+            r"argument\[1\]: expected an SBP",
+        ),
+        (
+            {"mesh": (2, 4), "in_layouts": ("S(0)", None)},
+            r"argument\[0\]: layout \[S\(0\)\] has 1",
+        ),
+        ({"mesh": 8, "in_layouts": ("S(0)", None, None)}, "pytree prefix"),
+        ({"mesh": 8, "out_layouts": ("S(0)", "B")}, "pytree prefix"),
+    ],
+)
+def test_bad_options_are_reported(kwargs, message):
+    a = np.ones((8, 8), np.float32)
+    with pytest.raises(sj.SbpcError, match=message):
+        sj.distribute(lambda x, y: x + y, a, a, **kwargs)
+
+
+def test_compile_errors_point_at_the_stablehlo_line():
+    a = np.ones((6, 8), np.float32)  # 6 rows do not split over 4 devices
+    with pytest.raises(sj.SbpcError) as info:
+        sj.distribute(lambda x: jnp.exp(x), a, mesh=4, in_layouts="S(0)")
+    text = str(info.value)
+    assert "cannot distribute" in text and "<lambda>.mlir:" in text
+    assert "tensor<6x8xf32>" in text  # the offending line is quoted
+
+
+def test_unsupported_ops_are_reported_not_raised_as_tracebacks():
+    a = np.arange(8, dtype=np.float32)
+    with pytest.raises(sj.SbpcError, match="sort"):
+        sj.distribute(jnp.sort, a, mesh=2)
+
+
+def test_jax_errors_are_wrapped():
+    with pytest.raises(sj.SbpcError, match="JAX could not lower"):
+        sj.distribute(lambda x: x @ x, np.ones((2, 3), np.float32), mesh=2)
+
+
+def test_arguments_of_another_shape_are_refused():
+    a = np.ones((8, 8), np.float32)
+    dist = sj.distribute(lambda x: x * 2, a, mesh=2)
+    with pytest.raises(TypeError, match=r"args\[0\] has shape \(4, 8\)"):
+        dist(np.ones((4, 8), np.float32))
