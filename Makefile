@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # Simulated devices for everything that runs JAX on the CPU.
 export XLA_FLAGS ?= --xla_force_host_platform_device_count=8
 
-.PHONY: setup run test lint format
+.PHONY: setup run test lint format bench-xla
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ run: setup
 test: setup
 	$(BIN)/lit -sv test
 	$(BIN)/pytest -q
+
+# sbpc against XLA's partitioner on every example: writes docs/benchmarks.md.
+bench-xla: setup
+	$(BIN)/python bench/vs_xla.py
 
 lint: setup
 	$(BIN)/ruff check .
