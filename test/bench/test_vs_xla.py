@@ -1,0 +1,30 @@
+"""``bench/vs_xla.py`` runs end to end and writes its report (no timing asserts)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "vs_xla.py"
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("vs_xla", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_report_has_a_row_per_scheme_and_a_plot(tmp_path):
+    out = tmp_path / "benchmarks.md"
+    status = _load().main(["--only", "mlp", "--repeats", "2", "--out", str(out)])
+    assert status == 0
+    text = out.read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| mlp |")]
+    assert [r.split("|")[2].strip() for r in rows] == ["dp", "tp", "2d"]
+    # tensor parallelism of an MLP needs collectives on both sides
+    tp = rows[1].split("|")
+    assert float(tp[3]) > 0 and float(tp[4]) > 0
+    assert re.search(r"compiled by both: 3", text)
+    assert (tmp_path / "benchmarks.png").stat().st_size > 1000
