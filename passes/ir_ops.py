@@ -1,6 +1,8 @@
 """IR operations as the plain ``OpSpec``s that sbpc's algorithms work on.
 
 StableHLO ops describe their own attributes (``stablehlo.plain_attrs``);
+CHLO ops (``chlo.square``, ``chlo.erf`` ...) have none: their ``OpSpec`` is
+the op name and types, and the rules are ``sbpc.ops_chlo``'s;
 for arith and linalg this module maps xDSL's op classes onto the attribute
 keys the op rules expect (documented in ``sbpc.ops_linalg`` and
 ``sbpc.ops_arith``).  Ops whose attributes are not

@@ -7,6 +7,7 @@ from xdsl.dialects import arith, builtin, func, linalg, tensor
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
+from sbpc.dialects.chlo import CHLO
 from sbpc.dialects.sbp import SBP, verify_sbp_annotations
 from sbpc.dialects.stablehlo import StableHLO
 from sbpc.universe import SBPC_UNIVERSE
@@ -14,7 +15,7 @@ from sbpc.universe import SBPC_UNIVERSE
 
 def default_context() -> Context:
     """A context with the dialects sbpc reads: builtin, func, arith, linalg,
-    tensor, sbp and stablehlo."""
+    tensor, sbp, stablehlo and chlo."""
     ctx = Context()
     for dialect in (
         builtin.Builtin,
@@ -26,6 +27,7 @@ def default_context() -> Context:
         ctx.load_dialect(dialect)
     ctx.load_dialect(SBP)
     ctx.load_dialect(StableHLO)
+    ctx.load_dialect(CHLO)
     return ctx
 
 

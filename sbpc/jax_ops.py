@@ -23,6 +23,7 @@ import numpy as np
 
 from sbpc.op_spec import OpSpec, is_bool, numpy_dtype
 from sbpc.ops_arith import _CMPF, _CMPI, ARITH_ELEMENTWISE, predicate
+from sbpc.ops_chlo import CHLO_ELEMENTWISE
 from sbpc.ops_linalg import LINALG_ELEMENTWISE
 
 
@@ -156,6 +157,18 @@ _UNARY = {
     "sine": "jnp.sin({0})",
     "cosine": "jnp.cos({0})",
     "square": "jnp.square({0})",
+    "erf": "lax.erf({0})",
+    "erfc": "lax.erfc({0})",
+    "erf_inv": "lax.erf_inv({0})",
+    "sinh": "lax.sinh({0})",
+    "cosh": "lax.cosh({0})",
+    "asin": "lax.asin({0})",
+    "acos": "lax.acos({0})",
+    "atan": "lax.atan({0})",
+    "asinh": "lax.asinh({0})",
+    "acosh": "lax.acosh({0})",
+    "atanh": "lax.atanh({0})",
+    "lgamma": "lax.lgamma({0})",
     "reciprocal": "jnp.reciprocal({0})",
     "is_finite": "jnp.isfinite({0})",
     "not": "jnp.invert({0})",
@@ -173,6 +186,7 @@ _BINARY = {
     "and": "jnp.bitwise_and({0}, {1})",
     "or": "jnp.bitwise_or({0}, {1})",
     "xor": "jnp.bitwise_xor({0}, {1})",
+    "next_after": "lax.nextafter({0}, {1})",
 }
 # lax.div / lax.rem: C semantics (truncation, sign of the dividend) as
 # numpy's fmod and sbpc's integer division; they do not broadcast.
@@ -232,6 +246,9 @@ for _kind in (
 ):
     _elementwise(f"stablehlo.{_kind}", _kind)
 _elementwise("stablehlo.round_nearest_afz", "round")
+
+for _name, _kind in CHLO_ELEMENTWISE.items():
+    _elementwise(f"chlo.{_name}", _kind)
 
 for _name, _kind in LINALG_ELEMENTWISE.items():
     _elementwise(f"linalg.{_name}", _kind, n_outs=1)

@@ -4,7 +4,7 @@ Each op kind registers an evaluator ``(op, inputs) -> outputs``; ``evaluate``
 dispatches on the op name and casts results to the result types, so a local
 op (``sbpc.op_rules.local_op``) evaluates on a device's pieces exactly like
 the global op on whole tensors.  Plain numpy on the CPU, nothing global set.
-Built-in evaluators for ``stablehlo``, ``linalg`` and ``arith`` load on
+Built-in evaluators for ``stablehlo``, ``chlo``, ``linalg`` and ``arith`` load on
 first use (the same modules as the rules).
 """
 

@@ -28,7 +28,7 @@ Another compiler registers its ops the same way::
     def _scale(op):
         return [sig1d([S(k)], [S(k)]) for k in range(op.results[0].rank)]
 
-Built-in rules for ``stablehlo``, ``linalg`` and ``arith`` load on first use.
+Built-in rules for ``stablehlo``, ``chlo``, ``linalg`` and ``arith`` load on first use.
 ``signatures_1d`` drops two kinds of signature whatever the rule says:
 ``P(sum)`` on an ``i1`` tensor (a sum of booleans has no faithful
 collective: ``psum`` would count) and splits of size-1 dims (never even).
@@ -57,7 +57,12 @@ LocalFn: TypeAlias = Callable[[OpSpec, OpSpec, Signature, Sequence[int], Coord],
 
 _RULES: dict[str, list[RuleFn]] = {}
 _LOCALS: dict[str, LocalFn] = {}
-_BUILTIN_MODULES = ("sbpc.ops_stablehlo", "sbpc.ops_linalg", "sbpc.ops_arith")
+_BUILTIN_MODULES = (
+    "sbpc.ops_stablehlo",
+    "sbpc.ops_chlo",
+    "sbpc.ops_linalg",
+    "sbpc.ops_arith",
+)
 _builtins_loaded = False
 
 

@@ -1,4 +1,4 @@
-"""Elementwise op kinds shared by stablehlo, linalg and arith: semantics and SBP facts.
+"""Elementwise op kinds shared by stablehlo, chlo, linalg and arith: semantics and SBP facts.
 
 Each kind has a numpy implementation and a function listing its partial
 signatures, derived from algebraic facts stated once here:
@@ -7,9 +7,10 @@ signatures, derived from algebraic facts stated once here:
   all ``P(sum)`` -> ``P(sum)``;
 * linear in each argument separately (``multiply``; ``divide`` in its
   dividend, floats only: integer division truncates);
-* monotone in one argument, the others fixed (``exp``, ``floor``, ``compare``
-  ...): ``P(max)``/``P(min)`` pass through, swapped where f is
-  non-increasing (``negate``, ``not``, compare's right side of ``GT``);
+* monotone in one argument, the others fixed (``exp``, ``floor``, ``compare``,
+  and on all of [-inf, inf] ``erf``, ``sinh``, ``atan``, ``asinh`` ...):
+  ``P(max)``/``P(min)`` pass through, swapped where f is non-increasing
+  (``negate``, ``not``, ``erfc``, compare's right side of ``GT``);
 * jointly max/min-preserving (``maximum`` with ``P(max)`` on both sides,
   ``minimum`` with ``P(min)``, boolean ``or``/``and``).
 
@@ -18,7 +19,13 @@ What is left out, and why:
   rounds each piece: pieces of a small value may be large); float<->int and
   integer widening are not linear (truncation, wrap-around);
 * ``log``, ``log_plus_one``, ``sqrt``, ``rsqrt`` are monotone only on their
-  domain, and pieces of a ``P(max)`` value may fall outside it (NaN);
+  domain, and pieces of a ``P(max)`` value may fall outside it (NaN); so are
+  ``erf_inv`` and ``atanh`` (increasing on [-1, 1]), ``asin`` and ``acos``
+  ([-1, 1]) and ``acosh`` ([1, inf));
+* ``square``, ``cosh`` and ``lgamma`` are neither linear nor monotone;
+  ``next_after`` steps by one ulp toward its second operand, which is
+  monotone in each argument mathematically but not worth the signed-zero
+  cases (``nextafter(-0.0, 0.0)``), so it gets none either;
 * integer ``add``/``negate`` are not monotone (wrap-around), but they are
   linear (modular arithmetic), so they keep ``P(sum)``;
 * signless integers (``iN``) compare as signed in ``P(max)``/``P(min)``; the
@@ -30,6 +37,8 @@ results); rank-0 operands (a scalar predicate or clamp bound) stay ``B``.
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -150,6 +159,10 @@ def _increasing(floats_only: bool = True) -> PartialsFn:
     return partials
 
 
+def _decreasing(op: OpSpec) -> list[Signature]:
+    return monotone(*_sizes(op), {0: -1}) if _all_float(op) else []
+
+
 def _clamp(op: OpSpec) -> list[Signature]:
     # clamp(lo, x, hi) = min(max(x, lo), hi): non-decreasing in all three;
     # max over (lo, x) with hi fixed, min over (x, hi) with lo fixed.
@@ -246,6 +259,43 @@ def _rsqrt(x: np.ndarray) -> np.ndarray:
     return 1 / np.sqrt(x)
 
 
+def _vectorize(f: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
+    """A float function of the standard library, elementwise in float64."""
+    v = np.vectorize(f, otypes=[np.float64])
+    return lambda x: v(np.asarray(x, dtype=np.float64))
+
+
+def _lgamma(x: float) -> float:
+    """log|Gamma(x)|; +inf at the poles (0, -1, -2 ...), as XLA's lgamma."""
+    try:
+        return math.lgamma(x)
+    except ValueError:
+        return math.inf
+
+
+_NORMAL = statistics.NormalDist()
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+
+def _erf_inv(x: float) -> float:
+    """The inverse of erf: via the normal quantile, polished by Newton on math.erf.
+
+    erf_inv(x) = Phi^-1((1 + x) / 2) / sqrt(2); near 0 the (1 + x) / 2 loses
+    relative precision, which two Newton steps on ``math.erf`` restore.
+    """
+    if math.isnan(x) or abs(x) > 1:
+        return math.nan
+    if abs(x) == 1:
+        return math.copysign(math.inf, x)
+    if x == 0:
+        return x
+    y = _NORMAL.inv_cdf((1 + x) / 2) / math.sqrt(2)
+    if abs(x) < 0.5:
+        for _ in range(2):
+            y -= (math.erf(y) - x) / (_TWO_OVER_SQRT_PI * math.exp(-y * y))
+    return y
+
+
 def _compare(direction: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ops = {
         "EQ": np.equal,
@@ -309,6 +359,19 @@ KINDS: dict[str, Elementwise] = {
     "sine": Elementwise(_unary(np.sin), _no_partials),
     "cosine": Elementwise(_unary(np.cos), _no_partials),
     "square": Elementwise(_unary(np.square), _no_partials),
+    "erf": Elementwise(_unary(_vectorize(math.erf)), _increasing()),
+    "erfc": Elementwise(_unary(_vectorize(math.erfc)), _decreasing),
+    "erf_inv": Elementwise(_unary(_vectorize(_erf_inv)), _no_partials),
+    "sinh": Elementwise(_unary(np.sinh), _increasing()),
+    "cosh": Elementwise(_unary(np.cosh), _no_partials),
+    "asin": Elementwise(_unary(np.arcsin), _no_partials),
+    "acos": Elementwise(_unary(np.arccos), _no_partials),
+    "atan": Elementwise(_unary(np.arctan), _increasing()),
+    "asinh": Elementwise(_unary(np.arcsinh), _increasing()),
+    "acosh": Elementwise(_unary(np.arccosh), _no_partials),
+    "atanh": Elementwise(_unary(np.arctanh), _no_partials),
+    "lgamma": Elementwise(_unary(_vectorize(_lgamma)), _no_partials),
+    "next_after": Elementwise(_binary(np.nextafter), _no_partials),
     "reciprocal": Elementwise(_unary(np.reciprocal), _no_partials),
     "is_finite": Elementwise(_unary(np.isfinite), _no_partials),
     "clamp": Elementwise(_clamp_fn, _clamp),

@@ -25,6 +25,12 @@ def _stablehlo() -> Dialect:
     return StableHLO
 
 
+def _chlo() -> Dialect:
+    from sbpc.dialects.chlo import CHLO
+
+    return CHLO
+
+
 def _inline() -> type[ModulePass]:
     from sbpc.passes.inline import SbpInlinePass
 
@@ -50,7 +56,7 @@ def _jax_target() -> type[Target]:
 
 
 SBPC_UNIVERSE = Universe(
-    all_dialects={"sbp": _sbp, "stablehlo": _stablehlo},
+    all_dialects={"sbp": _sbp, "stablehlo": _stablehlo, "chlo": _chlo},
     all_passes={
         "sbp-inline": _inline,
         "sbp-propagate": _propagate,

@@ -173,6 +173,23 @@ case("convert_i1_f32", HLO + "convert", [XB], [X])
 case("convert_i32_i64", HLO + "convert", [XI], [T(8, 16, e="i64")])
 case("convert_same", HLO + "convert", [X], [X])
 
+# --- chlo elementwise (what JAX emits through CHLO) ------------------------------
+CH = "chlo."
+
+
+def unit_interval(*shape: int) -> Inputs:
+    """Inside (-1, 1): the domain of erf_inv, asin, acos, atanh."""
+    return lambda rng: [rng.uniform(-0.99, 0.99, shape).astype(np.float32)]
+
+
+for k in ("square", "erf", "erfc", "sinh", "cosh", "atan", "asinh", "lgamma"):
+    case(f"chlo_{k}", CH + k, [X], [X])
+for k in ("erf_inv", "asin", "acos", "atanh"):
+    case(f"chlo_{k}", CH + k, [X], [X], inputs=unit_interval(8, 16))
+case("chlo_acosh", CH + "acosh", [X], [X], inputs=lambda r: [positive(8, 16)(r)[0] + 1])
+case("chlo_erf_f16", CH + "erf", [T(8, 16, e="f16")], [T(8, 16, e="f16")])
+case("chlo_next_after", CH + "next_after", [X, X], [X])
+
 # --- stablehlo structure ---------------------------------------------------------
 case(
     "constant",
@@ -645,6 +662,53 @@ def test_monotone_and_antitone_partials() -> None:
     assert sig1d([Partial("min")] * 2, [Partial("min")]) not in maximum
 
 
+def _partial_kinds(op: OpSpec) -> set[tuple[str, str]]:
+    """(input, output) partial kinds of the op's 1-D signatures."""
+    out = set()
+    for sig in signatures_1d(op):
+        (i,), (o,) = sig.inputs[0], sig.outputs[0]
+        if isinstance(i, Partial) and isinstance(o, Partial):
+            out.add((i.kind, o.kind))
+    return out
+
+
+def test_chlo_partial_facts() -> None:
+    """Exactly the facts that hold on all of [-inf, inf]: increasing erf, sinh,
+    atan, asinh pass max/min, decreasing erfc swaps them, the rest get none."""
+    increasing = {("max", "max"), ("min", "min")}
+    for k in ("erf", "sinh", "atan", "asinh"):
+        assert _partial_kinds(OpSpec(CH + k, [X], [X])) == increasing, k
+    erfc = _partial_kinds(OpSpec(CH + "erfc", [X], [X]))
+    assert erfc == {("max", "min"), ("min", "max")}
+    none = ("square", "erf_inv", "cosh", "asin", "acos", "acosh", "atanh", "lgamma")
+    for k in none:
+        assert _partial_kinds(OpSpec(CH + k, [X], [X])) == set(), k
+    sigs = signatures_1d(OpSpec(CH + "next_after", [X, X], [X]))
+    assert all(
+        not isinstance(s, Partial) for sig in sigs for nd in sig.outputs for s in nd
+    )
+    # No numpy reference (digamma ...) or no JAX lowering under shard_map (mulhi):
+    # parsed, but left to the no-rule fallback.
+    for k in ("digamma", "bessel_i1e", "polygamma", "zeta", "mulhi"):
+        assert not has_rule(CH + k) and not has_evaluator(CH + k), k
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["erf_inv", "atanh", "square", "cosh"])
+def test_chlo_facts_left_out_would_be_wrong(name: str) -> None:
+    """The checker refutes the facts left out: erf_inv and atanh are increasing
+    only on [-1, 1] and a P(max) value's other pieces fall outside it (NaN);
+    square and cosh are not monotone; square is not linear."""
+    op = OpSpec(CH + name, [X], [X])
+    inputs = unit_interval(8, 16)(np.random.default_rng(0))
+    claims = [sig1d([Partial("max")], [Partial("max")])]
+    if name == "square":
+        claims.append(sig1d([P], [P]))
+    for claim in claims:
+        with pytest.raises(SignatureCheckError):
+            check_signature(op, claim, (4,), inputs, np.random.default_rng(1))
+
+
 # --- local ops -------------------------------------------------------------------
 
 
@@ -778,12 +842,17 @@ STABLEHLO_OPS = [
 ]
 
 
+CHLO_OPS = [
+    *("square", "erf", "erfc", "erf_inv", "sinh", "cosh", "asin", "acos", "atan"),
+    *("asinh", "acosh", "atanh", "lgamma", "next_after"),
+]
+
+
 def test_every_listed_op_has_rule_evaluator_and_proof() -> None:
     proven = {op.name for _, op, _ in CASES}
-    for name in STABLEHLO_OPS:
-        full = HLO + name
-        assert has_rule(full) and has_evaluator(full), full
-        assert full in proven, full
+    for name in [HLO + n for n in STABLEHLO_OPS] + [CH + n for n in CHLO_OPS]:
+        assert has_rule(name) and has_evaluator(name), name
+        assert name in proven, name
     for name in ("linalg.matmul", "linalg.batch_matmul", "linalg.add", "arith.addf"):
         assert name in proven
 

@@ -1,0 +1,361 @@
+"""The elementwise CHLO ops that JAX 0.10.2 emits, as an xDSL dialect.
+
+JAX lowers some ``jax.lax`` primitives to CHLO ("client HLO") rather than
+StableHLO; XLA expands them later.  Real programs therefore contain them, e.g.
+``jnp.var`` and ``x ** 2`` through ``lax.square``.  What emits each op (found
+by lowering with ``jax.jit(f).lower(x).as_text()`` and reading
+``jax/_src/lax/{lax,special}.py``):
+
+=================  =========================================================
+op                 emitted by
+=================  =========================================================
+``chlo.square``    ``lax.square``, ``jnp.square``, ``x ** 2``, ``jnp.var``,
+                   ``jnp.std``, ``jax.scipy.special.ndtri`` (floats only:
+                   integer squares lower to ``stablehlo.multiply``)
+``chlo.erf``       ``lax.erf``, ``jax.scipy.special.erf``
+``chlo.erfc``      ``lax.erfc``, ``jax.scipy.special.erfc``,
+                   ``jax.nn.gelu(approximate=False)``
+``chlo.erf_inv``   ``lax.erf_inv``, ``jax.scipy.special.erfinv``
+``chlo.sinh``      ``lax.sinh``, ``jnp.sinh``; likewise ``cosh``, ``asin``
+                   (``jnp.arcsin``), ``acos``, ``atan``, ``asinh``, ``acosh``,
+                   ``atanh``
+``chlo.lgamma``    ``lax.lgamma``, ``jax.scipy.special.gammaln``,
+                   ``gammainc`` / ``lax.igamma`` (inside their expansion)
+``chlo.digamma``   ``lax.digamma``, ``jax.scipy.special.digamma``
+``chlo.bessel_i1e``  ``lax.bessel_i1e`` (``bessel_i0e`` is expanded by JAX)
+``chlo.next_after``  ``lax.nextafter``, ``jnp.nextafter``
+``chlo.polygamma``   ``lax.polygamma``, ``jax.scipy.special.polygamma``
+``chlo.zeta``      ``lax.zeta``, ``jax.scipy.special.zeta``
+``chlo.mulhi``     ``lax.mulhi`` (integers)
+=================  =========================================================
+
+Not here: ``chlo.tan`` (JAX emits ``stablehlo.tan``), ``chlo.is_inf`` /
+``is_neg_inf`` / ``is_pos_inf`` (``jnp.isinf`` and friends lower to StableHLO
+compares), ``chlo.conj`` (complex only), and the non-elementwise
+``chlo.top_k`` and ``chlo.ragged_dot``.
+
+Syntax, as JAX prints it (and this dialect prints it back)::
+
+    %1 = chlo.erf %0 : tensor<8x16xf32> -> tensor<8x16xf32>
+    %2 = chlo.next_after %0, %1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+
+and the generic form ``"chlo.erf"(%0) : (tensor<8x16xf32>) -> ...``.  CHLO's
+binary ops may broadcast operands of different shapes (numpy style, or with
+a ``broadcast_dimensions`` attribute); JAX never emits that, and these ops
+require operands and result of one shape.  Verifiers also check element
+types: the float ops take f16/bf16/f32/f64 (the trigonometric and hyperbolic
+ones and ``square`` also complex, as in CHLO), ``mulhi`` integers; operand
+and result element types agree.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    ComplexType,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from .stablehlo import Elementwise, _element, _print_attr_dict, _resolve, _shape
+
+_FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)
+
+
+def _is_float(element: Attribute) -> bool:
+    return isinstance(element, _FLOATS)
+
+
+def _is_complex(element: Attribute) -> bool:
+    return isinstance(element, ComplexType) and _is_float(element.element_type)
+
+
+def _is_integer(element: Attribute) -> bool:
+    return isinstance(element, IntegerType) and element.width.data > 1
+
+
+# Element types an op accepts: its name in messages and the test.
+_ACCEPTS = {
+    "float": ("floating-point", _is_float),
+    "float_or_complex": (
+        "floating-point or complex",
+        lambda e: _is_float(e) or _is_complex(e),
+    ),
+    "integer": ("integer", _is_integer),
+}
+
+
+def _verify_elementwise(op: Operation, accepts: str) -> None:
+    result = op.results[0]
+    for value in op.operands:
+        if _shape(value) != _shape(result):
+            raise VerifyException(
+                f"{op.name}: operand and result shapes differ: "
+                f"{value.type} vs {result.type}"
+            )
+        if _element(value) != _element(result):
+            raise VerifyException(
+                f"{op.name}: operand and result element types differ: "
+                f"{value.type} vs {result.type}"
+            )
+    what, test = _ACCEPTS[accepts]
+    if not test(_element(result)):
+        raise VerifyException(
+            f"{op.name}: expected a tensor of {what} values, got {result.type}"
+        )
+
+
+class UnaryOp(IRDLOperation):
+    """``%r = chlo.<op> %x : T -> T``."""
+
+    operand = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure(), Elementwise())
+
+    # Key of _ACCEPTS: the element types the op takes.
+    ACCEPTS: ClassVar[str] = "float"
+
+    def __init__(
+        self,
+        operand: SSAValue | Operation,
+        result_type: Attribute | None = None,
+        attributes: dict[str, Attribute] | None = None,
+    ):
+        operand = SSAValue.get(operand)
+        super().__init__(
+            operands=[operand],
+            result_types=[result_type or operand.type],
+            attributes=attributes,
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> UnaryOp:
+        operand = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        operand_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        (x,) = _resolve(parser, [operand], [operand_type])
+        return cls(x, result_type, attributes)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operand)
+        _print_attr_dict(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.operand.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        _verify_elementwise(self, self.ACCEPTS)
+
+
+class BinaryOp(IRDLOperation):
+    """``%r = chlo.<op> %a, %b : A, B -> R`` (same shapes: no broadcasting)."""
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure(), Elementwise())
+
+    ACCEPTS: ClassVar[str] = "float"
+
+    def __init__(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute | None = None,
+        attributes: dict[str, Attribute] | None = None,
+    ):
+        lhs, rhs = SSAValue.get(lhs), SSAValue.get(rhs)
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[result_type or lhs.type],
+            attributes=attributes,
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BinaryOp:
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        lhs_type = parser.parse_type()
+        parser.parse_punctuation(",")
+        rhs_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        a, b = _resolve(parser, [lhs, rhs], [lhs_type, rhs_type])
+        return cls(a, b, result_type, attributes)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        _print_attr_dict(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.lhs.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.rhs.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        _verify_elementwise(self, self.ACCEPTS)
+
+
+@irdl_op_definition
+class SquareOp(UnaryOp):
+    name = "chlo.square"
+    ACCEPTS: ClassVar[str] = "float_or_complex"
+
+
+@irdl_op_definition
+class ErfOp(UnaryOp):
+    name = "chlo.erf"
+
+
+@irdl_op_definition
+class ErfcOp(UnaryOp):
+    name = "chlo.erfc"
+
+
+@irdl_op_definition
+class ErfInvOp(UnaryOp):
+    name = "chlo.erf_inv"
+
+
+@irdl_op_definition
+class SinhOp(UnaryOp):
+    name = "chlo.sinh"
+    ACCEPTS: ClassVar[str] = "float_or_complex"
+
+
+@irdl_op_definition
+class CoshOp(UnaryOp):
+    name = "chlo.cosh"
+    ACCEPTS: ClassVar[str] = "float_or_complex"
+
+
+@irdl_op_definition
+class AsinOp(UnaryOp):
+    name = "chlo.asin"
+    ACCEPTS: ClassVar[str] = "float_or_complex"
+
+
+@irdl_op_definition
+class AcosOp(UnaryOp):
+    name = "chlo.acos"
+    ACCEPTS: ClassVar[str] = "float_or_complex"
+
+
+@irdl_op_definition
+class AtanOp(UnaryOp):
+    name = "chlo.atan"
+    ACCEPTS: ClassVar[str] = "float_or_complex"
+
+
+@irdl_op_definition
+class AsinhOp(UnaryOp):
+    name = "chlo.asinh"
+    ACCEPTS: ClassVar[str] = "float_or_complex"
+
+
+@irdl_op_definition
+class AcoshOp(UnaryOp):
+    name = "chlo.acosh"
+    ACCEPTS: ClassVar[str] = "float_or_complex"
+
+
+@irdl_op_definition
+class AtanhOp(UnaryOp):
+    name = "chlo.atanh"
+    ACCEPTS: ClassVar[str] = "float_or_complex"
+
+
+@irdl_op_definition
+class LgammaOp(UnaryOp):
+    name = "chlo.lgamma"
+
+
+@irdl_op_definition
+class DigammaOp(UnaryOp):
+    name = "chlo.digamma"
+
+
+@irdl_op_definition
+class BesselI1eOp(UnaryOp):
+    name = "chlo.bessel_i1e"
+
+
+@irdl_op_definition
+class NextAfterOp(BinaryOp):
+    name = "chlo.next_after"
+
+
+@irdl_op_definition
+class PolygammaOp(BinaryOp):
+    """``chlo.polygamma %n, %x``: the n-th derivative of digamma."""
+
+    name = "chlo.polygamma"
+
+
+@irdl_op_definition
+class ZetaOp(BinaryOp):
+    """``chlo.zeta %x, %q``: the Hurwitz zeta function."""
+
+    name = "chlo.zeta"
+
+
+@irdl_op_definition
+class MulhiOp(BinaryOp):
+    """The high half of the double-width integer product."""
+
+    name = "chlo.mulhi"
+    ACCEPTS: ClassVar[str] = "integer"
+
+
+UNARY_OPS: tuple[type[UnaryOp], ...] = (
+    SquareOp,
+    ErfOp,
+    ErfcOp,
+    ErfInvOp,
+    SinhOp,
+    CoshOp,
+    AsinOp,
+    AcosOp,
+    AtanOp,
+    AsinhOp,
+    AcoshOp,
+    AtanhOp,
+    LgammaOp,
+    DigammaOp,
+    BesselI1eOp,
+)
+
+BINARY_OPS: tuple[type[BinaryOp], ...] = (NextAfterOp, PolygammaOp, ZetaOp, MulhiOp)
+
+CHLO = Dialect("chlo", [*UNARY_OPS, *BINARY_OPS], [])
