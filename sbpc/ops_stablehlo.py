@@ -34,6 +34,17 @@ gather                      ``offset_dims``, ``collapsed_slice_dims``,
                             ``start_indices_batching_dims``,
                             ``start_index_map``, ``index_vector_dim``,
                             ``slice_sizes`` (``indices_are_sorted`` ignored)
+scatter                     ``update_window_dims``, ``inserted_window_dims``,
+                            ``input_batching_dims``,
+                            ``scatter_indices_batching_dims``,
+                            ``scatter_dims_to_operand_dims``,
+                            ``index_vector_dim``; ``kind``: the body, one of
+                            ``add`` ``mul`` ``max`` ``min`` ``replace`` (the
+                            update wins), ``or`` ``and`` (booleans only,
+                            ``scatter_kinds``); ``indices_are_sorted``,
+                            ``unique_indices`` (passed to JAX).  Operands:
+                            operand, scatter indices, updates (single-operand
+                            scatter only).
 pad                         ``edge_padding_low``, ``edge_padding_high``,
                             ``interior_padding``; operands: tensor, rank-0
                             padding value
@@ -50,6 +61,8 @@ Device-dependent local ops (``local_op``):
   first index (hierarchical, ``sbpc.layout.block_index``).
 * ``slice`` / ``dynamic_slice`` / ``gather``: on split dimensions (always
   taken whole) ``limit_indices`` / ``slice_sizes`` become the local size.
+* ``scatter``: only the local types (its dimension numbers hold no sizes;
+  a split window dim is covered whole on every device).
 * ``broadcast_in_dim``, ``reshape``, ``pad`` ...: only the local types.
 """
 
