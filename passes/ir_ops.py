@@ -25,8 +25,7 @@ from xdsl.ir import Attribute, Operation
 
 from sbpc.diagnostics import LocatedError
 from sbpc.dialects import stablehlo as shlo
-from sbpc.op_spec import OpSpec
-from sbpc.ops_stablehlo import scatter_kinds
+from sbpc.op_spec import OpSpec, scatter_kinds
 from sbpc.tensor_type import TensorType as PlainTensorType
 
 

@@ -88,7 +88,7 @@ from sbpc.op_derive import (
 )
 from sbpc.op_eval import register_evaluator
 from sbpc.op_rules import register_local, register_rule
-from sbpc.op_spec import OpSpec, is_bool, numpy_dtype
+from sbpc.op_spec import OpSpec, is_bool, numpy_dtype, scatter_kinds
 from sbpc.ops_elementwise import KINDS, compare_kind, register_elementwise
 from sbpc.placement import Coord
 from sbpc.sbp import B, Partial, PartialKind
@@ -723,17 +723,6 @@ _SCATTER_KINDS: dict[str, np.ufunc | None] = {
     "and": np.logical_and,
     "replace": None,
 }
-
-
-def scatter_kinds(element: str) -> tuple[str, ...]:
-    """The scatter bodies sbpc handles on elements of type ``element``.
-
-    ``and``/``or`` only on booleans (bitwise on integers has no JAX scatter),
-    ``add``/``mul`` only on numbers (JAX has no boolean scatter_add).
-    """
-    if is_bool(element):
-        return ("max", "min", "or", "and", "replace")
-    return ("add", "mul", "max", "min", "replace")
 
 
 def _scatter_dims(op: OpSpec) -> dict[str, tuple[int, ...]]:
