@@ -13,8 +13,10 @@ has for every op:
 
 and prints the pretty form exactly as MLIR (and so JAX) prints it, constants
 included (see ``_mlir_text``), so printed text re-parses to identical text.
-``stablehlo.gather`` has no custom syntax in StableHLO either: it prints in
-the generic form, like JAX does.
+``stablehlo.gather`` and ``stablehlo.scatter`` (with its
+``#stablehlo.scatter<...>`` dimension numbers and combiner region) have no
+custom syntax in StableHLO either: they print in the generic form, exactly
+as JAX does.
 
 Every op verifies shapes and element types and reports a problem as a
 ``VerifyException`` whose message starts with the op name, e.g.
@@ -476,6 +478,88 @@ class GatherDimensionNumbersAttr(ParametrizedAttribute):
     @property
     def start_index_map(self) -> tuple[int, ...]:
         return _ints(self.start_index_map_attr)
+
+    @property
+    def index_vector_dim(self) -> int:
+        return self.index_vector_dim_attr.data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        fields = dict.fromkeys(cls._LISTS, "list") | {"index_vector_dim": "int"}
+        values = _parse_struct(parser, fields)
+        params: list[Attribute] = [
+            _int_array_attr(cast(list[int], values.get(k, []))) for k in cls._LISTS
+        ]
+        params.append(IntAttr(cast(int, values.get("index_vector_dim", 0))))
+        return params
+
+    def print_parameters(self, printer: Printer) -> None:
+        items: list[tuple[str, Sequence[int] | int]] = [
+            (k, getattr(self, k)) for k in self._LISTS
+        ]
+        items.append(("index_vector_dim", self.index_vector_dim))
+        _print_struct(printer, items)
+
+
+@irdl_attr_definition
+class ScatterDimensionNumbersAttr(ParametrizedAttribute):
+    """``#stablehlo.scatter<update_window_dims = [1], ..., index_vector_dim = 1>``."""
+
+    name = "stablehlo.scatter"
+
+    update_window_dims_attr: ArrayAttr[IntAttr]
+    inserted_window_dims_attr: ArrayAttr[IntAttr]
+    input_batching_dims_attr: ArrayAttr[IntAttr]
+    scatter_indices_batching_dims_attr: ArrayAttr[IntAttr]
+    scatter_dims_to_operand_dims_attr: ArrayAttr[IntAttr]
+    index_vector_dim_attr: IntAttr
+
+    _LISTS: ClassVar[tuple[str, ...]] = (
+        "update_window_dims",
+        "inserted_window_dims",
+        "input_batching_dims",
+        "scatter_indices_batching_dims",
+        "scatter_dims_to_operand_dims",
+    )
+
+    @classmethod
+    def get(
+        cls,
+        update_window_dims: Sequence[int] = (),
+        inserted_window_dims: Sequence[int] = (),
+        input_batching_dims: Sequence[int] = (),
+        scatter_indices_batching_dims: Sequence[int] = (),
+        scatter_dims_to_operand_dims: Sequence[int] = (),
+        index_vector_dim: int = 0,
+    ) -> ScatterDimensionNumbersAttr:
+        return cls(
+            _int_array_attr(update_window_dims),
+            _int_array_attr(inserted_window_dims),
+            _int_array_attr(input_batching_dims),
+            _int_array_attr(scatter_indices_batching_dims),
+            _int_array_attr(scatter_dims_to_operand_dims),
+            IntAttr(index_vector_dim),
+        )
+
+    @property
+    def update_window_dims(self) -> tuple[int, ...]:
+        return _ints(self.update_window_dims_attr)
+
+    @property
+    def inserted_window_dims(self) -> tuple[int, ...]:
+        return _ints(self.inserted_window_dims_attr)
+
+    @property
+    def input_batching_dims(self) -> tuple[int, ...]:
+        return _ints(self.input_batching_dims_attr)
+
+    @property
+    def scatter_indices_batching_dims(self) -> tuple[int, ...]:
+        return _ints(self.scatter_indices_batching_dims_attr)
+
+    @property
+    def scatter_dims_to_operand_dims(self) -> tuple[int, ...]:
+        return _ints(self.scatter_dims_to_operand_dims_attr)
 
     @property
     def index_vector_dim(self) -> int:
@@ -2266,6 +2350,23 @@ class ReturnOp(IRDLOperation):
             printer.print_list(self.operand_types, printer.print_attribute)
 
 
+def _binary_combiner(region: Region) -> Operation | None:
+    """The single op of a two-argument body that is just ``return op(a, b)``."""
+    block = region.blocks.first
+    if block is None or len(block.ops) != 2 or len(block.args) != 2:
+        return None
+    inner, ret = block.first_op, block.last_op
+    assert inner is not None and ret is not None
+    if not isinstance(ret, ReturnOp) or len(inner.results) != 1:
+        return None
+    # x op acc is the same reduction as acc op x for the ops we name.
+    if tuple(inner.operands) not in (tuple(block.args), tuple(block.args)[::-1]):
+        return None
+    if tuple(ret.operands) != tuple(inner.results):
+        return None
+    return inner
+
+
 @irdl_op_definition
 class ReduceOp(IRDLOperation):
     """Reduces ``inputs`` over ``dimensions`` with the body from ``init_values``.
@@ -2347,19 +2448,7 @@ class ReduceOp(IRDLOperation):
     @property
     def combiner(self) -> Operation | None:
         """The body's single binary op, when the body is just ``return op(acc, x)``."""
-        block = self.body.blocks.first
-        if block is None or len(block.ops) != 2 or len(block.args) != 2:
-            return None
-        inner, ret = block.first_op, block.last_op
-        assert inner is not None and ret is not None
-        if not isinstance(ret, ReturnOp) or len(inner.results) != 1:
-            return None
-        # x op acc is the same reduction as acc op x for the ops we name.
-        if tuple(inner.operands) not in (tuple(block.args), tuple(block.args)[::-1]):
-            return None
-        if tuple(ret.operands) != tuple(inner.results):
-            return None
-        return inner
+        return _binary_combiner(self.body)
 
     @property
     def reduction_kind(self) -> str | None:
@@ -2658,6 +2747,236 @@ def _gather_result_shape(
     return tuple(shape)
 
 
+@irdl_op_definition
+class ScatterOp(IRDLOperation):
+    """``stablehlo.scatter``; like JAX, it only has the generic syntax.
+
+    ``"stablehlo.scatter"(%x, %idx, %upd) <{indices_are_sorted = false,
+    scatter_dimension_numbers = #stablehlo.scatter<...>, unique_indices = false}>
+    ({ ^bb0(%a: tensor<f32>, %b: tensor<f32>): ... }) : (X, I, U) -> X``
+
+    The body combines the current element (first argument) with the update
+    (second).  StableHLO allows N inputs and N updates; only N = 1 verifies.
+    """
+
+    name = "stablehlo.scatter"
+
+    inputs = var_operand_def(TensorType)
+    scatter_indices = operand_def(TensorType)
+    updates = var_operand_def(TensorType)
+    results_ = var_result_def(TensorType)
+    scatter_dimension_numbers = prop_def(ScatterDimensionNumbersAttr)
+    indices_are_sorted_attr = opt_prop_def(IntegerAttr, prop_name="indices_are_sorted")
+    unique_indices_attr = opt_prop_def(IntegerAttr, prop_name="unique_indices")
+    update_computation = region_def("single_block")
+
+    irdl_options = (SameVariadicOperandSize(),)
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        operand: SSAValue | Operation,
+        scatter_indices: SSAValue | Operation,
+        updates: SSAValue | Operation,
+        scatter_dimension_numbers: ScatterDimensionNumbersAttr,
+        update_computation: Region,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        result_type: Attribute | None = None,
+        attributes: dict[str, Attribute] | None = None,
+    ):
+        operand = SSAValue.get(operand)
+        super().__init__(
+            operands=[
+                [operand],
+                SSAValue.get(scatter_indices),
+                [SSAValue.get(updates)],
+            ],
+            result_types=[[result_type or operand.type]],
+            properties={
+                "indices_are_sorted": IntegerAttr.from_bool(indices_are_sorted),
+                "scatter_dimension_numbers": scatter_dimension_numbers,
+                "unique_indices": IntegerAttr.from_bool(unique_indices),
+            },
+            regions=[update_computation],
+            attributes=attributes,
+        )
+
+    @classmethod
+    def of_kind(
+        cls,
+        kind: str,
+        operand: SSAValue | Operation,
+        scatter_indices: SSAValue | Operation,
+        updates: SSAValue | Operation,
+        scatter_dimension_numbers: ScatterDimensionNumbersAttr,
+        **kwargs: Any,
+    ) -> ScatterOp:
+        """A scatter whose body is ``REDUCTION_OPS[kind]`` or, for ``replace``,
+        returns the update."""
+        operand = SSAValue.get(operand)
+        scalar = TensorType(_element(operand), [])
+        block = Block(arg_types=[scalar, scalar])
+        if kind == "replace":
+            block.add_op(ReturnOp([block.args[1]]))
+        else:
+            combiner = REDUCTION_OPS[kind](block.args[0], block.args[1], scalar)
+            block.add_ops([combiner, ReturnOp([combiner.result])])
+        return cls(
+            operand,
+            scatter_indices,
+            updates,
+            scatter_dimension_numbers,
+            Region(block),
+            **kwargs,
+        )
+
+    @property
+    def operand(self) -> SSAValue:
+        return self.inputs[0]
+
+    @property
+    def update(self) -> SSAValue:
+        return self.updates[0]
+
+    @property
+    def result(self) -> SSAValue:
+        return self.results_[0]
+
+    @property
+    def indices_are_sorted(self) -> bool:
+        attr = self.indices_are_sorted_attr
+        return attr is not None and bool(attr.value.data)
+
+    @property
+    def unique_indices(self) -> bool:
+        attr = self.unique_indices_attr
+        return attr is not None and bool(attr.value.data)
+
+    @property
+    def combiner_kind(self) -> str | None:
+        """``add``/``mul``/``max``/``min``/``and``/``or``/``xor``, ``replace``
+        (the body returns the update, as ``x.at[i].set(u)`` emits), or None."""
+        block = self.update_computation.blocks.first
+        if block is not None and len(block.args) == 2 and len(block.ops) == 1:
+            ret = block.first_op
+            if isinstance(ret, ReturnOp) and tuple(ret.operands) == (block.args[1],):
+                return "replace"
+        inner = _binary_combiner(self.update_computation)
+        if isinstance(inner, _CommutativeBinaryOp):
+            return inner.REDUCTION_KIND
+        return None
+
+    def verify_(self) -> None:
+        name = self.name
+        if len(self.inputs) != 1 or len(self.results_) != 1:
+            raise VerifyException(
+                f"{name}: only single-operand scatter is supported, got "
+                f"{len(self.inputs)} inputs and {len(self.results_)} results"
+            )
+        numbers = self.scatter_dimension_numbers
+        shape, index_shape = _shape(self.operand), _shape(self.scatter_indices)
+        update_shape = _shape(self.update)
+        rank, index_rank = len(shape), len(index_shape)
+        uwd, iwd = numbers.update_window_dims, numbers.inserted_window_dims
+        ibd, sibd = numbers.input_batching_dims, numbers.scatter_indices_batching_dims
+        sdod, ivd = numbers.scatter_dims_to_operand_dims, numbers.index_vector_dim
+        if _shape(self.result) != shape or _element(self.result) != _element(
+            self.operand
+        ):
+            raise VerifyException(
+                f"{name}: result type {self.result.type} differs from the operand's "
+                f"{self.operand.type}"
+            )
+        if _element(self.update) != _element(self.operand):
+            raise VerifyException(
+                f"{name}: updates element type differs from the operand's: "
+                f"{self.update.type} vs {self.operand.type}"
+            )
+        if not 0 <= ivd <= index_rank:
+            raise VerifyException(
+                f"{name}: index_vector_dim {ivd} is out of range for scatter indices "
+                f"of rank {index_rank}"
+            )
+        _check_unique_in_range(name, "update window dimension", uwd, len(update_shape))
+        _check_unique_in_range(name, "inserted window dimension", iwd, rank)
+        _check_unique_in_range(name, "input batching dimension", ibd, rank)
+        _check_unique_in_range(
+            name, "scatter indices batching dimension", sibd, index_rank
+        )
+        _check_unique_in_range(name, "scatter_dims_to_operand_dims entry", sdod, rank)
+        if list(uwd) != sorted(uwd) or list(iwd) != sorted(iwd):
+            raise VerifyException(
+                f"{name}: update_window_dims and inserted_window_dims must be sorted"
+            )
+        if set(iwd) & set(ibd) or set(sdod) & set(ibd):
+            raise VerifyException(
+                f"{name}: input batching dimensions may be neither inserted window "
+                f"dimensions nor scattered to"
+            )
+        if ivd in sibd:
+            raise VerifyException(
+                f"{name}: index_vector_dim {ivd} cannot be a batching dimension"
+            )
+        if len(ibd) != len(sibd):
+            raise VerifyException(
+                f"{name}: {len(ibd)} input batching dimensions but {len(sibd)} "
+                f"scatter indices batching dimensions"
+            )
+        if rank != len(uwd) + len(iwd) + len(ibd):
+            raise VerifyException(
+                f"{name}: operand rank {rank} should be the number of update window "
+                f"({len(uwd)}), inserted window ({len(iwd)}) and input batching "
+                f"({len(ibd)}) dimensions"
+            )
+        vector = index_shape[ivd] if ivd < index_rank else 1
+        if len(sdod) != vector:
+            raise VerifyException(
+                f"{name}: scatter_dims_to_operand_dims has {len(sdod)} entries but "
+                f"the index vector has {vector}"
+            )
+        for d, i in zip(ibd, sibd, strict=True):
+            if shape[d] != index_shape[i]:
+                raise VerifyException(
+                    f"{name}: batching dimension sizes differ: operand dimension {d} "
+                    f"is {shape[d]}, scatter indices dimension {i} is {index_shape[i]}"
+                )
+        scatter_sizes = [s for d, s in enumerate(index_shape) if d != ivd]
+        if len(update_shape) != len(uwd) + len(scatter_sizes):
+            raise VerifyException(
+                f"{name}: updates rank {len(update_shape)} should be "
+                f"{len(uwd) + len(scatter_sizes)} (window plus scatter dimensions)"
+            )
+        window = iter(d for d in range(rank) if d not in iwd and d not in ibd)
+        batch = iter(scatter_sizes)
+        for d, size in enumerate(update_shape):
+            if d in uwd:
+                od = next(window)
+                if size > shape[od]:
+                    raise VerifyException(
+                        f"{name}: update window dimension {d} has size {size}, larger "
+                        f"than operand dimension {od} ({shape[od]})"
+                    )
+            elif size != (want := next(batch)):
+                raise VerifyException(
+                    f"{name}: update scatter dimension {d} has size {size}, the "
+                    f"scatter indices say {want}"
+                )
+        block = self.update_computation.blocks.first
+        assert block is not None
+        if len(block.args) != 2 or any(_shape(a.type) != () for a in block.args):
+            raise VerifyException(
+                f"{name}: update_computation must take two rank-0 tensors"
+            )
+        terminator = block.last_op
+        if terminator is None or terminator.name.split(".")[-1] != "return":
+            raise VerifyException(f"{name}: body must end in stablehlo.return")
+        if len(terminator.operands) != 1:
+            raise VerifyException(
+                f"{name}: body returns {len(terminator.operands)} values, expected 1"
+            )
+
+
 # --------------------------------------------------------------------------
 # Plain attributes, for code that works on values rather than IR
 # --------------------------------------------------------------------------
@@ -2697,7 +3016,8 @@ def plain_attrs(op: Operation) -> dict[str, Any]:
 
     Ints, tuples of ints, strings and (for ``constant``) a numpy array: what
     ``sbpc.op_spec.OpSpec.attrs`` expects (see ``sbpc.ops_stablehlo``). A
-    reduce gets ``kind`` (``ReduceOp.reduction_kind``, None for other bodies).
+    reduce gets ``kind`` (``ReduceOp.reduction_kind``, None for other bodies),
+    a scatter too (``ScatterOp.combiner_kind``: also ``replace``).
     Ops without attributes, and ops of other dialects, give ``{}``.
     """
     match op:
@@ -2747,6 +3067,19 @@ def plain_attrs(op: Operation) -> dict[str, Any]:
                 "index_vector_dim": numbers.index_vector_dim,
                 "slice_sizes": op.slice_sizes,
                 "indices_are_sorted": op.indices_are_sorted,
+            }
+        case ScatterOp():
+            numbers = op.scatter_dimension_numbers
+            return {
+                "update_window_dims": numbers.update_window_dims,
+                "inserted_window_dims": numbers.inserted_window_dims,
+                "input_batching_dims": numbers.input_batching_dims,
+                "scatter_indices_batching_dims": numbers.scatter_indices_batching_dims,
+                "scatter_dims_to_operand_dims": numbers.scatter_dims_to_operand_dims,
+                "index_vector_dim": numbers.index_vector_dim,
+                "indices_are_sorted": op.indices_are_sorted,
+                "unique_indices": op.unique_indices,
+                "kind": op.combiner_kind,
             }
         case PadOp():
             return {
@@ -2837,6 +3170,7 @@ StableHLO = Dialect(
         ReduceOp,
         ReturnOp,
         GatherOp,
+        ScatterOp,
     ],
     [
         ComparisonDirectionAttr,
@@ -2844,5 +3178,6 @@ StableHLO = Dialect(
         PrecisionAttr,
         DotDimensionNumbersAttr,
         GatherDimensionNumbersAttr,
+        ScatterDimensionNumbersAttr,
     ],
 )

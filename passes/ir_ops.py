@@ -25,8 +25,9 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation
 
+from sbpc.diagnostics import LocatedError
 from sbpc.dialects import stablehlo as shlo
-from sbpc.op_spec import OpSpec
+from sbpc.op_spec import OpSpec, scatter_kinds
 from sbpc.tensor_type import TensorType as PlainTensorType
 
 
@@ -75,11 +76,27 @@ def op_spec_of(op: Operation) -> OpSpec:
     )
     if op.name.startswith("stablehlo."):
         # The dialect knows its own attributes (see ``stablehlo.plain_attrs``).
-        return spec.replace(**shlo.plain_attrs(op))
+        spec = spec.replace(**shlo.plain_attrs(op))
+        if isinstance(op, shlo.ScatterOp):
+            _check_scatter(op, spec)
+        return spec
     for cls in type(op).__mro__:
         if cls in _EXTRACTORS:
             return spec.replace(**_EXTRACTORS[cls](op, spec))
     return spec
+
+
+def _check_scatter(op: shlo.ScatterOp, spec: OpSpec) -> None:
+    """Refuse a scatter body sbpc cannot lay out, evaluate or emit."""
+    element = spec.operands[0].element
+    kinds = scatter_kinds(element)
+    if spec.attr("kind") not in kinds:
+        raise LocatedError(
+            op,
+            f"unsupported scatter combiner on {element}: the body must return the "
+            "update or combine both arguments with one of "
+            + ", ".join(k for k in kinds if k != "replace"),
+        )
 
 
 # -- arith and linalg ----------------------------------------------------------

@@ -7,8 +7,9 @@ emitter serves the sharded body, where ``op`` is the device's op
 (``sbpc.op_rules.local_op``: local shapes) and device-dependent attributes
 arrive as expressions in ``ctx.dynamic``, and ``reference``, where ``op`` is
 the global op.  Semantics are those of ``sbpc.op_eval`` (StableHLO's): integer
-division truncates, ``dynamic_slice`` and ``gather`` clamp their starts, the
-results have the result types' dtypes.
+division truncates, ``dynamic_slice`` and ``gather`` clamp their starts,
+``scatter`` drops update windows that do not fit, the results have the
+result types' dtypes.
 
 An op without an emitter, or with attributes the emitter cannot express,
 raises ``UnsupportedOpError``; the caller turns it into a located error.
@@ -525,6 +526,55 @@ def _gather(
     sizes = py_tuple(_ints(op, "slice_sizes"))
     return [
         f"lax.gather({x}, {indices}, {dnums}, {sizes}, mode=lax.GatherScatterMode.CLIP)"
+    ]
+
+
+# scatter body kind -> lax function (or/and on booleans are max/min)
+_SCATTER = {
+    "add": "lax.scatter_add",
+    "mul": "lax.scatter_mul",
+    "max": "lax.scatter_max",
+    "min": "lax.scatter_min",
+    "or": "lax.scatter_max",
+    "and": "lax.scatter_min",
+    "replace": "lax.scatter",
+}
+
+
+@_register("stablehlo.scatter")
+def _scatter(
+    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
+) -> list[str]:
+    """``lax.scatter_*`` want the index vector last; windows that do not fit
+    are dropped, as StableHLO (XLA) does (mode FILL_OR_DROP)."""
+    x, indices, updates = args
+    kind = op.attr("kind")
+    if kind not in _SCATTER:
+        raise UnsupportedOpError(f"'{op.name}' with body kind {kind!r} has no JAX form")
+    rank = op.operands[1].rank
+    ivd = int(op.attr("index_vector_dim"))
+    batching = list(_ints(op, "scatter_indices_batching_dims"))
+    if ivd == rank:
+        indices = f"{indices}[..., None]"
+    elif ivd != rank - 1:
+        indices = f"jnp.moveaxis({indices}, {ivd}, -1)"
+        batching = [d - 1 if d > ivd else d for d in batching]
+    dnums = (
+        "lax.ScatterDimensionNumbers("
+        f"update_window_dims={py_tuple(_ints(op, 'update_window_dims'))}, "
+        f"inserted_window_dims={py_tuple(_ints(op, 'inserted_window_dims'))}, "
+        "scatter_dims_to_operand_dims="
+        f"{py_tuple(_ints(op, 'scatter_dims_to_operand_dims'))}, "
+        f"operand_batching_dims={py_tuple(_ints(op, 'input_batching_dims'))}, "
+        f"scatter_indices_batching_dims={py_tuple(batching)})"
+    )
+    flags = (
+        f"indices_are_sorted={bool(op.attr('indices_are_sorted', False))}, "
+        f"unique_indices={bool(op.attr('unique_indices', False))}"
+    )
+    return [
+        f"{_SCATTER[str(kind)]}({x}, {indices}, {updates}, {dnums}, {flags}, "
+        "mode=lax.GatherScatterMode.FILL_OR_DROP)"
     ]
 
 

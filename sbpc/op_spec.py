@@ -113,3 +113,16 @@ def numpy_dtype(element: str) -> np.dtype:
     if element == "index":
         return np.dtype("int64")
     return np.dtype(NUMPY_DTYPE[element])
+
+
+def scatter_kinds(element: str) -> tuple[str, ...]:
+    """The ``stablehlo.scatter`` bodies (``kind``) sbpc handles on ``element``.
+
+    ``and``/``or`` only on booleans (bitwise on integers has no JAX scatter),
+    ``add``/``mul`` only on numbers (JAX has no boolean scatter_add).  Here,
+    not next to the rule, so that reading IR does not load the built-in rules
+    before another compiler registers its own.
+    """
+    if is_bool(element):
+        return ("max", "min", "or", "and", "replace")
+    return ("add", "mul", "max", "min", "replace")

@@ -34,6 +34,17 @@ gather                      ``offset_dims``, ``collapsed_slice_dims``,
                             ``start_indices_batching_dims``,
                             ``start_index_map``, ``index_vector_dim``,
                             ``slice_sizes`` (``indices_are_sorted`` ignored)
+scatter                     ``update_window_dims``, ``inserted_window_dims``,
+                            ``input_batching_dims``,
+                            ``scatter_indices_batching_dims``,
+                            ``scatter_dims_to_operand_dims``,
+                            ``index_vector_dim``; ``kind``: the body, one of
+                            ``add`` ``mul`` ``max`` ``min`` ``replace`` (the
+                            update wins), ``or`` ``and`` (booleans only,
+                            ``scatter_kinds``); ``indices_are_sorted``,
+                            ``unique_indices`` (passed to JAX).  Operands:
+                            operand, scatter indices, updates (single-operand
+                            scatter only).
 pad                         ``edge_padding_low``, ``edge_padding_high``,
                             ``interior_padding``; operands: tensor, rank-0
                             padding value
@@ -50,6 +61,8 @@ Device-dependent local ops (``local_op``):
   first index (hierarchical, ``sbpc.layout.block_index``).
 * ``slice`` / ``dynamic_slice`` / ``gather``: on split dimensions (always
   taken whole) ``limit_indices`` / ``slice_sizes`` become the local size.
+* ``scatter``: only the local types (its dimension numbers hold no sizes;
+  a split window dim is covered whole on every device).
 * ``broadcast_in_dim``, ``reshape``, ``pad`` ...: only the local types.
 """
 
@@ -75,7 +88,7 @@ from sbpc.op_derive import (
 )
 from sbpc.op_eval import register_evaluator
 from sbpc.op_rules import register_local, register_rule
-from sbpc.op_spec import OpSpec, is_bool, numpy_dtype
+from sbpc.op_spec import OpSpec, is_bool, numpy_dtype, scatter_kinds
 from sbpc.ops_elementwise import KINDS, compare_kind, register_elementwise
 from sbpc.placement import Coord
 from sbpc.sbp import B, Partial, PartialKind
@@ -696,3 +709,164 @@ def _gather(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
         index[od] = index[od] + pos[r]
     full = tuple(np.broadcast_to(np.asarray(i), res_shape) for i in index)
     return [x[full] if res_shape else x[tuple(int(np.asarray(i)) for i in index)]]
+
+
+# --- scatter ---------------------------------------------------------------------
+
+# scatter body kind -> numpy combine (``ufunc.at``); None: the update replaces.
+_SCATTER_KINDS: dict[str, np.ufunc | None] = {
+    "add": np.add,
+    "mul": np.multiply,
+    "max": np.maximum,
+    "min": np.minimum,
+    "or": np.logical_or,
+    "and": np.logical_and,
+    "replace": None,
+}
+
+
+def _scatter_dims(op: OpSpec) -> dict[str, tuple[int, ...]]:
+    keys = (
+        "update_window_dims",
+        "inserted_window_dims",
+        "input_batching_dims",
+        "scatter_indices_batching_dims",
+        "scatter_dims_to_operand_dims",
+    )
+    return {k: _ints(op, k) for k in keys}
+
+
+def _scatter_pairs(
+    op: OpSpec,
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(window pairs, scatter pairs).
+
+    Window pairs: (operand dim, update window dim) in order.  Scatter pairs:
+    (scatter indices dim, update scatter dim) in order, the index vector dim
+    left out.
+    """
+    g = _scatter_dims(op)
+    ivd = int(op.attr("index_vector_dim"))
+    dropped = set(g["inserted_window_dims"]) | set(g["input_batching_dims"])
+    window = [d for d in range(op.operands[0].rank) if d not in dropped]
+    idx = [d for d in range(op.operands[1].rank) if d != ivd]
+    upd = [d for d in range(op.operands[2].rank) if d not in g["update_window_dims"]]
+    return (
+        list(zip(window, g["update_window_dims"], strict=True)),
+        list(zip(idx, upd, strict=True)),
+    )
+
+
+def scatter_partial_kind(op: OpSpec) -> PartialKind | None:
+    """The partial kind a scatter's body commutes with (None: order-dependent
+    ``replace``, or ``mul``)."""
+    kind = op.attr("kind")
+    if kind in ("max", "or"):
+        return "max"
+    if kind in ("min", "and"):
+        return "min"
+    return "sum" if kind == "add" else None
+
+
+@register_rule("stablehlo.scatter")
+def scatter_rule(op: OpSpec) -> list[Signature]:
+    """Operands (operand, scatter_indices, updates) -> result.
+
+    * Any body: an operand window dim the updates cover whole splits with its
+      update window dim (indices ``B``); a batching dim splits in all three.
+    * ``add``: jointly linear in operand and updates (``P(sum)``, indices
+      ``B``); an update scatter dim (not batching) splits with its indices dim
+      while the operand is ``P(sum)``: each device adds its share of the
+      updates into its piece, so the result is ``P(sum)``.
+    * ``max``/``min`` (``or``/``and`` on booleans): the same with ``P(max)`` /
+      ``P(min)``, the operand also ``B`` (idempotent); the operand alone may
+      also be ``P(min)`` under a max body (``max(min_d a_d, u) = min_d max(a_d,
+      u)``) and ``P(max)`` under a min body.
+    * ``mul``: linear in the operand alone (updates, indices ``B``).
+    * ``replace``: no partials (which duplicate wins is order-dependent).
+
+    Splitting a scattered-to operand dim needs offset indices (not done).
+    """
+    g = _scatter_dims(op)
+    operand, _, updates = op.operands
+    window, scatter = _scatter_pairs(op)
+    factors = [
+        Factor((od, None, ud), (od,))
+        for od, ud in window
+        if updates.shape[ud] == operand.shape[od]
+    ]
+    to_upd = dict(scatter)
+    batch = dict(
+        zip(g["scatter_indices_batching_dims"], g["input_batching_dims"], strict=True)
+    )
+    factors += [Factor((od, i, to_upd[i]), (od,)) for i, od in batch.items()]
+    sigs = factor_signatures(factors)
+    n = _n(op)
+    partial = scatter_partial_kind(op)
+    if op.attr("kind") == "mul":
+        sigs += linear_each(*n, (0,))
+    if partial is None:
+        return sigs
+    unbatched = [(i, u) for i, u in scatter if i not in batch]
+    holders = [Partial(partial)] + ([] if partial == "sum" else [B])
+    for held in holders:
+        sigs += factor_signatures(
+            Factor((None, i, u), (None,), partial, held) for i, u in unbatched
+        )
+    if partial == "sum":
+        return sigs + linear(*n, (0, 2))
+    other: PartialKind = "min" if partial == "max" else "max"
+    return (
+        sigs
+        + joint(*n, (0, 2), (partial,))
+        + joint(*n, (0,), (partial, other))
+        + joint(*n, (2,), (partial,))
+    )
+
+
+@register_evaluator("stablehlo.scatter")
+def _scatter(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
+    """StableHLO scatter as XLA runs it: an update window that does not fit
+    in the operand at its start index is skipped whole; duplicates combine
+    in row-major order of the updates."""
+    x, indices, updates = xs
+    kind = op.attr("kind")
+    if kind not in _SCATTER_KINDS or kind not in scatter_kinds(op.operands[0].element):
+        raise ValueError(f"stablehlo.scatter: cannot evaluate body kind {kind!r}")
+    g = _scatter_dims(op)
+    ivd = int(op.attr("index_vector_dim"))
+    if ivd == indices.ndim:
+        indices = indices[..., None]
+    window, scatter = _scatter_pairs(op)
+    shape = updates.shape
+    pos = np.indices(shape) if shape else np.zeros((0,), int)
+    at = {i: pos[u] for i, u in scatter}
+    index: list[np.ndarray] = [np.zeros(shape, np.int64) for _ in range(x.ndim)]
+    size = [1] * x.ndim
+    for od, ud in window:
+        size[od] = shape[ud]
+        index[od] = index[od] + pos[ud]
+        if size[od] > x.shape[od]:
+            raise ValueError(
+                f"stablehlo.scatter: update window dim {ud} ({size[od]}) is larger "
+                f"than operand dim {od} ({x.shape[od]})"
+            )
+    valid = np.ones(shape, bool)
+    for k, od in enumerate(g["scatter_dims_to_operand_dims"]):
+        where = tuple(at[i] if i != ivd else k for i in range(indices.ndim))
+        start = np.broadcast_to(indices[where].astype(np.int64), shape)
+        valid &= (start >= 0) & (start <= x.shape[od] - size[od])
+        index[od] = index[od] + start
+    for od, i in zip(
+        g["input_batching_dims"], g["scatter_indices_batching_dims"], strict=True
+    ):
+        index[od] = index[od] + at[i]
+    target = tuple(np.broadcast_to(i, shape)[valid] for i in index)
+    values = updates[valid]
+    out = x.copy()
+    ufunc = _SCATTER_KINDS[kind]
+    if ufunc is None:
+        out[target] = values
+    else:
+        ufunc.at(out, target, values)
+    return [out]

@@ -140,6 +140,66 @@ def test_layout_ops_with_unusual_attributes() -> None:
     check(reduce, [RNG.integers(0, 16, (4, 4)).astype(np.int32), np.int32(-1)])
 
 
+def _scatter(operands, kind, ivd, **dims) -> OpSpec:
+    attrs = {
+        "update_window_dims": (),
+        "inserted_window_dims": (),
+        "input_batching_dims": (),
+        "scatter_indices_batching_dims": (),
+        **dims,
+        "index_vector_dim": ivd,
+        "kind": kind,
+        "indices_are_sorted": False,
+        "unique_indices": False,
+    }
+    return OpSpec("stablehlo.scatter", operands, [operands[0]], attrs)
+
+
+@pytest.mark.parametrize("kind", ["add", "mul", "max", "min", "replace"])
+def test_scatter_emitters(kind: str) -> None:
+    # Index vector first (moved last), duplicate and out-of-range rows dropped.
+    rows = [3, 5, 3, -1, 16] if kind != "replace" else [3, 5, 0, -1, 16]
+    embed = _scatter(
+        [T(16, 8), T(1, 5, e="i32"), T(5, 8)],
+        kind,
+        0,
+        update_window_dims=(1,),
+        inserted_window_dims=(0,),
+        scatter_dims_to_operand_dims=(0,),
+    )
+    x = RNG.standard_normal((16, 8)).astype(np.float32)
+    u = RNG.standard_normal((5, 8)).astype(np.float32)
+    check(embed, [x, np.array([rows], np.int32), u])
+    # Index vector between batching dims: scatter_indices_batching_dims shift.
+    batched = _scatter(
+        [T(4, 3, 10), T(4, 1, 3, 2, e="i32"), T(4, 3, 2)],
+        kind,
+        1,
+        inserted_window_dims=(2,),
+        input_batching_dims=(0, 1),
+        scatter_indices_batching_dims=(0, 2),
+        scatter_dims_to_operand_dims=(2,),
+    )
+    idx = np.stack([RNG.permutation(12)[:2] - 1 for _ in range(12)]).astype(np.int32)
+    idx = idx.reshape(4, 1, 3, 2)
+    x = RNG.standard_normal((4, 3, 10)).astype(np.float32)
+    u = RNG.standard_normal((4, 3, 2)).astype(np.float32)
+    check(batched, [x, idx, u])
+
+
+def test_boolean_scatter_emitters() -> None:
+    for kind in ("or", "and", "max", "min"):
+        op = _scatter(
+            [T(10, e="i1"), T(6, e="i32"), T(6, e="i1")],
+            kind,
+            1,
+            inserted_window_dims=(0,),
+            scatter_dims_to_operand_dims=(0,),
+        )
+        x, u = RNG.random(10) < 0.5, RNG.random(6) < 0.5
+        check(op, [x, np.array([1, 4, 4, 9, -3, 10], np.int32), u])
+
+
 def test_device_dependent_attributes_arrive_as_expressions() -> None:
     iota = OpSpec("stablehlo.iota", [], [T(2, 4, e="i32")], {"iota_dimension": 1})
     (got,) = run(iota, [], {"iota_offset": "12"})

@@ -405,6 +405,121 @@ case(
     with_operand(None, _gather_indices((8, 2), 40)),  # some out of range: clamped
     built=True,
 )
+
+
+def _scatter_inputs(
+    kind: str,
+    shapes: tuple[tuple[int, ...], ...],
+    low: int,
+    high: int,
+    e: str,
+    batch: int,
+) -> Inputs:
+    """Operand, indices in [low, high) (repeats, some out of range: dropped),
+    updates.  ``replace`` gets distinct indices (which duplicate wins is up to
+    the implementation)."""
+    operand, indices, updates = shapes
+
+    def make(rng: np.random.Generator) -> list[np.ndarray]:
+        if kind == "replace":  # distinct within each batch (leading dims)
+            rows = int(np.prod(indices[:batch]))
+            n = int(np.prod(indices[batch:]))
+            pool = np.tile(np.arange(low, low + max(n, high - low)), (rows, 1))
+            idx = rng.permuted(pool, axis=1)[:, :n].reshape(indices)
+        else:
+            idx = rng.integers(low, high, indices)
+        if e == "i1":
+            x, u = rng.random(operand) < 0.5, rng.random(updates) < 0.5
+        elif e == "i32":
+            x = rng.integers(-8, 8, operand).astype(np.int32)
+            u = rng.integers(-8, 8, updates).astype(np.int32)
+        else:
+            x = rng.standard_normal(operand).astype(np.float32)
+            u = rng.standard_normal(updates).astype(np.float32)
+        return [x, idx.astype(np.int32), u]
+
+    return make
+
+
+def _scatter_case(
+    cid: str, kind: str, shapes, dims: dict, low: int, high: int, e="f32"
+):
+    operand, indices, updates = shapes
+    attrs = {
+        "update_window_dims": (),
+        "inserted_window_dims": (),
+        "input_batching_dims": (),
+        "scatter_indices_batching_dims": (),
+        "index_vector_dim": len(indices) - 1,
+        **dims,
+        "kind": kind,
+    }
+    operands = [T(*operand, e=e), T(*indices, e="i32"), T(*updates, e=e)]
+    batch = len(dims.get("input_batching_dims", ()))
+    inputs = _scatter_inputs(kind, shapes, low, high, e, batch)
+    case(cid, HLO + "scatter", operands, [T(*operand, e=e)], attrs, inputs)
+
+
+# jax.grad of an embedding lookup: rows of a (32, 16) table, tokens (8, 8).
+_EMBED_GRAD = {
+    "update_window_dims": (2,),
+    "inserted_window_dims": (0,),
+    "scatter_dims_to_operand_dims": (0,),
+}
+for kind in ("add", "mul", "max", "min", "replace"):
+    _scatter_case(
+        f"scatter_{kind}",
+        kind,
+        ((32, 16), (8, 8, 1), (8, 8, 16)),
+        _EMBED_GRAD,
+        -4,
+        40,
+    )
+for kind in ("add", "max"):
+    _scatter_case(
+        f"scatter_{kind}_i32",
+        kind,
+        ((32, 16), (8, 8, 1), (8, 8, 16)),
+        _EMBED_GRAD,
+        -4,
+        40,
+        "i32",
+    )
+for kind in ("or", "and", "replace"):
+    _scatter_case(
+        f"scatter_{kind}_i1",
+        kind,
+        ((32, 16), (8, 8, 1), (8, 8, 16)),
+        _EMBED_GRAD,
+        -4,
+        40,
+        "i1",
+    )
+# jax.grad of take_along_axis: batching dims 0, 1; two updates per row.
+for kind in ("add", "min", "replace"):
+    _scatter_case(
+        f"scatter_batching_{kind}",
+        kind,
+        ((8, 8, 16), (8, 8, 2, 1), (8, 8, 2)),
+        {
+            "inserted_window_dims": (2,),
+            "input_batching_dims": (0, 1),
+            "scatter_indices_batching_dims": (0, 1),
+            "scatter_dims_to_operand_dims": (2,),
+        },
+        -2,
+        18,
+    )
+# 4 x 16 windows at (i, j): dim 1 is covered whole (j must be 0, else dropped).
+_scatter_case(
+    "scatter_window",
+    "add",
+    ((16, 16), (8, 2), (8, 4, 16)),
+    {"update_window_dims": (1, 2), "scatter_dims_to_operand_dims": (0, 1)},
+    -2,
+    3,
+)
+
 case(
     "pad",
     HLO + "pad",
@@ -838,7 +953,7 @@ STABLEHLO_OPS = [
     *("cosine", "is_finite", "clamp", "compare", "select", "convert"),
     *("broadcast_in_dim", "reshape", "transpose", "dot_general", "reduce"),
     *("concatenate", "slice", "dynamic_slice", "dynamic_update_slice", "gather"),
-    *("pad", "reverse"),
+    *("scatter", "pad", "reverse"),
 ]
 
 

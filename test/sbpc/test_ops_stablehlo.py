@@ -2,8 +2,9 @@
 
 ``sbpc.op_eval.evaluate`` is the oracle of the rule proofs and of the
 simulator; here it is checked against jax.lax on the CPU, with the cases
-where the spec is subtle: gather's dimension numbers and clamping, pad with
-interior and negative edges, integer division and remainder, rounding.
+where the spec is subtle: gather's dimension numbers and clamping, scatter's
+dropped windows and duplicate indices, pad with interior and negative edges,
+integer division and remainder, rounding.
 """
 
 from __future__ import annotations
@@ -251,6 +252,107 @@ def test_gather_index_vector_dim_first() -> None:
     }
     op = OpSpec("stablehlo.gather", [T(32, 16), T(1, 3, e="i32")], [T(3, 16)], attrs)
     _check(op, [x, indices], x[np.clip(indices[0], 0, 31)])
+
+
+# (operand shape, indices, dimension numbers, updates shape).  Indices repeat and
+# fall out of range; the window of the third case sticks out at (8, 0) and (3, 7).
+_EMBED_GRAD = dict(
+    update_window_dims=(1,),
+    inserted_window_dims=(0,),
+    scatter_dims_to_operand_dims=(0,),
+)
+SCATTERS = [
+    ((16, 8), np.array([[3], [5], [3], [-1], [16], [20], [0], [3]], np.int32),
+     _EMBED_GRAD, (8, 8)),
+    ((4, 3, 10), RNG.integers(-2, 12, (4, 3, 2, 1)).astype(np.int32),
+     dict(update_window_dims=(), inserted_window_dims=(2,),
+          scatter_dims_to_operand_dims=(2,), operand_batching_dims=(0, 1),
+          scatter_indices_batching_dims=(0, 1)), (4, 3, 2)),
+    ((10, 8), np.array([[1, 2], [8, 0], [3, 7], [6, 5], [1, 2], [-1, 0]], np.int32),
+     dict(update_window_dims=(1, 2), inserted_window_dims=(),
+          scatter_dims_to_operand_dims=(0, 1)), (6, 4, 3)),
+]  # fmt: skip
+
+_LAX_SCATTER = {
+    "add": lax.scatter_add,
+    "mul": lax.scatter_mul,
+    "max": lax.scatter_max,
+    "min": lax.scatter_min,
+    "replace": lax.scatter,
+}
+
+
+def _scatter_op(shape, indices, dims, updates, kind, e="f32", ivd=None) -> OpSpec:
+    attrs = {
+        "update_window_dims": dims["update_window_dims"],
+        "inserted_window_dims": dims["inserted_window_dims"],
+        "input_batching_dims": dims.get("operand_batching_dims", ()),
+        "scatter_indices_batching_dims": dims.get("scatter_indices_batching_dims", ()),
+        "scatter_dims_to_operand_dims": dims["scatter_dims_to_operand_dims"],
+        "index_vector_dim": indices.ndim - 1 if ivd is None else ivd,
+        "kind": kind,
+    }
+    operands = [T(*shape, e=e), T(*indices.shape, e="i32"), T(*updates, e=e)]
+    return OpSpec("stablehlo.scatter", operands, [T(*shape, e=e)], attrs)
+
+
+@pytest.mark.parametrize("kind", sorted(_LAX_SCATTER))
+@pytest.mark.parametrize("index", range(len(SCATTERS)))
+@pytest.mark.parametrize("e", ["f32", "i32"])
+def test_scatter_matches_xla(index: int, kind: str, e: str) -> None:
+    shape, indices, dims, updates = SCATTERS[index]
+    if kind == "replace":  # which duplicate wins is up to the implementation
+        flat = indices.reshape(-1, indices.shape[-1])
+        _, first = np.unique(flat, axis=0, return_index=True)
+        keep = np.zeros(len(flat), bool)
+        keep[first] = True
+        indices = np.where(keep.reshape(indices.shape[:-1])[..., None], indices, 99)
+    dtype = np.float32 if e == "f32" else np.int32
+    x = (RNG.standard_normal(shape) * 4).astype(dtype)
+    u = (RNG.standard_normal(updates) * 4).astype(dtype)
+    op = _scatter_op(shape, indices, dims, updates, kind, e)
+    dnums = lax.ScatterDimensionNumbers(**dims)
+    want = _LAX_SCATTER[kind](
+        x, indices, u, dnums, mode=lax.GatherScatterMode.FILL_OR_DROP
+    )
+    _check(op, [x, indices, u], want)
+
+
+@pytest.mark.parametrize("kind", ["or", "and", "max", "min", "replace"])
+def test_boolean_scatter_matches_xla(kind: str) -> None:
+    shape, indices, dims, updates = SCATTERS[0]
+    if kind == "replace":
+        indices = np.array([[3], [5], [1], [-1], [16], [20], [0], [7]], np.int32)
+    x = RNG.random(shape) < 0.5
+    u = RNG.random(updates) < 0.5
+    op = _scatter_op(shape, indices, dims, updates, kind, "i1")
+    fn = {"or": "max", "and": "min"}.get(kind, kind)
+    dnums = lax.ScatterDimensionNumbers(**dims)
+    want = _LAX_SCATTER[fn](
+        x, indices, u, dnums, mode=lax.GatherScatterMode.FILL_OR_DROP
+    )
+    _check(op, [x, indices, u], want)
+
+
+def test_scatter_index_vector_dim_first() -> None:
+    x = RNG.standard_normal((16, 8)).astype(np.float32)
+    indices = np.array([[3, 5, 3, -1, 16]], np.int32)  # index vector along dim 0
+    u = RNG.standard_normal((5, 8)).astype(np.float32)
+    op = _scatter_op((16, 8), indices, _EMBED_GRAD, (5, 8), "add", ivd=0)
+    want = x.copy()
+    for row, i in zip(u, indices[0], strict=True):
+        if 0 <= i < 16:
+            want[i] += row
+    _check(op, [x, indices, u], want)
+
+
+def test_scatter_refuses_unknown_bodies() -> None:
+    shape, indices, dims, updates = SCATTERS[0]
+    x, u = np.zeros(shape, np.int32), np.zeros(updates, np.int32)
+    for kind in ("or", "xor", None):
+        op = _scatter_op(shape, indices, dims, updates, kind, "i32")
+        with pytest.raises(ValueError, match="body kind"):
+            evaluate(op, [x, indices, u])
 
 
 def test_reshape_pairs() -> None:

@@ -215,3 +215,87 @@ func.func @dot_algorithm(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+func.func @scatter_update_shape(%a: tensor<64x32xf32>, %i: tensor<8x1xi32>, %u: tensor<4x32xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{stablehlo.scatter: update scatter dimension 0 has size 4, the scatter indices say 8}}
+  %0 = "stablehlo.scatter"(%a, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %1 = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<64x32xf32>, tensor<8x1xi32>, tensor<4x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @scatter_window_too_big(%a: tensor<64x32xf32>, %i: tensor<8x1xi32>, %u: tensor<8x40xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{stablehlo.scatter: update window dimension 1 has size 40, larger than operand dimension 1 (32)}}
+  %0 = "stablehlo.scatter"(%a, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %1 = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<64x32xf32>, tensor<8x1xi32>, tensor<8x40xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @scatter_rank(%a: tensor<64x32xf32>, %i: tensor<8x1xi32>, %u: tensor<8x32xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{stablehlo.scatter: operand rank 2 should be the number of update window (1), inserted window (0) and input batching (0) dimensions}}
+  %0 = "stablehlo.scatter"(%a, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %1 = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<64x32xf32>, tensor<8x1xi32>, tensor<8x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @scatter_index_vector(%a: tensor<64x32xf32>, %i: tensor<8x2xi32>, %u: tensor<8x32xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{stablehlo.scatter: scatter_dims_to_operand_dims has 1 entries but the index vector has 2}}
+  %0 = "stablehlo.scatter"(%a, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %1 = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<64x32xf32>, tensor<8x2xi32>, tensor<8x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @scatter_batching_sizes(%a: tensor<4x16x64xf32>, %i: tensor<8x16x1x1xi32>, %u: tensor<8x16x1xf32>) -> tensor<4x16x64xf32> {
+  // expected-error @+1 {{stablehlo.scatter: batching dimension sizes differ: operand dimension 0 is 4, scatter indices dimension 0 is 8}}
+  %0 = "stablehlo.scatter"(%a, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [2], input_batching_dims = [0, 1], scatter_indices_batching_dims = [0, 1], scatter_dims_to_operand_dims = [2], index_vector_dim = 3>, unique_indices = false}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %1 = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<4x16x64xf32>, tensor<8x16x1x1xi32>, tensor<8x16x1xf32>) -> tensor<4x16x64xf32>
+  return %0 : tensor<4x16x64xf32>
+}
+
+// -----
+
+func.func @scatter_result_type(%a: tensor<64x32xf32>, %i: tensor<8x1xi32>, %u: tensor<8x32xf32>) -> tensor<64x32xf16> {
+  // expected-error @+1 {{stablehlo.scatter: result type tensor<64x32xf16> differs from the operand's tensor<64x32xf32>}}
+  %0 = "stablehlo.scatter"(%a, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %1 = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<64x32xf32>, tensor<8x1xi32>, tensor<8x32xf32>) -> tensor<64x32xf16>
+  return %0 : tensor<64x32xf16>
+}
+
+// -----
+
+// Variadic scatter (several inputs and updates) is valid StableHLO but refused.
+func.func @scatter_variadic(%a: tensor<64xf32>, %b: tensor<64xi32>, %i: tensor<8x1xi32>, %u: tensor<8xf32>, %v: tensor<8xi32>) -> tensor<64xf32> {
+  // expected-error @+1 {{stablehlo.scatter: only single-operand scatter is supported, got 2 inputs and 2 results}}
+  %0:2 = "stablehlo.scatter"(%a, %b, %i, %u, %v) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<i32>, %z: tensor<f32>, %w: tensor<i32>):
+    stablehlo.return %z, %w : tensor<f32>, tensor<i32>
+  }) : (tensor<64xf32>, tensor<64xi32>, tensor<8x1xi32>, tensor<8xf32>, tensor<8xi32>) -> (tensor<64xf32>, tensor<64xi32>)
+  return %0#0 : tensor<64xf32>
+}
