@@ -41,7 +41,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from calibrate import calibrate, cost_model_text  # noqa: E402
 from models import EXAMPLES, SCHEMES  # noqa: E402
 
 import sbpc.jax  # noqa: E402
@@ -113,7 +115,9 @@ def _interleaved_medians(fns, args, repeats: int) -> list[float]:
     return [float(np.median(t)) for t in times]
 
 
-def bench_one(name: str, scheme: str, strategy: str, repeats: int) -> Row:
+def bench_one(
+    name: str, scheme: str, strategy: str, repeats: int, cost_model: str
+) -> Row:
     example = EXAMPLES[name]()
     want = jax.jit(example.fn)(*example.args)
 
@@ -126,6 +130,7 @@ def bench_one(name: str, scheme: str, strategy: str, repeats: int) -> Row:
             in_layouts=example.in_layouts(scheme),
             out_layouts=example.out_layouts(scheme),
             strategy=strategy,
+            cost_model=cost_model,
         )
     except sbpc.jax.SbpcError as e:
         return Row(name, scheme, None, None, f"sbpc failed: {str(e).splitlines()[0]}")
@@ -261,7 +266,9 @@ def plot(rows: list[Row], path: Path) -> None:
     plt.close(fig)
 
 
-def write_report(rows: list[Row], out: Path, strategy: str, repeats: int) -> None:
+def write_report(
+    rows: list[Row], out: Path, strategy: str, repeats: int, cost_model: str
+) -> None:
     png = out.with_suffix(".png")
     plot(rows, png)
     done = [r for r in rows if r.sbpc and r.xla]
@@ -273,6 +280,11 @@ def write_report(rows: list[Row], out: Path, strategy: str, repeats: int) -> Non
 Produced by `python bench/vs_xla.py` (strategy `{strategy}`, {repeats} timed
 steps per program, interleaved) on {jax.device_count()} simulated CPU devices,
 JAX {jax.__version__}. Do not edit by hand: rerun the benchmark.
+
+sbpc plans with the cost model of the machine it runs on, measured at the
+start of the run by `bench/calibrate.py`: `{cost_model}` (link bytes/s and
+seconds per ring round, one device's flop/s and memory bytes/s). With its
+default GPU-cluster model sbpc would plan for NVLink and 50 Tflop/s devices.
 
 Each row compiles one example (`examples/models`) under one scheme with the
 same input and output layouts twice: by sbpc (`sbpc.jax.distribute`) and by
@@ -316,15 +328,25 @@ def main(argv: list[str] | None = None) -> int:
         "--strategy", choices=("greedy", "bfs", "optimal"), default="optimal"
     )
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument(
+        "--cost-model",
+        default="calibrate",
+        help="sbp-propagate cost model text, 'default' (GPU cluster) or "
+        "'calibrate' (measure this machine first; the default)",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
     if jax.device_count() < 8:
         print("needs 8 devices: set XLA_FLAGS=--xla_force_host_platform_device_count=8")
         return 2
+    cost_model = args.cost_model
+    if cost_model == "calibrate":
+        cost_model = cost_model_text(calibrate())
+        print(f"cost model of this machine: {cost_model}", flush=True)
     rows = []
     for name in args.only or BENCH_EXAMPLES:
         for scheme in args.schemes:
-            row = bench_one(name, scheme, args.strategy, args.repeats)
+            row = bench_one(name, scheme, args.strategy, args.repeats, cost_model)
             rows.append(row)
             if row.sbpc and row.xla:
                 print(
@@ -336,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
             else:
                 print(f"{name:12s} {scheme:3s} {row.note}", flush=True)
-    write_report(rows, args.out, args.strategy, args.repeats)
+    write_report(rows, args.out, args.strategy, args.repeats, cost_model)
     print(f"wrote {args.out} and {args.out.with_suffix('.png')}")
     bad = [r for r in rows if r.sbpc and (r.sbpc.error > 1e-4)]
     return 1 if bad else 0

@@ -34,6 +34,7 @@ from sbpc.cost_model import CostModel, CostModelError
 from sbpc.diagnostics import LocatedError, emit
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.layout import UnevenSplitError, check_even
+from sbpc.op_cost import compute_costs
 from sbpc.op_rules import has_rule, nd_signatures, signatures_1d
 from sbpc.placement import Placement
 from sbpc.plan import Plan
@@ -232,6 +233,7 @@ class SbpPropagatePass(ModulePass):
         if fixed is not None:
             self._check_user_signature(op, spec, fixed, candidates, placement)
         operands = [self._operand_value(op, v, placement, graphs) for v in op.operands]
+        costs = compute_costs(spec, candidates, placement.hierarchy, graphs.cost_model)
         try:
             results = graph.add_op(
                 _op_label(op),
@@ -239,6 +241,7 @@ class SbpPropagatePass(ModulePass):
                 spec.results,
                 candidates,
                 fixed=fixed,
+                compute_costs=costs,
             )
         except GraphError as e:
             raise LocatedError(op, str(e)) from e

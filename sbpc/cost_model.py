@@ -88,6 +88,26 @@ NETWORK_LIKE = Link(bandwidth=25e9, latency=5e-6)
 
 
 @dataclass(frozen=True)
+class Device:
+    """What one device computes with: flop/s and memory bytes/s (a roofline)."""
+
+    flops: float
+    memory_bandwidth: float
+
+    def __post_init__(self) -> None:
+        for what, v in (
+            ("flops", self.flops),
+            ("memory bandwidth", self.memory_bandwidth),
+        ):
+            if not v > 0 or not math.isfinite(v):
+                raise CostModelError(f"device {what} must be positive, got {v}")
+
+
+# An H100-class GPU in f32: about 50 Tflop/s and 2 TB/s of memory bandwidth.
+GPU_LIKE = Device(flops=50e12, memory_bandwidth=2e12)
+
+
+@dataclass(frozen=True)
 class CostModel:
     """Per-hierarchy-dimension links, listed outermost (dim 0) first.
 
@@ -101,6 +121,7 @@ class CostModel:
 
     links: tuple[Link, ...] = (NETWORK_LIKE, NVLINK_LIKE)
     transfer: Link = field(default=NETWORK_LIKE)
+    device: Device = field(default=GPU_LIKE)
 
     def __post_init__(self) -> None:
         if not self.links:
@@ -144,13 +165,18 @@ class CostModel:
             self.transfer.bandwidth
         )
 
+    def compute_time(self, flops: float, nbytes: float) -> float:
+        """Modeled seconds of local work: the slower of math and memory traffic."""
+        return max(flops / self.device.flops, nbytes / self.device.memory_bandwidth)
+
     @staticmethod
     def parse(text: str) -> CostModel:
         """Build from a pass option such as ``bw=25e9:100e9,lat=5e-6:1e-6``.
 
         Keys: ``bw`` and ``lat`` (one value per hierarchy dimension, dim 0
         first, ``:``-separated; a single value applies to every dimension),
-        ``transfer_bw`` and ``transfer_lat`` (the inter-placement link).
+        ``transfer_bw`` and ``transfer_lat`` (the inter-placement link),
+        ``flops`` and ``hbm`` (one device's flop/s and memory bytes/s).
         Omitted keys keep the default.  ``default`` or an empty text gives
         the default model.
         """
@@ -161,10 +187,11 @@ class CostModel:
         for item in body.split(","):
             key, eq, val = item.partition("=")
             key = key.strip()
-            if not eq or key not in ("bw", "lat", "transfer_bw", "transfer_lat"):
+            if not eq or key not in _KEYS:
                 raise CostModelError(
-                    f"expected 'bw=', 'lat=', 'transfer_bw=' or 'transfer_lat=' in "
-                    f"cost model option, got '{item.strip()}'"
+                    "expected one of "
+                    + ", ".join(f"'{k}='" for k in _KEYS)
+                    + f" in cost model option, got '{item.strip()}'"
                 )
             if key in values:
                 raise CostModelError(f"cost model option sets '{key}' twice")
@@ -187,15 +214,22 @@ class CostModel:
                 raise CostModelError(
                     f"'bw' lists {len(bws)} values but 'lat' lists {len(lats)}"
                 )
-        for key in ("transfer_bw", "transfer_lat"):
+        for key in ("transfer_bw", "transfer_lat", "flops", "hbm"):
             if key in values and len(values[key]) != 1:
                 raise CostModelError(f"'{key}' takes one value")
         transfer = Link(
             bandwidth=values.get("transfer_bw", [default.transfer.bandwidth])[0],
             latency=values.get("transfer_lat", [default.transfer.latency])[0],
         )
+        device = Device(
+            flops=values.get("flops", [default.device.flops])[0],
+            memory_bandwidth=values.get("hbm", [default.device.memory_bandwidth])[0],
+        )
         links = tuple(Link(b, lat) for b, lat in zip(bws, lats, strict=True))
-        return CostModel(links=links, transfer=transfer)
+        return CostModel(links=links, transfer=transfer, device=device)
+
+
+_KEYS = ("bw", "lat", "transfer_bw", "transfer_lat", "flops", "hbm")
 
 
 DEFAULT_COST_MODEL = CostModel()

@@ -145,6 +145,14 @@ def _slice_block(x: str, axes: str, dim: int, size: int) -> str:
     )
 
 
+def _bool_reduce(kind: str, x: str, element: str, reduce) -> str:
+    """``reduce(x)``; booleans (where ``P(sum)`` is "or") go through int32,
+    since JAX's reducing collectives take numbers only."""
+    if not is_bool(element):
+        return reduce(x)
+    return f"({reduce(f'{x}.astype(jnp.int32)')} != 0)"
+
+
 def step_expr(
     kind: str,
     dims: Sequence[int],
@@ -167,14 +175,23 @@ def step_expr(
         return f"lax.all_gather({x}, {axes}, axis={s.axis}, tiled=True)"
     if kind == "all_reduce":
         assert isinstance(s, Partial)
-        return f"{_REDUCE_FN[s.kind]}({x}, {axes})"
+        return _bool_reduce(
+            s.kind, x, element, lambda v: f"{_REDUCE_FN[s.kind]}({v}, {axes})"
+        )
     if kind == "reduce_scatter":
         assert isinstance(s, Partial) and isinstance(t, Split)
         if s.kind == "sum":
-            return (
-                f"lax.psum_scatter({x}, {axes}, scatter_dimension={t.axis}, tiled=True)"
+            return _bool_reduce(
+                "sum",
+                x,
+                element,
+                lambda v: (
+                    f"lax.psum_scatter({v}, {axes}, scatter_dimension={t.axis}, tiled=True)"
+                ),
             )
-        reduced = f"{_REDUCE_FN[s.kind]}({x}, {axes})"
+        reduced = _bool_reduce(
+            s.kind, x, element, lambda v: f"{_REDUCE_FN[s.kind]}({v}, {axes})"
+        )
         return _slice_block(reduced, axes, t.axis, dst_local[t.axis])
     if kind == "all_to_all":
         assert isinstance(s, Split) and isinstance(t, Split)

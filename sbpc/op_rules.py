@@ -216,7 +216,7 @@ def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
     memoized on the op's name, types and attributes: a real model repeats the
     same few ops thousands of times.
     """
-    key = (_freeze(op), tuple(hierarchy))
+    key = (op_key(op), tuple(hierarchy))
     cached = _ND_CACHE.get(key)
     if cached is None:
         if len(_ND_CACHE) > 4096:
@@ -238,7 +238,8 @@ def _freeze_value(v: Any) -> Any:
     return v
 
 
-def _freeze(op: OpSpec) -> tuple[Any, ...]:
+def op_key(op: OpSpec) -> tuple[Any, ...]:
+    """A hashable key of the op's name, types and attributes (for memos)."""
     attrs = tuple(sorted((k, _freeze_value(v)) for k, v in op.attrs.items()))
     return (op.name, op.operands, op.results, attrs)
 

@@ -81,9 +81,10 @@ def _reached_option(
         and not isinstance(graph.nodes[graph.edges[e].dst], SinkNode)
     ]
     best: tuple[float, float, int, int] | None = None
+    compute = node.option_costs
     for i in range(len(node.options)):
         via = 0.0
-        total = 0.0
+        total = compute[i]
         changed = 0
         for edge in decided:
             if edge.dst == v:

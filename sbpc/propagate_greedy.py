@@ -99,9 +99,10 @@ def greedy_option(
             outputs.append((edge, graph.edge_dst_layout(edge, options[edge.dst]), {}))
 
     best_key: tuple[int, float, int, int] | None = None
+    compute = node.option_costs
     for i, sig in enumerate(node.options):
         order_value = 0
-        cost = 0.0
+        cost = compute[i]
         for k, (have, memo) in enumerate(inputs):
             want = sig.inputs[k]
             if have == want:

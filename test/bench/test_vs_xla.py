@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "vs_xla.py"
@@ -12,6 +13,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "vs_xla.py"
 def _load():
     spec = importlib.util.spec_from_file_location("vs_xla", BENCH)
     module = importlib.util.module_from_spec(spec)
+    sys.modules["vs_xla"] = module  # its dataclasses look themselves up there
     spec.loader.exec_module(module)
     return module
 

@@ -121,7 +121,9 @@ def test_parse_option():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("speed=1", "expected 'bw='"),
+        ("speed=1", "expected one of 'bw=', 'lat=', .*'flops=', 'hbm='"),
+        ("flops=0", "device flops must be positive"),
+        ("hbm=1:2", "'hbm' takes one value"),
         ("bw=fast", "expected numbers"),
         ("bw=1:2,lat=1:2:3", "'bw' lists 2 values but 'lat' lists 3"),
         ("bw=0", "bandwidth must be positive"),
@@ -137,3 +139,11 @@ def test_parse_errors(text, message):
 
 def test_models_are_hashable_for_plan_caches():
     assert hash(CostModel.parse("bw=1e9")) == hash(CostModel.parse("bw=1e9"))
+
+
+def test_device_roofline_and_parsing() -> None:
+    model = CostModel.parse("flops=1e9,hbm=1e8")
+    assert model.device.flops == 1e9 and model.device.memory_bandwidth == 1e8
+    assert model.compute_time(2e9, 0) == pytest.approx(2.0)  # compute bound
+    assert model.compute_time(1e9, 1e9) == pytest.approx(10.0)  # memory bound
+    assert CostModel.parse("bw=1e9").device == CostModel().device

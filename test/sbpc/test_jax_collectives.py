@@ -84,3 +84,34 @@ def test_step_expressions() -> None:
         "lax.dynamic_update_slice_in_dim(jnp.full((8, 8), -jnp.inf, jnp.float32), "
         'x, lax.axis_index("d0") * 2, 1)'
     )
+
+
+def test_boolean_reductions_go_through_int32_and_compute_or() -> None:
+    """JAX's psum/psum_scatter refuse booleans; P(sum) of booleans is "or"."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import lax
+    from jax.sharding import AxisType, Mesh
+    from jax.sharding import PartitionSpec as PS
+
+    scatter = step_expr("reduce_scatter", [0], (P,), (S(0),), "x", (8, 4), (2, 4), "i1")
+    reduce = step_expr("all_reduce", [0], (P,), (B,), "x", (8, 4), (8, 4), "i1")
+    assert (
+        scatter
+        == '(lax.psum_scatter(x.astype(jnp.int32), "d0", scatter_dimension=0, tiled=True) != 0)'
+    )
+    assert reduce == '(lax.psum(x.astype(jnp.int32), "d0") != 0)'
+    mesh = Mesh(np.array(jax.devices()[:4]), ("d0",), axis_types=(AxisType.Auto,))
+    pieces = np.random.default_rng(0).random((4, 8, 4)) < 0.2  # one piece per device
+
+    def run(expr: str, out_spec: PS) -> np.ndarray:
+        body = eval(f"lambda x: {expr}", {"lax": lax, "jnp": jnp})
+        fn = jax.shard_map(
+            lambda x: body(x[0]), mesh=mesh, in_specs=PS("d0"), out_specs=out_spec
+        )
+        return np.asarray(jax.jit(fn)(pieces))
+
+    want = pieces.any(axis=0)
+    np.testing.assert_array_equal(run(scatter, PS("d0")), want)
+    np.testing.assert_array_equal(run(reduce, PS())[:8], want)

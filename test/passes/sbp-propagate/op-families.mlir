@@ -12,9 +12,9 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
     %0 = stablehlo.tanh %x : tensor<8x16xf32>
     // CHECK: stablehlo.multiply %0, %x {sbp.sig = #sbp.sig<([S(0)], [S(0)]) -> ([S(0)])>}
     %1 = stablehlo.multiply %0, %x : tensor<8x16xf32>
-    // a replicated vector broadcast stays replicated (greedy prefers B on
-    // ties); the add then slices it locally, for free
-    // CHECK: stablehlo.broadcast_in_dim %v, dims = [1] {sbp.sig = #sbp.sig<([B]) -> ([B])>}
+    // a replicated vector broadcast into the split layout the add wants: each
+    // device materialises only its rows (less local work than all of them)
+    // CHECK: stablehlo.broadcast_in_dim %v, dims = [1] {sbp.sig = #sbp.sig<([B]) -> ([S(0)])>}
     %2 = stablehlo.broadcast_in_dim %v, dims = [1] : (tensor<16xf32>) -> tensor<8x16xf32>
     // CHECK: stablehlo.add %1, %2 {sbp.sig = #sbp.sig<([S(0)], [S(0)]) -> ([S(0)])>}
     %3 = stablehlo.add %1, %2 : tensor<8x16xf32>
@@ -31,12 +31,13 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
     // reshape splitting the leading dim keeps the split on the new leading dim
     // CHECK: stablehlo.reshape %3 {sbp.sig = #sbp.sig<([S(0)]) -> ([S(0)])>}
     %7 = stablehlo.reshape %3 : (tensor<8x16xf32>) -> tensor<4x2x16xf32>
-    // iota and compare stay replicated; select slices the mask locally
-    // CHECK: stablehlo.iota dim = 1 {sbp.sig = #sbp.sig<() -> ([B])>}
+    // iota and compare: each device makes its rows of the mask (a split iota
+    // is offset per device), so select needs no slicing
+    // CHECK: stablehlo.iota dim = 1 {sbp.sig = #sbp.sig<() -> ([S(0)])>}
     %8 = stablehlo.iota dim = 1 : tensor<8x16xi32>
     %c = stablehlo.constant dense<3> : tensor<i32>
     %9 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<8x16xi32>
-    // CHECK: stablehlo.compare LT, %8, %9{{.*}}sbp.sig = #sbp.sig<([B], [B]) -> ([B])>
+    // CHECK: stablehlo.compare LT, %8, %9{{.*}}sbp.sig = #sbp.sig<([S(0)], [S(0)]) -> ([S(0)])>
     %10 = stablehlo.compare LT, %8, %9, SIGNED : (tensor<8x16xi32>, tensor<8x16xi32>) -> tensor<8x16xi1>
     // CHECK: stablehlo.select %10, %3, %x {sbp.sig = #sbp.sig<([S(0)], [S(0)], [S(0)]) -> ([S(0)])>}
     %11 = stablehlo.select %10, %3, %x : tensor<8x16xi1>, tensor<8x16xf32>

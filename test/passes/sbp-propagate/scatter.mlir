@@ -12,7 +12,8 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
                             %g: tensor<8x16x32xf32> {sbp.nd_sbp = #sbp.nd<[S(0)]>})
       -> (tensor<64x32xf32> {sbp.nd_sbp = #sbp.nd<[P(sum)]>}) {
     %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-    // CHECK: stablehlo.broadcast_in_dim %cst, dims = [] {sbp.sig = #sbp.sig<([B]) -> ([B])>}
+    // greedy decides the zeros first, by local work alone: each device makes its rows
+    // CHECK: stablehlo.broadcast_in_dim %cst, dims = [] {sbp.sig = #sbp.sig<([B]) -> ([S(0)])>}
     %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<64x32xf32>
     // CHECK: "stablehlo.scatter"(%0, %t, %g) <{{.*}}}> ({
     // CHECK: }) {sbp.sig = #sbp.sig<([P(sum)], [S(0)], [S(0)]) -> ([P(sum)])>} : (tensor<64x32xf32>, tensor<8x16x1xi32>, tensor<8x16x32xf32>) -> tensor<64x32xf32>
