@@ -16,19 +16,28 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.target import Target
 
+from sbpc.collective_combine import DEFAULT_MAX_BYTES
 from sbpc.diagnostics import LocatedError
 from sbpc.jax_emit import JaxEmitError, emit_jax
 
 from .program_of import main_function, program_of
 
 
-def jax_source(module: ModuleOp, function: str | None = None) -> str:
-    """The Python source of the JAX program for one function of ``module``."""
+def jax_source(
+    module: ModuleOp,
+    function: str | None = None,
+    combine_bytes: int = DEFAULT_MAX_BYTES,
+) -> str:
+    """The Python source of the JAX program for one function of ``module``.
+
+    ``combine_bytes``: the most bytes per device one combined collective
+    carries (``sbpc.collective_combine``); 0 runs every boxing step alone.
+    """
     f = main_function(module, function)
     origins: dict[str, Operation] = {}
     program = program_of(module, f, origins)
     try:
-        return emit_jax(program)
+        return emit_jax(program, combine_bytes)
     except JaxEmitError as e:
         at = origins.get(e.label, f)
         raise LocatedError(at, f"cannot lower to JAX: {e.message}") from e
@@ -36,11 +45,18 @@ def jax_source(module: ModuleOp, function: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class JaxTarget(Target):
-    """``sbpc-opt ... -t jax`` (optionally ``-t 'jax{function=name}'``)."""
+    """``sbpc-opt ... -t jax``; options ``-t 'jax{function=name combine-bytes=N}'``."""
 
     name = "jax"
 
     function: str = ""
+    combine_bytes: int = DEFAULT_MAX_BYTES
+
+    def __post_init__(self) -> None:
+        if self.combine_bytes < 0:
+            raise ValueError(
+                f"jax target: combine-bytes must be >= 0, not {self.combine_bytes}"
+            )
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        output.write(jax_source(module, self.function or None))
+        output.write(jax_source(module, self.function or None, self.combine_bytes))

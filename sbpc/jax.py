@@ -46,6 +46,7 @@ from jax.sharding import NamedSharding, PartitionSpec
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from sbpc.collective_combine import DEFAULT_MAX_BYTES
 from sbpc.diagnostics import make_diagnostic
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.passes.inline import SbpInlinePass
@@ -382,9 +383,17 @@ def distribute(
     cost_model: str = "default",
     memory_budget: float = 0,
     time_limit: float = 0,
+    combine_bytes: int = DEFAULT_MAX_BYTES,
     **kwargs: Any,
 ) -> Distributed:
-    """Distribute ``fn`` over ``mesh`` (see the module docstring)."""
+    """Distribute ``fn`` over ``mesh`` (see the module docstring).
+
+    ``combine_bytes``: the most bytes per device that one combined collective
+    carries (independent collectives of one kind run as one,
+    ``sbpc.collective_combine``); 0 runs every boxing step alone.
+    """
+    if combine_bytes < 0:
+        raise SbpcError(f"combine_bytes must be >= 0, not {combine_bytes}")
     annotated = annotate(
         fn, *args, mesh=mesh, in_layouts=in_layouts, out_layouts=out_layouts, **kwargs
     )
@@ -400,7 +409,7 @@ def distribute(
         ).plan_module(module)
         SbpLowerBoxingPass().apply(ctx, module)
         module.verify()
-        source = jax_source(module)
+        source = jax_source(module, combine_bytes=combine_bytes)
     except DiagnosticException as e:
         raise SbpcError(_located(e, annotated.name, annotated.text)) from e
     f = main_function(module)

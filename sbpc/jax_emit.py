@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sbpc.collective_combine import DEFAULT_MAX_BYTES, Combined, combine_schedule
+from sbpc.cost_model import local_bytes
 from sbpc.jax_collectives import (
     CollectiveError,
     axes_expr,
@@ -51,10 +53,10 @@ from sbpc.jax_collectives import (
     step_expr,
 )
 from sbpc.jax_ops import UnsupportedOpError, jnp_dtype, op_expressions, py_tuple
-from sbpc.jax_runtime import PRELUDE, RUNTIME
+from sbpc.jax_runtime import COMBINED_COLLECTIVES, PRELUDE, RUNTIME
 from sbpc.layout import UnevenSplitError, block_index, local_shape, local_slices
 from sbpc.op_rules import local_op
-from sbpc.op_spec import OpSpec, numpy_dtype
+from sbpc.op_spec import OpSpec, is_bool, numpy_dtype
 from sbpc.placement import Placement
 from sbpc.program import (
     Arg,
@@ -88,9 +90,17 @@ _DYNAMIC_ATTRS = {
 _X64 = frozenset({"i64", "ui64", "f64", "index"})
 
 
-def emit_jax(program: Program) -> str:
-    """The Python source of ``program`` as a JAX module (see the module docstring)."""
-    return _Emitter(program).module()
+def emit_jax(program: Program, combine_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """The Python source of ``program`` as a JAX module (see the module docstring).
+
+    Independent all-gathers, reduce-scatters and all-reduces of one kind on
+    one set of mesh axes run as one collective on their pieces concatenated,
+    up to ``combine_bytes`` per device each (``sbpc.collective_combine``);
+    ``0`` emits every boxing step as its own collective.
+    """
+    if combine_bytes < 0:
+        raise ValueError(f"combine_bytes must be >= 0, not {combine_bytes}")
+    return _Emitter(program, combine_bytes).module()
 
 
 # --- program analysis ------------------------------------------------------------
@@ -117,8 +127,12 @@ class _Stage:
 
 
 class _Emitter:
-    def __init__(self, program: Program) -> None:
+    def __init__(
+        self, program: Program, combine_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
         self.p = program
+        self.combine_bytes = combine_bytes
+        self.combined = False  # whether a stage uses COMBINED_COLLECTIVES
         self.layout: dict[ValueId, NdSbp] = {}
         self.where: dict[ValueId, Placement] = {}
         self.consts: list[str] = []
@@ -356,7 +370,8 @@ class _Emitter:
             "{x64}", self._x64_line()
         )
         doc = self._docstring()
-        source = doc + prelude + "\n".join(body) + "\n" + RUNTIME
+        runtime = RUNTIME + (COMBINED_COLLECTIVES if self.combined else "")
+        source = doc + prelude + "\n".join(body) + "\n" + runtime
         try:
             compile(source, f"<sbpc program {self.p.name!r}>", "exec")
         except SyntaxError as err:  # a bug of the emitter, never a user error
@@ -477,22 +492,113 @@ class _Emitter:
         ]
         for v in stage.inputs:
             lines += self._make_pieces(v)
-        for i, instr in stage.instrs:
+        for item in self._schedule(stage):
+            if isinstance(item, Combined):
+                lines += self._combined_lines(item)
+                continue
+            i, instr = item
             label = _label(instr, i)
             if isinstance(instr, OpInstr):
                 lines.append(f"    # {_one_line(label)}: {instr.sig}")
                 lines += self._op_lines(instr, label, h)
             else:
-                lines.append(
-                    f"    # {_one_line(label)}: dims {list(instr.dims)} "
-                    f"{format_nd_sbp(instr.src)} -> {format_nd_sbp(instr.dst)}"
-                )
+                lines.append(f"    # {self._step_comment(i, instr)}")
                 lines.append(f"    v{instr.result} = {self._collective_expr(instr)}")
         outs = []
         for v, kept in stage.outputs:
             outs.append(self._leave(v, kept))
         lines.append(f"    return {_src_tuple(outs)}")
         return lines
+
+    def _step_comment(self, i: int, instr: CollectiveInstr) -> str:
+        return (
+            f"{_one_line(_label(instr, i))}: dims {list(instr.dims)} "
+            f"{format_nd_sbp(instr.src)} -> {format_nd_sbp(instr.dst)}"
+        )
+
+    # -- combined collectives ----------------------------------------------------
+
+    def _schedule(
+        self, stage: _Stage
+    ) -> list[tuple[int, Instr] | Combined[tuple[int, Instr]]]:
+        """The stage's instructions, independent collectives of one key grouped."""
+        if self.combine_bytes == 0:
+            return list(stage.instrs)
+        return combine_schedule(
+            stage.instrs,
+            operands=lambda item: _operands(item[1]),
+            results=lambda item: _results(item[1]),
+            key=lambda item: self._combine_key(item[1]),
+            nbytes=lambda item: self._step_bytes(item[1]),
+            max_bytes=self.combine_bytes,
+        )
+
+    def _combine_key(self, instr: Instr) -> tuple | None:
+        """What collectives must share to run as one; None: runs alone.
+
+        Booleans reduce through int32 (``_bool_reduce``) and max/min
+        reduce-scatters are a reduce and a slice: both stay single.
+        """
+        if not isinstance(instr, CollectiveInstr):
+            return None
+        element = self.p.types[instr.operand].element
+        s = instr.src[instr.dims[0]] if instr.dims else None
+        if instr.kind == "all_gather":
+            return ("all_gather", instr.dims, element)
+        if is_bool(element) or not isinstance(s, Partial):
+            return None
+        if instr.kind == "all_reduce":
+            return ("all_reduce", instr.dims, s.kind, element)
+        if instr.kind == "reduce_scatter" and s.kind == "sum":
+            return ("reduce_scatter", instr.dims, element)
+        return None
+
+    def _step_bytes(self, instr: Instr) -> int:
+        """A step's larger local buffer (the combined buffer it adds to)."""
+        assert isinstance(instr, CollectiveInstr)
+        t, h = self.p.types[instr.operand], instr.placement.hierarchy
+        return max(local_bytes(nd, t, h) for nd in (instr.src, instr.dst))
+
+    def _combined_lines(self, group: Combined[tuple[int, Instr]]) -> list[str]:
+        self.combined = True
+        steps = [(i, instr) for i, instr in group.members]
+        lines = [
+            f"    # combined ({len(steps)}): {self._step_comment(i, c)}"
+            for i, c in steps
+            if isinstance(c, CollectiveInstr)
+        ]
+        first = steps[0][1]
+        assert isinstance(first, CollectiveInstr)
+        axes = axes_expr(first.dims)
+        group_size = int(np.prod([first.placement.hierarchy[d] for d in first.dims]))
+        xs = _src_tuple(
+            f"v{c.operand}" for _, c in steps if isinstance(c, CollectiveInstr)
+        )
+        outs = ", ".join(
+            f"v{c.result}" for _, c in steps if isinstance(c, CollectiveInstr)
+        )
+
+        def split_axes(side: str) -> str:
+            axes_of = []
+            for _, c in steps:
+                assert isinstance(c, CollectiveInstr)
+                s = getattr(c, side)[c.dims[0]]
+                assert isinstance(s, Split)
+                axes_of.append(s.axis)
+            return py_tuple(axes_of)
+
+        if first.kind == "all_gather":
+            call = f"_all_gather_many({xs}, {axes}, {split_axes('src')}, {group_size})"
+        elif first.kind == "reduce_scatter":
+            call = (
+                f"_psum_scatter_many({xs}, {axes}, {split_axes('dst')}, {group_size})"
+            )
+        else:
+            kind = first.src[first.dims[0]]
+            assert isinstance(kind, Partial)
+            fn = {"sum": "lax.psum", "max": "lax.pmax", "min": "lax.pmin"}[kind.kind]
+            call = f"_reduce_many({fn}, {xs}, {axes})"
+        return [*lines, f"    {outs} = {call}"]
 
     def _make_pieces(self, v: ValueId) -> list[str]:
         """A stage input arrives as its logical value on P dims: make the pieces."""

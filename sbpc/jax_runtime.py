@@ -347,3 +347,44 @@ def self_check(seed=0):
 if __name__ == "__main__":
     sys.exit(self_check())
 '''
+
+# Emitted only by modules with combined collectives (sbpc.collective_combine):
+# one collective on several pieces, concatenated flat, then split back.
+COMBINED_COLLECTIVES = '''\
+
+def _split_flat(flat, shapes):
+    """``flat`` (rows, total) cut by columns into pieces reshaped to ``shapes``."""
+    out, at = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape, dtype=np.int64)) // flat.shape[0]
+        out.append(flat[:, at : at + size].reshape(shape))
+        at += size
+    return out
+
+
+def _all_gather_many(xs, axes, dims, group):
+    """``lax.all_gather(x, axes, axis=d, tiled=True)`` for each x, d: one collective."""
+    moved = [jnp.moveaxis(x, d, 0) for x, d in zip(xs, dims)]
+    flat = jnp.concatenate([m.reshape(1, -1) for m in moved], axis=1)
+    whole = lax.all_gather(flat, axes, axis=0, tiled=True)
+    shapes = [(group * m.shape[0],) + m.shape[1:] for m in moved]
+    parts = _split_flat(whole, shapes)
+    return tuple(jnp.moveaxis(p, 0, d) for p, d in zip(parts, dims))
+
+
+def _psum_scatter_many(xs, axes, dims, group):
+    """``lax.psum_scatter(x, axes, scatter_dimension=d, tiled=True)``: one collective."""
+    moved = [jnp.moveaxis(x, d, 0) for x, d in zip(xs, dims)]
+    flat = jnp.concatenate([m.reshape(group, -1) for m in moved], axis=1)
+    piece = lax.psum_scatter(flat, axes, scatter_dimension=0, tiled=True)
+    shapes = [(m.shape[0] // group,) + m.shape[1:] for m in moved]
+    parts = _split_flat(piece, shapes)
+    return tuple(jnp.moveaxis(p, 0, d) for p, d in zip(parts, dims))
+
+
+def _reduce_many(reduce, xs, axes):
+    """``reduce(x, axes)`` (psum, pmax, pmin) for each x: one collective."""
+    flat = jnp.concatenate([x.reshape(1, -1) for x in xs], axis=1)
+    parts = _split_flat(reduce(flat, axes), [x.shape for x in xs])
+    return tuple(parts)
+'''

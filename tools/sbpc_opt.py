@@ -14,6 +14,7 @@ On top of ``xdsl-opt`` it gives what users of ``mlir-opt`` expect:
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import re
 import sys
@@ -32,6 +33,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
@@ -179,8 +181,16 @@ class SbpcOptMain(xDSLOptMain):
     def setup_pipeline(self) -> None:
         try:
             super().setup_pipeline()
+            self._check_target()
         except Exception as e:  # unknown pass / bad option: a usage error
             raise _UsageError(str(e)) from e
+
+    def _check_target(self) -> None:
+        """Build the target once, so a bad target option fails before any pass runs."""
+        spec = parse_spec(self.args.target)
+        factory = self.available_targets.get(spec.name)
+        if factory is not None and not inspect.signature(factory).parameters:
+            factory().from_spec(spec)
 
     # -- running -----------------------------------------------------------
 

@@ -120,10 +120,12 @@ class Builder:
 evaluate_program = evaluate_whole
 
 
-def load(program: Program, directory: Path, name: str) -> ModuleType:
+def load(
+    program: Program, directory: Path, name: str, **emit_options: int
+) -> ModuleType:
     """Emit ``program``, write it to ``directory/name.py`` and import it."""
     path = directory / f"{name}.py"
-    path.write_text(emit_jax(program))
+    path.write_text(emit_jax(program, **emit_options))
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -21,7 +21,7 @@ import pytest
 
 from sbpc.jax_emit import JaxEmitError, emit_jax
 from sbpc.op_rules import nd_signatures
-from sbpc.op_spec import OpSpec
+from sbpc.op_spec import OpSpec, numpy_dtype
 from sbpc.placement import Placement
 from sbpc.program import OpInstr, Program
 from sbpc.sbp import B, P, Partial, S
@@ -581,3 +581,87 @@ def test_partial_results_are_finished_unless_asked_for(tmp_path: Path) -> None:
     b.ret_as(b.arg(T(8, 8), (S(0), B)), (B, B))
     with pytest.raises(JaxEmitError, match=r"not as \[B, B\]"):
         emit_jax(b.program)
+
+
+# --- combined collectives ----------------------------------------------------------
+
+# (kind, dims, src, dst, type) on a 2x4 mesh; the same (kind, dims, reduction,
+# element type) may run as one collective when independent.
+COMBINABLE = [
+    ("all_gather", [1], (B, S(0)), (B, B), T(8, 4)),
+    ("all_gather", [1], (S(0), S(1)), (S(0), B), T(4, 8, 3)),
+    ("all_gather", [1], (B, S(2)), (B, B), T(2, 3, 8)),
+    ("all_gather", [0, 1], (S(0), S(0)), (B, B), T(16, 2)),
+    ("all_gather", [0, 1], (S(1), S(1)), (B, B), T(2, 16)),
+    ("all_gather", [1], (B, S(0)), (B, B), T(8, e="i32")),
+    ("all_gather", [1], (B, S(0)), (B, B), T(4, e="i32")),
+    ("reduce_scatter", [1], (B, P), (B, S(0)), T(8, 4)),
+    ("reduce_scatter", [1], (B, P), (B, S(1)), T(3, 8)),
+    ("reduce_scatter", [1], (S(0), P), (S(0), S(2)), T(2, 2, 4)),
+    ("all_reduce", [0], (P, B), (B, B), T(5)),
+    ("all_reduce", [0], (P, S(0)), (B, S(0)), T(4, 3)),
+    ("all_reduce", [0], (P, B), (B, B), T()),
+    ("all_reduce", [0], (PMAX, B), (B, B), T(3)),
+    ("all_reduce", [0], (PMAX, B), (B, B), T(2, 2)),
+    ("all_reduce", [1], (B, P), (B, B), T(4, e="i1")),  # bool: stays alone
+    ("all_reduce", [1], (B, P), (B, B), T(2, e="i1")),
+]
+
+
+def _collective_count(module, inputs: list[np.ndarray]) -> int:
+    from sbpc.hlo_collectives import parse_collectives, summarize
+
+    compiled = module.build().lower(*module.put_args(*inputs)).compile()
+    return summarize(parse_collectives(compiled.as_text())).total
+
+
+def test_independent_collectives_run_combined(tmp_path: Path) -> None:
+    """Independent steps of one kind on the same mesh axes (and element type)
+    run as one collective on their pieces concatenated: the module calls the
+    combined helpers, XLA's HLO has fewer collectives, and the numbers are
+    those of the separate steps.  A step that depends on another of its kind
+    stays apart."""
+    b = Builder(Placement.of_size((2, 4)))
+    rng = np.random.default_rng(3)
+    inputs = []
+    for kind, dims, src, dst, t in COMBINABLE:
+        assert jp.valid_step(kind, dims, src, dst), (kind, dims, src, dst)
+        x = b.arg(t, src)
+        inputs.append((rng.standard_normal(t.shape) * 3).astype(numpy_dtype(t.element)))
+        b.ret(b.step(kind, dims, x, dst))
+    # A chain: the second all-gather on d1 needs the first one's result.
+    x = b.arg(T(8, 8), (B, S(0)))
+    inputs.append(rng.standard_normal((8, 8)).astype(np.float32))
+    y = b.step("local_slice", [1], b.step("all_gather", [1], x, (B, B)), (B, S(1)))
+    b.ret(b.step("all_gather", [1], y, (B, B)))
+
+    combined = jp.load(b.program, tmp_path, "combined")
+    source = (tmp_path / "combined.py").read_text()
+    calls = [
+        line.split("=", 1)[1].split("(")[0].strip()
+        for line in source.splitlines()
+        if line.startswith("    ") and "_many(" in line and "def " not in line
+    ]
+    # f32 gathers on d1 (3 + the chain's first), on (d0, d1) (2), i32 on d1
+    # (2); f32 reduce-scatters on d1 (3); psums on d0 (3); pmaxes on d0 (2).
+    assert sorted(calls) == sorted(
+        ["_all_gather_many"] * 3 + ["_psum_scatter_many"] + ["_reduce_many"] * 2
+    ), source
+    run_and_compare(combined, b.program, inputs)
+
+    apart = jp.load(b.program, tmp_path, "apart", combine_bytes=0)
+    assert "_many(" not in (tmp_path / "apart.py").read_text()
+    run_and_compare(apart, b.program, inputs)
+    assert _collective_count(combined, inputs) < _collective_count(apart, inputs)
+
+
+def test_combine_threshold_cuts_groups(tmp_path: Path) -> None:
+    b = Builder(Placement.of_size((8,)))
+    for _ in range(4):
+        b.ret(b.step("all_gather", [0], b.arg(T(8, 8), (S(0),)), (B,)))
+    # Each gather's result is 256 bytes per device: two fit in 600.
+    source = emit_jax(b.program, combine_bytes=600)
+    assert source.count("= _all_gather_many(") == 2
+    assert emit_jax(b.program).count("= _all_gather_many(") == 1
+    with pytest.raises(ValueError, match="combine_bytes must be >= 0"):
+        emit_jax(b.program, combine_bytes=-1)
