@@ -135,7 +135,7 @@ def check_step(kind: str, dims: Sequence[int], src: NdSbp, dst: NdSbp) -> None:
                 )
 
 
-_REDUCE_FN = {"sum": "lax.psum", "max": "lax.pmax", "min": "lax.pmin"}
+REDUCE_FN = {"sum": "lax.psum", "max": "lax.pmax", "min": "lax.pmin"}
 
 
 def _slice_block(x: str, axes: str, dim: int, size: int) -> str:
@@ -176,7 +176,7 @@ def step_expr(
     if kind == "all_reduce":
         assert isinstance(s, Partial)
         return _bool_reduce(
-            s.kind, x, element, lambda v: f"{_REDUCE_FN[s.kind]}({v}, {axes})"
+            s.kind, x, element, lambda v: f"{REDUCE_FN[s.kind]}({v}, {axes})"
         )
     if kind == "reduce_scatter":
         assert isinstance(s, Partial) and isinstance(t, Split)
@@ -190,7 +190,7 @@ def step_expr(
                 ),
             )
         reduced = _bool_reduce(
-            s.kind, x, element, lambda v: f"{_REDUCE_FN[s.kind]}({v}, {axes})"
+            s.kind, x, element, lambda v: f"{REDUCE_FN[s.kind]}({v}, {axes})"
         )
         return _slice_block(reduced, axes, t.axis, dst_local[t.axis])
     if kind == "all_to_all":
@@ -210,3 +210,42 @@ def step_expr(
     full = f"jnp.full({py_tuple(dst_local)}, {fill}, {jnp_dtype(element)})"
     offset = f"lax.axis_index({axes}) * {src_local[s.axis]}"
     return f"lax.dynamic_update_slice_in_dim({full}, {x}, {offset}, {s.axis})"
+
+
+def combined_step_expr(
+    kind: str,
+    dims: Sequence[int],
+    hierarchy: Sequence[int],
+    changes: Sequence[tuple[NdSbp, NdSbp]],
+    xs: Sequence[str],
+) -> str:
+    """One JAX collective for several independent steps of one ``kind`` on
+    ``dims`` (``sbpc.collective_combine`` groups them): a call of the module's
+    ``_all_gather_many`` / ``_psum_scatter_many`` / ``_reduce_many``, which
+    return the steps' results as a tuple.  ``changes`` are the steps'
+    (src, dst) layouts, ``xs`` their local pieces."""
+    for src, dst in changes:
+        check_step(kind, dims, src, dst)
+    axes = axes_expr(dims)
+    pieces = "(" + ", ".join(xs) + ("," if len(xs) == 1 else "") + ")"
+    group = 1
+    for d in dims:
+        group *= hierarchy[d]
+
+    def split_axes(side: int) -> str:
+        axes_of = []
+        for change in changes:
+            s = change[side][dims[0]]
+            assert isinstance(s, Split)
+            axes_of.append(s.axis)
+        return py_tuple(axes_of)
+
+    first = changes[0][0][dims[0]]
+    if kind == "all_gather":
+        return f"_all_gather_many({pieces}, {axes}, {split_axes(0)}, {group})"
+    if kind == "reduce_scatter" and first == Partial("sum"):
+        return f"_psum_scatter_many({pieces}, {axes}, {split_axes(1)}, {group})"
+    if kind == "all_reduce":
+        assert isinstance(first, Partial)
+        return f"_reduce_many({REDUCE_FN[first.kind]}, {pieces}, {axes})"
+    raise CollectiveError(f"{kind} from {first} has no combined form")

@@ -44,10 +44,12 @@ import numpy as np
 from sbpc.collective_combine import DEFAULT_MAX_BYTES, Combined, combine_schedule
 from sbpc.cost_model import local_bytes
 from sbpc.jax_collectives import (
+    REDUCE_FN,
     CollectiveError,
     axes_expr,
     axis_name,
     check_step,
+    combined_step_expr,
     partial_dims,
     partition_spec,
     step_expr,
@@ -561,43 +563,23 @@ class _Emitter:
 
     def _combined_lines(self, group: Combined[tuple[int, Instr]]) -> list[str]:
         self.combined = True
-        steps = [(i, instr) for i, instr in group.members]
-        lines = [
-            f"    # combined ({len(steps)}): {self._step_comment(i, c)}"
-            for i, c in steps
-            if isinstance(c, CollectiveInstr)
-        ]
-        first = steps[0][1]
-        assert isinstance(first, CollectiveInstr)
-        axes = axes_expr(first.dims)
-        group_size = int(np.prod([first.placement.hierarchy[d] for d in first.dims]))
-        xs = _src_tuple(
-            f"v{c.operand}" for _, c in steps if isinstance(c, CollectiveInstr)
-        )
-        outs = ", ".join(
-            f"v{c.result}" for _, c in steps if isinstance(c, CollectiveInstr)
-        )
-
-        def split_axes(side: str) -> str:
-            axes_of = []
-            for _, c in steps:
-                assert isinstance(c, CollectiveInstr)
-                s = getattr(c, side)[c.dims[0]]
-                assert isinstance(s, Split)
-                axes_of.append(s.axis)
-            return py_tuple(axes_of)
-
-        if first.kind == "all_gather":
-            call = f"_all_gather_many({xs}, {axes}, {split_axes('src')}, {group_size})"
-        elif first.kind == "reduce_scatter":
-            call = (
-                f"_psum_scatter_many({xs}, {axes}, {split_axes('dst')}, {group_size})"
+        steps: list[CollectiveInstr] = []
+        lines = []
+        for i, instr in group.members:
+            assert isinstance(instr, CollectiveInstr)
+            steps.append(instr)
+            lines.append(
+                f"    # combined ({len(group.members)}): {self._step_comment(i, instr)}"
             )
-        else:
-            kind = first.src[first.dims[0]]
-            assert isinstance(kind, Partial)
-            fn = {"sum": "lax.psum", "max": "lax.pmax", "min": "lax.pmin"}[kind.kind]
-            call = f"_reduce_many({fn}, {xs}, {axes})"
+        first = steps[0]
+        call = combined_step_expr(
+            first.kind,
+            first.dims,
+            first.placement.hierarchy,
+            [(s.src, s.dst) for s in steps],
+            [f"v{s.operand}" for s in steps],
+        )
+        outs = ", ".join(f"v{s.result}" for s in steps)
         return [*lines, f"    {outs} = {call}"]
 
     def _make_pieces(self, v: ValueId) -> list[str]:
@@ -625,11 +607,10 @@ class _Emitter:
                 runs[-1].insert(0, k)
             else:
                 runs.append([k])
-        fns = {"sum": "lax.psum", "max": "lax.pmax", "min": "lax.pmin"}
         for run in runs:
             kind = nd[run[0]]
             assert isinstance(kind, Partial)
-            x = f"{fns[kind.kind]}({x}, {axes_expr(run)})"
+            x = f"{REDUCE_FN[kind.kind]}({x}, {axes_expr(run)})"
         if kept:
             x = f"jnp.expand_dims({x}, {py_tuple(range(len(kept)))})"
         return x

@@ -501,20 +501,29 @@ def _pad(
     return [f"lax.pad({args[0]}, {args[1]}, [{config}])"]
 
 
+def _index_vector_last(
+    op: OpSpec, indices: str, batching_attr: str
+) -> tuple[str, list[int]]:
+    """``indices`` (operand 1) with its index vector dim moved last, as
+    ``lax.gather``/``lax.scatter`` want, and the batching dims renumbered."""
+    rank = op.operands[1].rank
+    ivd = int(op.attr("index_vector_dim"))
+    batching = list(_ints(op, batching_attr))
+    if ivd == rank:
+        return f"{indices}[..., None]", batching
+    if ivd != rank - 1:
+        indices = f"jnp.moveaxis({indices}, {ivd}, -1)"
+        batching = [d - 1 if d > ivd else d for d in batching]
+    return indices, batching
+
+
 @_register("stablehlo.gather")
 def _gather(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
     """``lax.gather`` wants the index vector last; starts clamp (mode CLIP)."""
     x, indices = args
-    rank = op.operands[1].rank
-    ivd = int(op.attr("index_vector_dim"))
-    batching = list(_ints(op, "start_indices_batching_dims"))
-    if ivd == rank:
-        indices = f"{indices}[..., None]"
-    elif ivd != rank - 1:
-        indices = f"jnp.moveaxis({indices}, {ivd}, -1)"
-        batching = [d - 1 if d > ivd else d for d in batching]
+    indices, batching = _index_vector_last(op, indices, "start_indices_batching_dims")
     dnums = (
         "lax.GatherDimensionNumbers("
         f"offset_dims={py_tuple(_ints(op, 'offset_dims'))}, "
@@ -551,14 +560,7 @@ def _scatter(
     kind = op.attr("kind")
     if kind not in _SCATTER:
         raise UnsupportedOpError(f"'{op.name}' with body kind {kind!r} has no JAX form")
-    rank = op.operands[1].rank
-    ivd = int(op.attr("index_vector_dim"))
-    batching = list(_ints(op, "scatter_indices_batching_dims"))
-    if ivd == rank:
-        indices = f"{indices}[..., None]"
-    elif ivd != rank - 1:
-        indices = f"jnp.moveaxis({indices}, {ivd}, -1)"
-        batching = [d - 1 if d > ivd else d for d in batching]
+    indices, batching = _index_vector_last(op, indices, "scatter_indices_batching_dims")
     dnums = (
         "lax.ScatterDimensionNumbers("
         f"update_window_dims={py_tuple(_ints(op, 'update_window_dims'))}, "

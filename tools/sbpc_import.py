@@ -24,10 +24,11 @@ import importlib.util
 import os
 import re
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from .cli import run_and_exit
 
 _SHAPE_RE = re.compile(r"^\s*([a-z]+[0-9]*)\s*\[\s*([0-9,\s]*)\]\s*$")
 _DTYPES = {
@@ -48,7 +49,7 @@ _DTYPES = {
 }
 
 
-class ImportError_(Exception):
+class SbpcImportError(Exception):
     """A usage or input error: printed as one line, exit status 1."""
 
 
@@ -59,7 +60,7 @@ def parse_shape(text: str) -> Any:
 
     match = _SHAPE_RE.match(text)
     if match is None or match.group(1) not in _DTYPES:
-        raise ImportError_(
+        raise SbpcImportError(
             f"bad shape '{text}': expected DTYPE[d0,d1,...] with DTYPE one of "
             + ", ".join(_DTYPES)
         )
@@ -72,13 +73,13 @@ def parse_shape(text: str) -> Any:
 def load_object(spec: str) -> Any:
     """``pkg.module:name`` or ``path/file.py:name``."""
     if ":" not in spec:
-        raise ImportError_(f"expected MODULE:NAME, got '{spec}'")
+        raise SbpcImportError(f"expected MODULE:NAME, got '{spec}'")
     module_name, _, attr = spec.rpartition(":")
     try:
         if module_name.endswith(".py"):
             path = Path(module_name)
             if not path.is_file():
-                raise ImportError_(f"no such file: {module_name}")
+                raise SbpcImportError(f"no such file: {module_name}")
             sys.path.insert(0, str(path.resolve().parent))
             loaded = importlib.util.spec_from_file_location(path.stem, path)
             assert loaded is not None and loaded.loader is not None
@@ -88,16 +89,16 @@ def load_object(spec: str) -> Any:
         else:
             sys.path.insert(0, os.getcwd())
             module = importlib.import_module(module_name)
-    except ImportError_:
+    except SbpcImportError:
         raise
     except Exception as e:
-        raise ImportError_(
+        raise SbpcImportError(
             f"cannot import {module_name}: {type(e).__name__}: {e}"
         ) from e
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise ImportError_(f"{module_name} has no attribute '{attr}'")
+            raise SbpcImportError(f"{module_name} has no attribute '{attr}'")
         obj = getattr(obj, part)
     return obj
 
@@ -109,11 +110,11 @@ def _assignments(items: Sequence[str], paths: list[str], what: str) -> dict[int,
         key, sep, layout = item.partition("=")
         key = key.strip()
         if not sep or not key or not layout.strip():
-            raise ImportError_(f"bad {what} '{item}': expected KEY=LAYOUT")
+            raise SbpcImportError(f"bad {what} '{item}': expected KEY=LAYOUT")
         if key.isdigit():
             index = int(key)
             if index >= len(paths):
-                raise ImportError_(
+                raise SbpcImportError(
                     f"{what} '{item}': index {index} out of range ({len(paths)} leaves)"
                 )
             matched = [index]
@@ -124,7 +125,7 @@ def _assignments(items: Sequence[str], paths: list[str], what: str) -> dict[int,
                 if p == key or (p.startswith(key) and p[len(key)] in "[.")
             ]
             if not matched:
-                raise ImportError_(
+                raise SbpcImportError(
                     f"{what} '{item}': no leaf has path '{key}' (see --list)"
                 )
         for i in matched:
@@ -163,7 +164,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     fn = load_object(args.function)
     if not callable(fn):
-        raise ImportError_(f"{args.function} is not callable")
+        raise SbpcImportError(f"{args.function} is not callable")
     if args.shapes:
         example = tuple(parse_shape(s) for s in args.shapes)
     else:
@@ -171,7 +172,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         if callable(example):
             example = example()
         if not isinstance(example, tuple):
-            raise ImportError_(f"{args.args} must be (or return) a tuple of arguments")
+            raise SbpcImportError(
+                f"{args.args} must be (or return) a tuple of arguments"
+            )
     placement = sbpc_jax.parse_mesh(args.mesh)
     annotated = sbpc_jax.annotate(fn, *example, mesh=placement)
     if args.list:
@@ -230,25 +233,7 @@ def _unflatten_layouts(tree: Any, flat: list[str | None]) -> Any:
 def main(argv: Sequence[str] | None = None) -> None:
     from sbpc.jax import SbpcError
 
-    try:
-        status = run(argv)
-    except (ImportError_, SbpcError) as e:
-        print(f"sbpc-import: error: {e}", file=sys.stderr)
-        status = 1
-    except KeyboardInterrupt:
-        status = 130
-    except SystemExit:
-        raise
-    except Exception as e:  # a bug in sbpc: say so, without a traceback
-        if os.environ.get("SBPC_TRACEBACK"):
-            traceback.print_exc()
-        print(
-            f"sbpc-import: internal error: {type(e).__name__}: {e}\n"
-            "(this is a bug in sbpc; set SBPC_TRACEBACK=1 for the traceback)",
-            file=sys.stderr,
-        )
-        status = 1
-    sys.exit(status)
+    run_and_exit("sbpc-import", lambda: run(argv), (SbpcImportError, SbpcError))
 
 
 if __name__ == "__main__":

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import os
 import re
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO
@@ -39,6 +37,8 @@ from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from sbpc.diagnostics import Diagnostic, LocatedError, make_diagnostic, set_sink
+
+from .cli import run_and_exit
 
 
 class LocatingParser(Parser):
@@ -346,26 +346,9 @@ def format_error(e: ParseError | DiagnosticException, offset: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    try:
-        tool = SbpcOptMain(args=argv)
-        status = tool.run_chunks()
-    except _UsageError as e:
-        print(f"sbpc-opt: error: {e}", file=sys.stderr)
-        status = 1
-    except KeyboardInterrupt:
-        status = 130
-    except SystemExit:
-        raise
-    except Exception as e:  # a bug in sbpc: say so, without a traceback
-        if os.environ.get("SBPC_TRACEBACK"):
-            traceback.print_exc()
-        print(
-            f"sbpc-opt: internal error: {type(e).__name__}: {e}\n"
-            "(this is a bug in sbpc; set SBPC_TRACEBACK=1 for the traceback)",
-            file=sys.stderr,
-        )
-        status = 1
-    sys.exit(status)
+    run_and_exit(
+        "sbpc-opt", lambda: SbpcOptMain(args=argv).run_chunks(), (_UsageError,)
+    )
 
 
 if __name__ == "__main__":

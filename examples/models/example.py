@@ -22,6 +22,8 @@ from typing import Any
 
 import jax
 
+from .optim import adam_init, opt_roles
+
 DATA = "data"
 REPLICATED = "B"
 SCHEMES: dict[str, tuple[int, ...]] = {"dp": (8,), "tp": (8,), "2d": (2, 4)}
@@ -42,6 +44,41 @@ class Example:
 
     def out_layouts(self, scheme: str) -> Any:
         return layouts(self.out_roles, scheme)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model module's parts, from which its two examples are made."""
+
+    forward: Callable[..., Any]  # (params, inputs) -> outputs
+    train_step: Callable[..., Any]  # (params, opt, inputs, labels) -> loss, params, opt
+    init_params: Callable[[], Any]
+    batch: Callable[[], tuple[Any, Any]]  # (inputs, labels)
+    param_roles: Callable[[], Any]
+
+    def forward_example(self) -> Example:
+        return Example(
+            self.forward,
+            (self.init_params(), self.batch()[0]),
+            (self.param_roles(), DATA),
+        )
+
+    def train_example(self) -> Example:
+        params, roles = self.init_params(), self.param_roles()
+        return Example(
+            self.train_step,
+            (params, adam_init(params), *self.batch()),
+            (roles, opt_roles(roles), DATA, DATA),
+            (REPLICATED, roles, opt_roles(roles)),
+        )
+
+    def forward_args(self) -> tuple[Any, ...]:
+        """Example arguments of ``forward`` (for ``sbpc-import --args``)."""
+        return self.forward_example().args
+
+    def train_args(self) -> tuple[Any, ...]:
+        """Example arguments of ``train_step`` (for ``sbpc-import --args``)."""
+        return self.train_example().args
 
 
 def layout(role: str, scheme: str) -> str:

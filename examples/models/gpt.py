@@ -11,8 +11,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .example import DATA, REPLICATED, Example
-from .optim import adam_init, adam_update, opt_roles
+from .example import Model
+from .optim import adam_update
 
 VOCAB, SEQ, MODEL, HEADS, HIDDEN, LAYERS, BATCH = 256, 32, 64, 8, 256, 2, 16
 
@@ -114,28 +114,6 @@ def param_roles():
     }  # fmt: skip
 
 
-def forward_example():
-    tokens, _ = batch()
-    return Example(forward, (init_params(), tokens), (param_roles(), DATA))
-
-
-def train_example():
-    params = init_params()
-    tokens, targets = batch()
-    roles = param_roles()
-    return Example(
-        train_step,
-        (params, adam_init(params), tokens, targets),
-        (roles, opt_roles(roles), DATA, DATA),
-        (REPLICATED, roles, opt_roles(roles)),
-    )
-
-
-def forward_args():
-    """Example arguments of ``forward`` (for ``sbpc-import --args``)."""
-    return forward_example().args
-
-
-def train_args():
-    """Example arguments of ``train_step`` (for ``sbpc-import --args``)."""
-    return train_example().args
+_MODEL = Model(forward, train_step, init_params, batch, param_roles)
+forward_example, train_example = _MODEL.forward_example, _MODEL.train_example
+forward_args, train_args = _MODEL.forward_args, _MODEL.train_args  # sbpc-import --args

@@ -11,8 +11,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .example import DATA, REPLICATED, Example
-from .optim import adam_init, adam_update, opt_roles
+from .example import REPLICATED, Model
+from .optim import adam_update
 
 IMAGE, PATCH, CHANNELS, WIDTH, TOKEN_HIDDEN, CHANNEL_HIDDEN = 32, 4, 3, 64, 128, 256
 BLOCKS, CLASSES, BATCH = 2, 16, 16
@@ -112,26 +112,6 @@ def param_roles():
     }  # fmt: skip
 
 
-def forward_example():
-    return Example(forward, (init_params(), batch()[0]), (param_roles(), DATA))
-
-
-def train_example():
-    params = init_params()
-    roles = param_roles()
-    return Example(
-        train_step,
-        (params, adam_init(params), *batch()),
-        (roles, opt_roles(roles), DATA, DATA),
-        (REPLICATED, roles, opt_roles(roles)),
-    )
-
-
-def forward_args():
-    """Example arguments of ``forward`` (for ``sbpc-import --args``)."""
-    return forward_example().args
-
-
-def train_args():
-    """Example arguments of ``train_step`` (for ``sbpc-import --args``)."""
-    return train_example().args
+_MODEL = Model(forward, train_step, init_params, batch, param_roles)
+forward_example, train_example = _MODEL.forward_example, _MODEL.train_example
+forward_args, train_args = _MODEL.forward_args, _MODEL.train_args  # sbpc-import --args
