@@ -16,10 +16,10 @@ import itertools
 import random
 import time
 
-from sbpc.boxing import clear_cache, plan
-from sbpc.layout import is_even
-from sbpc.sbp import B, Partial, S, Sbp
-from sbpc.tensor_type import TensorType
+from sbpc.algebra.layout import is_even
+from sbpc.algebra.sbp import B, Partial, S, Sbp
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing.planner import clear_cache, plan
 
 
 def layouts(entries: list[Sbp], tensor: TensorType, hierarchy: tuple[int, ...]):

@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sbpc.propagate_bfs import bfs
-from sbpc.propagate_greedy import greedy
-from sbpc.propagate_optimal import optimal
-from sbpc.synthetic_graphs import RingCost, transformer_graph
+from sbpc.propagation.bfs import bfs
+from sbpc.propagation.greedy import greedy
+from sbpc.propagation.optimal import optimal
+from sbpc.testing.synthetic_graphs import RingCost, transformer_graph
 
 OPS_PER_LAYER = 17
 

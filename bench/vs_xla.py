@@ -12,7 +12,7 @@ same function with the same input and output layouts:
   ``NamedSharding``\\ s, partitioned by XLA (GSPMD/Shardy).
 
 and measures both by the same yardsticks: collectives in the *compiled* HLO
-(``sbpc.hlo_collectives``: bytes each device sends, count), median wall time
+(``bench/hlo_collectives.py``: bytes each device sends, count), median wall time
 per step over repeated interleaved runs, and compile time (sbpc: its passes
 plus XLA compiling the emitted program; XLA: lowering and compiling the
 jit).  Both programs' outputs are checked against the unsharded function.
@@ -44,10 +44,10 @@ sys.path.insert(0, str(ROOT / "examples"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from calibrate import calibrate, cost_model_text  # noqa: E402
+from hlo_collectives import parse_collectives, summarize  # noqa: E402
 from models import EXAMPLES, SCHEMES  # noqa: E402
 
 import sbpc.jax  # noqa: E402
-from sbpc.hlo_collectives import parse_collectives, summarize  # noqa: E402
 
 COMBINED_LATENCY = 1e-6  # seconds per ring round once collectives are combined
 BENCH_EXAMPLES = ("mlp", "mlp_train", "gpt", "gpt_train", "mixer", "mixer_train")

@@ -67,10 +67,9 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from sbpc.diagnostics import LocatedError
-from sbpc.layout import UnevenSplitError, check_even
-from sbpc.placement import Placement, PlacementError
-from sbpc.sbp import (
+from sbpc.algebra.layout import UnevenSplitError, check_even
+from sbpc.algebra.placement import Placement, PlacementError
+from sbpc.algebra.sbp import (
     PARTIAL_KINDS,
     Broadcast,
     NdSbp,
@@ -82,7 +81,8 @@ from sbpc.sbp import (
     format_nd_sbp,
     parse_sbp,
 )
-from sbpc.signature import Signature
+from sbpc.algebra.signature import Signature
+from sbpc.dialects.diagnostics import LocatedError
 
 # Names of the discardable attributes the dialect gives meaning to.
 ND_SBP = "sbp.nd_sbp"  # func argument / result: its layout
@@ -237,7 +237,7 @@ class PlacementAttr(ParametrizedAttribute):
     """``#sbp.placement<cuda, [[0, 1], [2, 3]]>``: device kind and rank array.
 
     The rank array's shape is the hierarchy; it is stored flat (row-major)
-    next to its shape.  Invariants are those of ``sbpc.placement.Placement``.
+    next to its shape.  Invariants are those of ``sbpc.algebra.placement.Placement``.
     """
 
     name = "sbp.placement"

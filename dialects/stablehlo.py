@@ -3015,7 +3015,7 @@ def plain_attrs(op: Operation) -> dict[str, Any]:
     """A StableHLO op's attributes as plain values, under StableHLO's names.
 
     Ints, tuples of ints, strings and (for ``constant``) a numpy array: what
-    ``sbpc.op_spec.OpSpec.attrs`` expects (see ``sbpc.ops_stablehlo``). A
+    ``sbpc.ops.spec.OpSpec.attrs`` expects (see ``sbpc.ops.stablehlo``). A
     reduce gets ``kind`` (``ReduceOp.reduction_kind``, None for other bodies),
     a scatter too (``ScatterOp.combiner_kind``: also ``replace``).
     Ops without attributes, and ops of other dialects, give ``{}``.

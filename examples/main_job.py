@@ -28,12 +28,12 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import parse_nd_sbp
 from sbpc.dialects import sbp as sbp_dialect
+from sbpc.passes.bridge.program import main_function
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.pipeline import parse_module, run_passes
-from sbpc.passes.program_of import main_function
-from sbpc.placement import Placement
-from sbpc.sbp import parse_nd_sbp
 
 HERE = Path(__file__).resolve().parent
 # x, target, MLP up-projection (column split), MLP down-projection (row split)

@@ -23,7 +23,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from sbpc.diagnostics import emit
+from sbpc.dialects.diagnostics import emit
 
 
 def _is_private(f: func.FuncOp) -> bool:

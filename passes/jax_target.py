@@ -16,11 +16,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.target import Target
 
-from sbpc.collective_combine import DEFAULT_MAX_BYTES
-from sbpc.diagnostics import LocatedError
-from sbpc.jax_emit import JaxEmitError, emit_jax
+from sbpc.dialects.diagnostics import LocatedError
+from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
+from sbpc.jax_backend.emit import JaxEmitError, emit_jax
 
-from .program_of import main_function, program_of
+from .bridge.program import main_function, program_of
 
 
 def jax_source(
@@ -31,7 +31,7 @@ def jax_source(
     """The Python source of the JAX program for one function of ``module``.
 
     ``combine_bytes``: the most bytes per device one combined collective
-    carries (``sbpc.collective_combine``); 0 runs every boxing step alone.
+    carries (``sbpc.jax_backend.combine``); 0 runs every boxing step alone.
     """
     f = main_function(module, function)
     origins: dict[str, Operation] = {}

@@ -4,7 +4,7 @@ After ``sbp-propagate`` each op says (``sbp.sig``) which layout it wants for
 each operand, each value says which layout it has (its producer's signature,
 its argument's ``sbp.nd_sbp``, a cast's target), and each result says which
 layout the caller wants back.  Where they differ this pass inserts the
-cheapest plan of the boxing planner (``sbpc.boxing``) as sbp collective ops:
+cheapest plan of the boxing planner (``sbpc.boxing.planner``) as sbp collective ops:
 
 - one boxed value serves every consumer that wants the same layout (the chain
   is built once, right after the value's definition);
@@ -27,15 +27,15 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from sbpc import boxing
-from sbpc.cost_model import CostModel, CostModelError
-from sbpc.diagnostics import LocatedError
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, format_nd_sbp
+from sbpc.boxing import planner as boxing
+from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
-from sbpc.op_rules import nd_signatures
-from sbpc.placement import Placement
-from sbpc.sbp import Broadcast, NdSbp, Partial, format_nd_sbp
+from sbpc.dialects.diagnostics import LocatedError
+from sbpc.ops.registry import nd_signatures
 
-from .ir_ops import is_tensor_op, op_spec_of, plain_type
+from .bridge.ops import is_tensor_op, op_spec_of, plain_type
 
 _STEP_OPS: dict[str, type[sbp_dialect.CollectiveOp]] = {
     "all_gather": sbp_dialect.AllGatherOp,

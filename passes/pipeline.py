@@ -10,7 +10,7 @@ from xdsl.passes import PassPipeline
 from sbpc.dialects.chlo import CHLO
 from sbpc.dialects.sbp import SBP, verify_sbp_annotations
 from sbpc.dialects.stablehlo import StableHLO
-from sbpc.universe import SBPC_UNIVERSE
+from sbpc.passes.universe import SBPC_UNIVERSE
 
 
 def default_context() -> Context:

@@ -29,23 +29,23 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from sbpc import boxing
-from sbpc.cost_model import CostModel, CostModelError
-from sbpc.diagnostics import LocatedError, emit
+from sbpc.algebra.layout import UnevenSplitError, check_even
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import NdSbp, Partial
+from sbpc.algebra.signature import Signature
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing import planner as boxing
+from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
-from sbpc.layout import UnevenSplitError, check_even
-from sbpc.op_cost import compute_costs
-from sbpc.op_rules import has_rule, nd_signatures, signatures_1d
-from sbpc.placement import Placement
-from sbpc.plan import Plan
-from sbpc.plan_report import format_report
-from sbpc.propagate import STRATEGIES, propagate
-from sbpc.sbp import NdSbp, Partial
-from sbpc.sbp_graph import GraphError, PropagationError, SbpGraph
-from sbpc.signature import Signature
-from sbpc.tensor_type import TensorType
+from sbpc.dialects.diagnostics import LocatedError, emit
+from sbpc.ops.cost import compute_costs
+from sbpc.ops.registry import has_rule, nd_signatures, signatures_1d
+from sbpc.propagation.driver import STRATEGIES, propagate
+from sbpc.propagation.graph import GraphError, PropagationError, SbpGraph
+from sbpc.propagation.plan import Plan
+from sbpc.propagation.report import format_report
 
-from .ir_ops import UnsupportedTypeError, is_tensor_op, op_spec_of, plain_type
+from .bridge.ops import UnsupportedTypeError, is_tensor_op, op_spec_of, plain_type
 
 
 def _op_label(op: Operation) -> str:

@@ -46,18 +46,25 @@ from jax.sharding import NamedSharding, PartitionSpec
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from sbpc.collective_combine import DEFAULT_MAX_BYTES
-from sbpc.diagnostics import make_diagnostic
+from sbpc.algebra.placement import Placement, PlacementError
+from sbpc.algebra.sbp import (
+    NdSbp,
+    Partial,
+    SbpSyntaxError,
+    Split,
+    format_nd_sbp,
+    parse_nd_sbp,
+)
 from sbpc.dialects import sbp as sbp_dialect
+from sbpc.dialects.diagnostics import make_diagnostic
+from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
+from sbpc.passes.bridge.program import main_function
 from sbpc.passes.inline import SbpInlinePass
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.lower_boxing import SbpLowerBoxingPass
 from sbpc.passes.pipeline import default_context
-from sbpc.passes.program_of import main_function
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
-from sbpc.placement import Placement, PlacementError
-from sbpc.plan_report import format_report
-from sbpc.sbp import NdSbp, Partial, SbpSyntaxError, Split, format_nd_sbp, parse_nd_sbp
+from sbpc.propagation.report import format_report
 
 __all__ = [
     "Distributed",
@@ -104,7 +111,7 @@ def _is_nd_sbp(x: Any) -> bool:
     return (
         isinstance(x, tuple)
         and bool(x)
-        and all(type(s).__module__ == "sbpc.sbp" for s in x)
+        and all(type(s).__module__ == "sbpc.algebra.sbp" for s in x)
     )
 
 
@@ -390,7 +397,7 @@ def distribute(
 
     ``combine_bytes``: the most bytes per device that one combined collective
     carries (independent collectives of one kind run as one,
-    ``sbpc.collective_combine``); 0 runs every boxing step alone.
+    ``sbpc.jax_backend.combine``); 0 runs every boxing step alone.
     """
     if combine_bytes < 0:
         raise SbpcError(f"combine_bytes must be >= 0, not {combine_bytes}")

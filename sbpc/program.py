@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-from sbpc.op_spec import OpSpec
-from sbpc.placement import Placement
-from sbpc.sbp import NdSbp
-from sbpc.signature import Signature
-from sbpc.tensor_type import TensorType
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import NdSbp
+from sbpc.algebra.signature import Signature
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.ops.spec import OpSpec
 
 ValueId: TypeAlias = int
 

@@ -36,7 +36,12 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from sbpc.diagnostics import Diagnostic, LocatedError, make_diagnostic, set_sink
+from sbpc.dialects.diagnostics import (
+    Diagnostic,
+    LocatedError,
+    make_diagnostic,
+    set_sink,
+)
 
 from .cli import run_and_exit
 

@@ -24,7 +24,10 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from sbpc.diagnostics import LocatedError
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import B, P, Partial, S
+from sbpc.algebra.signature import Signature
+from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import (
     SBP,
     AllGatherOp,
@@ -54,9 +57,6 @@ from sbpc.dialects.sbp import (
     value_placement,
     verify_sbp_annotations,
 )
-from sbpc.placement import Placement
-from sbpc.sbp import B, P, Partial, S
-from sbpc.signature import Signature
 
 
 def _ctx() -> Context:

@@ -21,14 +21,14 @@ import numpy as np
 import pytest
 from jax import lax
 
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import parse_nd_sbp
 from sbpc.dialects import sbp as sbp_dialect
+from sbpc.passes.bridge.program import main_function, program_of
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.pipeline import parse_module, run_passes
-from sbpc.passes.program_of import main_function, program_of
-from sbpc.placement import Placement
 from sbpc.program import OpInstr
-from sbpc.sbp import parse_nd_sbp
-from sbpc.simulator import simulate
+from sbpc.simulator.execute import simulate
 
 F32 = jnp.float32
 BATCH, HIDDEN, OUT = 16, 64, 32

@@ -14,13 +14,13 @@ import jax
 import numpy as np
 import pytest
 
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import parse_nd_sbp
 from sbpc.dialects import sbp as sbp_dialect
+from sbpc.passes.bridge.program import main_function, program_of
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.pipeline import parse_module, run_passes
-from sbpc.passes.program_of import main_function, program_of
-from sbpc.placement import Placement
-from sbpc.sbp import parse_nd_sbp
-from sbpc.simulator import simulate
+from sbpc.simulator.execute import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -193,7 +193,7 @@ def test_lit_examples_run_through_jax(path: str, spec: str, tmp_path) -> None:
     """The FileCheck examples, emitted and run: JAX == simulator == unsharded."""
     from xdsl.dialects import func
 
-    from sbpc.simulator import evaluate_whole
+    from sbpc.simulator.execute import evaluate_whole
 
     for c, chunk in enumerate((LIT / path).read_text().split("// -----")):
         module = parse_module(chunk)
@@ -221,9 +221,9 @@ def test_boxing_plans_run_through_jax(hierarchy, tmp_path) -> None:
     emitted as JAX, moves the numbers exactly as the simulator does."""
     import random
 
-    from sbpc import boxing
-    from sbpc.sbp import format_nd_sbp
-    from sbpc.tensor_type import TensorType
+    from sbpc.algebra.sbp import format_nd_sbp
+    from sbpc.algebra.tensor_type import TensorType
+    from sbpc.boxing import planner as boxing
 
     tensor = TensorType((8, 16), "f32")
     layouts = boxing.candidate_layouts(tensor, hierarchy)

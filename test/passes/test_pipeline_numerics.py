@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import parse_nd_sbp
+from sbpc.algebra.tensor_type import NUMPY_DTYPE
 from sbpc.dialects import sbp as sbp_dialect
+from sbpc.passes.bridge.program import main_function, program_of
 from sbpc.passes.pipeline import parse_module, run_passes
-from sbpc.passes.program_of import main_function, program_of
-from sbpc.placement import Placement
-from sbpc.sbp import parse_nd_sbp
-from sbpc.simulator import evaluate_whole, simulate
-from sbpc.tensor_type import NUMPY_DTYPE
+from sbpc.simulator.execute import evaluate_whole, simulate
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "stablehlo"
 

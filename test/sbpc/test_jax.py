@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import sbpc.jax as sj
-from sbpc.placement import Placement
-from sbpc.sbp import Broadcast, Split
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import Broadcast, Split
 
 STRATEGIES = ("greedy", "bfs", "optimal")
 

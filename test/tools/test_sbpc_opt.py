@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from sbpc.diagnostics import Diagnostic
+from sbpc.dialects.diagnostics import Diagnostic
 from sbpc.tools.sbpc_opt import _matches, parse_expectations
 
 SOURCE = """\

@@ -1,0 +1,134 @@
+"""IR operations as the plain ``OpSpec``s that sbpc's algorithms work on.
+
+StableHLO ops describe their own attributes (``stablehlo.plain_attrs``);
+CHLO ops (``chlo.square``, ``chlo.erf`` ...) have none: their ``OpSpec`` is
+the op name and types, and the rules are ``sbpc.ops.chlo``'s;
+for arith and linalg this module maps xDSL's op classes onto the attribute
+keys the op rules expect (documented in ``sbpc.ops.linalg`` and
+``sbpc.ops.arith``).  Ops whose attributes are not
+listed here still get an ``OpSpec`` (name and types): their rules, if any,
+see no attributes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    TensorType,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Attribute, Operation
+
+from sbpc.algebra.tensor_type import TensorType as PlainTensorType
+from sbpc.dialects import stablehlo as shlo
+from sbpc.dialects.diagnostics import LocatedError
+from sbpc.ops.spec import OpSpec, scatter_kinds
+
+
+class UnsupportedTypeError(ValueError):
+    """A value whose type sbpc cannot lay out (not a static ranked tensor)."""
+
+
+def plain_type(t: Attribute) -> PlainTensorType:
+    """``tensor<8x16xf32>`` -> ``TensorType((8, 16), "f32")``."""
+    if not isinstance(t, TensorType):
+        raise UnsupportedTypeError(f"expected a ranked tensor type, got {t}")
+    shape = tuple(t.get_shape())
+    if any(d < 0 for d in shape):
+        raise UnsupportedTypeError(f"dynamic dimensions are not supported: {t}")
+    return PlainTensorType(shape, str(t.element_type))
+
+
+def is_tensor_op(op: Operation) -> bool:
+    """Ops that compute on tensors: every operand and result a ranked tensor."""
+    values = (*op.operand_types, *op.result_types)
+    return bool(op.results) and all(isinstance(t, TensorType) for t in values)
+
+
+AttrExtractor = Callable[[Operation, OpSpec], dict[str, Any]]
+
+_EXTRACTORS: dict[type[Operation], AttrExtractor] = {}
+
+
+def extracts(*classes: type[Operation]) -> Callable[[AttrExtractor], AttrExtractor]:
+    """Register the attribute extractor of some op classes."""
+
+    def register(fn: AttrExtractor) -> AttrExtractor:
+        for cls in classes:
+            _EXTRACTORS[cls] = fn
+        return fn
+
+    return register
+
+
+def op_spec_of(op: Operation) -> OpSpec:
+    """The ``OpSpec`` of a tensor op (see ``is_tensor_op``)."""
+    spec = OpSpec(
+        op.name,
+        tuple(plain_type(t) for t in op.operand_types),
+        tuple(plain_type(t) for t in op.result_types),
+    )
+    if op.name.startswith("stablehlo."):
+        # The dialect knows its own attributes (see ``stablehlo.plain_attrs``).
+        spec = spec.replace(**shlo.plain_attrs(op))
+        if isinstance(op, shlo.ScatterOp):
+            _check_scatter(op, spec)
+        return spec
+    for cls in type(op).__mro__:
+        if cls in _EXTRACTORS:
+            return spec.replace(**_EXTRACTORS[cls](op, spec))
+    return spec
+
+
+def _check_scatter(op: shlo.ScatterOp, spec: OpSpec) -> None:
+    """Refuse a scatter body sbpc cannot lay out, evaluate or emit."""
+    element = spec.operands[0].element
+    kinds = scatter_kinds(element)
+    if spec.attr("kind") not in kinds:
+        raise LocatedError(
+            op,
+            f"unsupported scatter combiner on {element}: the body must return the "
+            "update or combine both arguments with one of "
+            + ", ".join(k for k in kinds if k != "replace"),
+        )
+
+
+# -- arith and linalg ----------------------------------------------------------
+
+
+@extracts(arith.ConstantOp)
+def _arith_constant(op: arith.ConstantOp, spec: OpSpec) -> dict[str, Any]:
+    value = op.value
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        return {"value": shlo.constant_array(value)}
+    return {}
+
+
+@extracts(arith.CmpfOp, arith.CmpiOp)
+def _arith_cmp(op: Operation, spec: OpSpec) -> dict[str, Any]:
+    predicate = op.properties.get("predicate")
+    if isinstance(predicate, IntegerAttr):
+        return {"predicate": predicate.value.data}
+    return {}
+
+
+def _ints(attr: Attribute | None) -> tuple[int, ...]:
+    if isinstance(attr, DenseArrayBase):
+        return tuple(int(v) for v in attr.get_values())
+    return ()
+
+
+@extracts(linalg.TransposeOp)
+def _linalg_transpose(op: linalg.TransposeOp, spec: OpSpec) -> dict[str, Any]:
+    return {"permutation": _ints(op.properties.get("permutation"))}
+
+
+@extracts(linalg.BroadcastOp)
+def _linalg_broadcast(op: linalg.BroadcastOp, spec: OpSpec) -> dict[str, Any]:
+    return {"dimensions": _ints(op.properties.get("dimensions"))}

@@ -1,0 +1,304 @@
+"""Alpha-beta cost of a layout change: bytes each device sends, and modeled time.
+
+One boxing step changes the entry of some hierarchy dimensions of an nd_sbp;
+the devices that differ only along those dimensions form a *group* of ``n``
+devices that runs one collective (ring algorithms).  ``T`` below is the size
+in bytes of the tensor the group holds before the step: the piece of the
+logical tensor that the *other* hierarchy dimensions leave to that group, i.e.
+the logical size divided by every split of the other dimensions
+(``group_bytes``).  Each device sends
+
+| change | collective | bytes each device sends | rounds |
+| --- | --- | --- | --- |
+| S(i) -> B | all_gather | (n-1)/n * T | n-1 |
+| S(i) -> S(j) | all_to_all | (n-1)/n^2 * T | n-1 |
+| P -> B | all_reduce | 2(n-1)/n * T | 2(n-1) |
+| P -> S(i) | reduce_scatter | (n-1)/n * T | n-1 |
+| B -> S(i) | local_slice | 0 | 0 |
+| B or S(i) -> P | local_to_partial | 0 | 0 |
+
+(for S(i) -> B the group holds ``T`` as ``n`` shards of ``T/n``; for P -> B
+each device holds a full ``T``-byte partial piece).  A step takes
+``rounds * latency + bytes / bandwidth`` on the link of its hierarchy
+dimension; a group spanning several dimensions runs one ring over all of
+them, so it pays the slowest link's bandwidth and latency.  A ``transfer``
+between placements pays ``fan_out * latency + bytes / bandwidth`` on the
+``transfer`` link.
+
+Bytes and times are exact ``Fraction``s, so that alternatives of equal cost
+(one all_reduce, or a reduce_scatter then an all_gather) compare equal and
+the planner can prefer the one with fewer steps.  ``float()`` them to print.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal, TypeAlias
+
+from sbpc.algebra.sbp import Broadcast, NdSbp, Sbp, Split
+from sbpc.algebra.tensor_type import TensorType
+
+StepKind: TypeAlias = Literal[
+    "all_gather",
+    "all_reduce",
+    "reduce_scatter",
+    "all_to_all",
+    "local_slice",
+    "local_to_partial",
+    "transfer",
+]
+COLLECTIVES: tuple[StepKind, ...] = (
+    "all_gather",
+    "all_reduce",
+    "reduce_scatter",
+    "all_to_all",
+)
+LOCAL_KINDS: tuple[StepKind, ...] = ("local_slice", "local_to_partial")
+
+
+class CostModelError(ValueError):
+    """A cost model that cannot be built (bad option text, non-positive bandwidth)."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """One kind of interconnect: bytes/s each device can send, seconds per round."""
+
+    bandwidth: float
+    latency: float
+
+    def __post_init__(self) -> None:
+        if not self.bandwidth > 0 or not math.isfinite(self.bandwidth):
+            raise CostModelError(
+                f"link bandwidth must be positive, got {self.bandwidth}"
+            )
+        if not self.latency >= 0 or not math.isfinite(self.latency):
+            raise CostModelError(
+                f"link latency must be non-negative, got {self.latency}"
+            )
+
+
+# Inside a node: NVLink-like, 100 GB/s per device and 1 us per round.
+NVLINK_LIKE = Link(bandwidth=100e9, latency=1e-6)
+# Between nodes: network-like (200 Gb/s InfiniBand), 25 GB/s and 5 us per round.
+NETWORK_LIKE = Link(bandwidth=25e9, latency=5e-6)
+
+
+@dataclass(frozen=True)
+class Device:
+    """What one device computes with: flop/s and memory bytes/s (a roofline)."""
+
+    flops: float
+    memory_bandwidth: float
+
+    def __post_init__(self) -> None:
+        for what, v in (
+            ("flops", self.flops),
+            ("memory bandwidth", self.memory_bandwidth),
+        ):
+            if not v > 0 or not math.isfinite(v):
+                raise CostModelError(f"device {what} must be positive, got {v}")
+
+
+# An H100-class GPU in f32: about 50 Tflop/s and 2 TB/s of memory bandwidth.
+GPU_LIKE = Device(flops=50e12, memory_bandwidth=2e12)
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Per-hierarchy-dimension links, listed outermost (dim 0) first.
+
+    The list is aligned on the innermost dimension: a hierarchy with fewer
+    dimensions uses the last entries (a 1-D mesh is one node, on the innermost
+    link), one with more dimensions repeats the first entry for its extra
+    outer dimensions.  The default is network-like between nodes and
+    NVLink-like for the innermost dimension.  ``transfer`` is the link used to
+    move data between two placements (pipeline stages).
+    """
+
+    links: tuple[Link, ...] = (NETWORK_LIKE, NVLINK_LIKE)
+    transfer: Link = field(default=NETWORK_LIKE)
+    device: Device = field(default=GPU_LIKE)
+
+    def __post_init__(self) -> None:
+        if not self.links:
+            raise CostModelError("a cost model needs at least one link")
+
+    def link(self, dim: int, ndim: int) -> Link:
+        """The link of hierarchy dimension ``dim`` of an ``ndim``-D hierarchy."""
+        if not 0 <= dim < ndim:
+            raise CostModelError(f"hierarchy dim {dim} out of range for {ndim} dims")
+        index = len(self.links) - ndim + dim
+        return self.links[max(index, 0)]
+
+    def group_link(self, dims: Sequence[int], ndim: int) -> Link:
+        """The bottleneck of one ring over ``dims``: slowest bandwidth and latency."""
+        links = [self.link(d, ndim) for d in dims]
+        return Link(
+            bandwidth=min(x.bandwidth for x in links),
+            latency=max(x.latency for x in links),
+        )
+
+    def step_time(
+        self,
+        kind: StepKind,
+        dims: Sequence[int],
+        hierarchy: Sequence[int],
+        nbytes: Fraction,
+    ) -> Fraction:
+        """Modeled seconds of one in-placement step moving ``nbytes`` per device."""
+        n = math.prod(hierarchy[d] for d in dims)
+        r = rounds(kind, n)
+        if r == 0 and nbytes == 0:
+            return Fraction(0)
+        link = self.group_link(dims, len(hierarchy))
+        return r * Fraction(link.latency) + Fraction(nbytes) / Fraction(link.bandwidth)
+
+    def transfer_time(self, nbytes: Fraction, fan_out: int = 1) -> Fraction:
+        """Modeled seconds of a transfer: ``fan_out`` sends of ``nbytes`` in all."""
+        if nbytes == 0:
+            return Fraction(0)
+        return fan_out * Fraction(self.transfer.latency) + Fraction(nbytes) / Fraction(
+            self.transfer.bandwidth
+        )
+
+    def compute_time(self, flops: float, nbytes: float) -> float:
+        """Modeled seconds of local work: the slower of math and memory traffic."""
+        return max(flops / self.device.flops, nbytes / self.device.memory_bandwidth)
+
+    @staticmethod
+    def parse(text: str) -> CostModel:
+        """Build from a pass option such as ``bw=25e9:100e9,lat=5e-6:1e-6``.
+
+        Keys: ``bw`` and ``lat`` (one value per hierarchy dimension, dim 0
+        first, ``:``-separated; a single value applies to every dimension),
+        ``transfer_bw`` and ``transfer_lat`` (the inter-placement link),
+        ``flops`` and ``hbm`` (one device's flop/s and memory bytes/s).
+        Omitted keys keep the default.  ``default`` or an empty text gives
+        the default model.
+        """
+        body = text.strip()
+        if body in ("", "default"):
+            return CostModel()
+        values: dict[str, list[float]] = {}
+        for item in body.split(","):
+            key, eq, val = item.partition("=")
+            key = key.strip()
+            if not eq or key not in _KEYS:
+                raise CostModelError(
+                    "expected one of "
+                    + ", ".join(f"'{k}='" for k in _KEYS)
+                    + f" in cost model option, got '{item.strip()}'"
+                )
+            if key in values:
+                raise CostModelError(f"cost model option sets '{key}' twice")
+            try:
+                values[key] = [float(v) for v in val.strip().split(":")]
+            except ValueError:
+                raise CostModelError(
+                    f"expected numbers separated by ':' for '{key}', "
+                    f"got '{val.strip()}'"
+                ) from None
+        default = CostModel()
+        bws = values.get("bw", [x.bandwidth for x in default.links])
+        lats = values.get("lat", [x.latency for x in default.links])
+        if len(bws) != len(lats):
+            if len(bws) == 1:
+                bws = bws * len(lats)
+            elif len(lats) == 1:
+                lats = lats * len(bws)
+            else:
+                raise CostModelError(
+                    f"'bw' lists {len(bws)} values but 'lat' lists {len(lats)}"
+                )
+        for key in ("transfer_bw", "transfer_lat", "flops", "hbm"):
+            if key in values and len(values[key]) != 1:
+                raise CostModelError(f"'{key}' takes one value")
+        transfer = Link(
+            bandwidth=values.get("transfer_bw", [default.transfer.bandwidth])[0],
+            latency=values.get("transfer_lat", [default.transfer.latency])[0],
+        )
+        device = Device(
+            flops=values.get("flops", [default.device.flops])[0],
+            memory_bandwidth=values.get("hbm", [default.device.memory_bandwidth])[0],
+        )
+        links = tuple(Link(b, lat) for b, lat in zip(bws, lats, strict=True))
+        return CostModel(links=links, transfer=transfer, device=device)
+
+
+_KEYS = ("bw", "lat", "transfer_bw", "transfer_lat", "flops", "hbm")
+
+
+DEFAULT_COST_MODEL = CostModel()
+
+
+def collective_kind(src: Sbp, dst: Sbp) -> StepKind | None:
+    """The step that changes one entry ``src -> dst`` (None: no single step).
+
+    ``P(a) -> P(b)`` is no single step (it goes through B or S); the same
+    entry on both sides needs no step either.
+    """
+    if src == dst:
+        return None
+    if isinstance(src, Split):
+        if isinstance(dst, Broadcast):
+            return "all_gather"
+        if isinstance(dst, Split):
+            return "all_to_all"
+        return "local_to_partial"
+    if isinstance(src, Broadcast):
+        return "local_slice" if isinstance(dst, Split) else "local_to_partial"
+    if isinstance(dst, Broadcast):
+        return "all_reduce"
+    if isinstance(dst, Split):
+        return "reduce_scatter"
+    return None
+
+
+def rounds(kind: StepKind, n: int) -> int:
+    """Latency rounds of a ring collective over ``n`` devices."""
+    if kind in LOCAL_KINDS or n <= 1:
+        return 0
+    if kind == "all_reduce":
+        return 2 * (n - 1)
+    if kind == "transfer":
+        return 1
+    return n - 1
+
+
+def collective_bytes(kind: StepKind, n: int, group_bytes: int | Fraction) -> Fraction:
+    """Bytes each device sends in ``kind`` over ``n`` devices (see the table).
+
+    ``group_bytes`` is ``T``: the size of the tensor the group holds before
+    the step (``group_bytes()``), not the local piece of one device.
+    """
+    t = Fraction(group_bytes)
+    if kind == "all_gather" or kind == "reduce_scatter":
+        return Fraction(n - 1, n) * t
+    if kind == "all_to_all":
+        return Fraction(n - 1, n * n) * t
+    if kind == "all_reduce":
+        return Fraction(2 * (n - 1), n) * t
+    if kind in LOCAL_KINDS:
+        return Fraction(0)
+    raise CostModelError(f"no byte formula for step kind '{kind}'")
+
+
+def local_bytes(nd_sbp: NdSbp, tensor: TensorType, hierarchy: Sequence[int]) -> int:
+    """Bytes each device holds of ``tensor`` laid out as ``nd_sbp`` (even splits)."""
+    return group_bytes(nd_sbp, (), tensor, hierarchy)
+
+
+def group_bytes(
+    nd_sbp: NdSbp, dims: Sequence[int], tensor: TensorType, hierarchy: Sequence[int]
+) -> int:
+    """``T`` of a step on ``dims``: the tensor's bytes over the splits of other dims."""
+    pieces = math.prod(
+        n
+        for d, (sbp, n) in enumerate(zip(nd_sbp, hierarchy, strict=True))
+        if d not in dims and isinstance(sbp, Split)
+    )
+    return tensor.nbytes // pieces

@@ -1,0 +1,630 @@
+"""Boxing planner: the cheapest sequence of collectives between two layouts.
+
+A layout change of an N-D nd_sbp is a sequence of *steps*; each step changes
+the entries of some hierarchy dims (one dim, or several equal entries taken
+as one group of devices, ordered as the hierarchy) and is one collective on
+the groups of devices that differ only along those dims.  ``plan`` runs
+Dijkstra over the even-splittable intermediate layouts (as PyTorch's
+redistribute planner and OneFlow's boxing collector do), with the cost of
+``sbpc.boxing.cost_model``; ties go to fewer bytes, then fewer steps.
+
+When is one step legal?  With the hierarchical meaning (``sbpc.algebra.layout``),
+the devices of a group on dims ``D`` hold, for fixed other coordinates, the
+pieces of one tensor ``X`` (what the outer dims leave them, cut further by
+the *later* dims ``j > min(D)``, ``j`` not in ``D``).  Write ``s -> t`` for
+the change of the entries in ``D``:
+
+* A split that changes (``S(i)`` as ``s`` or ``t``) must be the innermost
+  split of tensor dim ``i``: no later dim splits ``i``.  Otherwise the group
+  holds interleaved blocks, not the contiguous ones the other layout needs
+  (``(S(0), S(0)) -> (B, S(0))`` is no all_gather on dim 0: the group of
+  dim 0 holds quarters 0 and 2, but ``(B, S(0))`` needs quarters 0 and 1).
+* A reduction (``P(k) -> B`` all_reduce, ``P(k) -> S(i)`` reduce_scatter)
+  needs every later partial dim to be of the same kind ``k``: reducing
+  ``max`` across devices whose pieces must still be ``sum``-med is wrong.
+* ``S(i) -> P(k)`` fills the rest of each piece with the identity of ``k``;
+  a later ``P(sum)`` adds copies of that identity, which stays the identity
+  for 0 and +-inf but overflows for the integer min/max of ``P(max|min)``.
+* ``P(a) -> P(b)`` is no single step (it goes through ``B`` or ``S(i)``).
+  Outer dims never matter: a step only re-represents each outer piece.
+* Local steps (``local_slice``, ``local_to_partial``) act on one dim at a
+  time: on several they would equal per-dim steps at the same (zero) cost.
+
+Across placements, ``plan_between`` adds ``transfer`` steps (see there).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+from sbpc.algebra.layout import UnevenSplitError, check_even, is_even
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import (
+    PARTIAL_KINDS,
+    Broadcast,
+    NdSbp,
+    Partial,
+    PartialKind,
+    Sbp,
+    Split,
+    format_nd_sbp,
+)
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing.cost_model import (
+    COLLECTIVES,
+    DEFAULT_COST_MODEL,
+    CostModel,
+    StepKind,
+    collective_bytes,
+    collective_kind,
+    group_bytes,
+    local_bytes,
+)
+
+Hierarchy = tuple[int, ...]
+
+# Integer element types: their P(max|min) identity overflows under a later P(sum).
+_INTEGER_ELEMENTS = frozenset({"i8", "ui8", "i16", "i32", "ui32", "i64", "ui64"})
+
+
+class BoxingError(ValueError):
+    """A layout change that cannot be planned, with a diagnostic message."""
+
+
+@dataclass(frozen=True)
+class BoxingStep:
+    """One collective (or local op, or transfer) of a boxing plan.
+
+    ``dims`` are the hierarchy dims whose device groups run it (ordered; a
+    transfer names every dim).  ``src``/``dst`` are the whole nd_sbp before
+    and after; ``hierarchy`` is the mesh the step runs on (for a transfer,
+    the source's; ``dst_placement`` gives the target's).  ``reduce`` is the
+    partial kind of a reduction.  ``sources[j]`` of a transfer is the
+    row-major index of the source device the ``j``-th target device receives
+    from.  ``exact_bytes`` are the bytes each device sends, ``exact_time``
+    the modeled seconds (``bytes``/``time``: their floats).
+    """
+
+    kind: StepKind
+    dims: tuple[int, ...]
+    src: NdSbp
+    dst: NdSbp
+    hierarchy: Hierarchy
+    exact_bytes: Fraction = Fraction(0)
+    exact_time: Fraction = Fraction(0)
+    reduce: PartialKind | None = None
+    src_placement: Placement | None = None
+    dst_placement: Placement | None = None
+    sources: tuple[int, ...] = ()
+
+    @property
+    def bytes(self) -> float:
+        return float(self.exact_bytes)
+
+    @property
+    def time(self) -> float:
+        return float(self.exact_time)
+
+    def __str__(self) -> str:
+        kind = f"{self.kind}({self.reduce})" if self.reduce else self.kind
+        where = f"dims {list(self.dims)}"
+        if self.kind == "transfer":
+            where = f"{self.src_placement} -> {self.dst_placement}"
+        return (
+            f"{kind} {where}: {format_nd_sbp(self.src)} -> {format_nd_sbp(self.dst)}"
+            f" ({self.bytes:g} B, {self.time:.3g} s)"
+        )
+
+
+@dataclass(frozen=True)
+class BoxingPlan:
+    """Steps from ``src`` to ``dst``, with their total bytes per device and time.
+
+    For ``plan_between``, the steps before the transfer run on
+    ``src_placement`` and those after it on ``dst_placement``.
+    """
+
+    src: NdSbp
+    dst: NdSbp
+    steps: tuple[BoxingStep, ...]
+    exact_bytes: Fraction = Fraction(0)
+    exact_time: Fraction = Fraction(0)
+    src_placement: Placement | None = None
+    dst_placement: Placement | None = None
+
+    @property
+    def bytes(self) -> float:
+        return float(self.exact_bytes)
+
+    @property
+    def time(self) -> float:
+        return float(self.exact_time)
+
+    def __str__(self) -> str:
+        head = (
+            f"{format_nd_sbp(self.src)} -> {format_nd_sbp(self.dst)}: "
+            f"{len(self.steps)} step(s), {self.bytes:g} B, {self.time:.3g} s"
+        )
+        return "\n".join([head, *(f"  {s}" for s in self.steps)])
+
+
+def _plan_of(
+    src: NdSbp,
+    dst: NdSbp,
+    steps: Sequence[BoxingStep],
+    src_placement: Placement | None = None,
+    dst_placement: Placement | None = None,
+) -> BoxingPlan:
+    return BoxingPlan(
+        src,
+        dst,
+        tuple(steps),
+        sum((s.exact_bytes for s in steps), Fraction(0)),
+        sum((s.exact_time for s in steps), Fraction(0)),
+        src_placement,
+        dst_placement,
+    )
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _hierarchy_of(placement: Placement | Sequence[int]) -> Hierarchy:
+    if isinstance(placement, Placement):
+        return placement.hierarchy
+    return tuple(int(n) for n in placement)
+
+
+def _check_layout(
+    nd: NdSbp, tensor: TensorType, hierarchy: Hierarchy, what: str
+) -> None:
+    if len(nd) != len(hierarchy):
+        raise BoxingError(
+            f"{what} layout {format_nd_sbp(nd)} has {len(nd)} entries but the "
+            f"placement hierarchy {list(hierarchy)} has {len(hierarchy)} dims"
+        )
+    try:
+        check_even(tensor.shape, nd, hierarchy)
+    except UnevenSplitError as err:
+        raise BoxingError(
+            f"{what} layout {format_nd_sbp(nd)} of {tensor} on hierarchy "
+            f"{list(hierarchy)}: {err}"
+        ) from None
+
+
+# ------------------------------------------------------------ legal steps
+
+
+def entries(rank: int) -> tuple[Sbp, ...]:
+    """Every SBP of one hierarchy dim for a rank-``rank`` tensor."""
+    return (
+        *(Split(d) for d in range(rank)),
+        Broadcast(),
+        *(Partial(k) for k in PARTIAL_KINDS),
+    )
+
+
+@lru_cache(maxsize=256)
+def candidate_layouts(tensor: TensorType, hierarchy: Hierarchy) -> tuple[NdSbp, ...]:
+    """The planner's search space: every even-splittable nd_sbp of ``tensor``."""
+    return tuple(
+        nd
+        for nd in itertools.product(entries(tensor.rank), repeat=len(hierarchy))
+        if is_even(tensor.shape, nd, hierarchy)
+    )
+
+
+@lru_cache(maxsize=16)
+def _dim_groups(ndim: int) -> tuple[tuple[int, ...], ...]:
+    """Every non-empty set of hierarchy dims, single dims first."""
+    return tuple(
+        dims
+        for size in range(1, ndim + 1)
+        for dims in itertools.combinations(range(ndim), size)
+    )
+
+
+def _fill_survives(kind: PartialKind, later: PartialKind, element: str) -> bool:
+    """Whether ``later`` over copies of ``kind``'s identity gives that identity."""
+    if later != "sum" or kind == "sum":
+        return True
+    return element not in _INTEGER_ELEMENTS
+
+
+def single_step(
+    src: NdSbp,
+    dst: NdSbp,
+    dims: Sequence[int],
+    tensor: TensorType,
+    placement: Placement | Sequence[int],
+    cost_model: CostModel = DEFAULT_COST_MODEL,
+) -> BoxingStep | None:
+    """The one step on ``dims`` turning ``src`` into ``dst``; None if there is none.
+
+    ``dst`` must differ from ``src`` exactly on ``dims``, every dim of
+    ``dims`` making the same change (else None).  The rules are in the
+    module docstring; ``dst`` must be even-splittable.
+    """
+    return _single_step(
+        tuple(src),
+        tuple(dst),
+        tuple(dims),
+        tensor,
+        _hierarchy_of(placement),
+        cost_model,
+    )
+
+
+def _single_step(
+    src: NdSbp,
+    dst: NdSbp,
+    dims: tuple[int, ...],
+    tensor: TensorType,
+    hierarchy: Hierarchy,
+    cost_model: CostModel,
+) -> BoxingStep | None:
+    ndim = len(hierarchy)
+    if (
+        not dims
+        or len(src) != ndim
+        or len(dst) != ndim
+        or list(dims) != sorted(set(dims))
+        or not all(0 <= d < ndim for d in dims)
+    ):
+        return None
+    s, t = src[dims[0]], dst[dims[0]]
+    for d in range(ndim):
+        if d in dims:
+            if src[d] != s or dst[d] != t:
+                return None
+        elif src[d] != dst[d]:
+            return None
+    kind = collective_kind(s, t)
+    if kind is None or (len(dims) > 1 and kind not in COLLECTIVES):
+        return None
+    later = [src[j] for j in range(dims[0] + 1, ndim) if j not in dims]
+    later_axes = {x.axis for x in later if isinstance(x, Split)}
+    later_kinds = {x.kind for x in later if isinstance(x, Partial)}
+    if any(isinstance(x, Split) and x.axis in later_axes for x in (s, t)):
+        return None
+    reduce: PartialKind | None = None
+    if isinstance(s, Partial):
+        reduce = s.kind
+        if later_kinds - {s.kind}:
+            return None
+    if (
+        isinstance(s, Split)
+        and isinstance(t, Partial)
+        and not all(_fill_survives(t.kind, k, tensor.element) for k in later_kinds)
+    ):
+        return None
+    if not is_even(tensor.shape, dst, hierarchy):
+        return None
+    n = math.prod(hierarchy[d] for d in dims)
+    nbytes = collective_bytes(kind, n, group_bytes(src, dims, tensor, hierarchy))
+    time = cost_model.step_time(kind, dims, hierarchy, nbytes)
+    return BoxingStep(kind, dims, src, dst, hierarchy, nbytes, time, reduce)
+
+
+# --------------------------------------------------------------- search
+
+# An edge: (next node, its step, time and bytes as integers over the
+# graph's common denominators, so that path sums are exact and fast).
+# Nodes are integers: the index of a layout in ``_Graph.states`` (and, across
+# two placements of one hierarchy, ``side * len(states) + index``).
+_Edge = tuple[int, BoxingStep, int, int]
+
+
+@dataclass(frozen=True)
+class _Graph:
+    states: tuple[NdSbp, ...]
+    index: dict[NdSbp, int]
+    edges: tuple[tuple[_Edge, ...], ...]
+    time_den: int
+    bytes_den: int
+
+
+def _common_den(values: Iterable[Fraction]) -> int:
+    return math.lcm(1, *{v.denominator for v in values})
+
+
+def _scaled(value: Fraction, den: int) -> int:
+    return value.numerator * (den // value.denominator)
+
+
+@lru_cache(maxsize=64)
+def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _Graph:
+    """Every legal single step between the candidate layouts."""
+    states = candidate_layouts(tensor, hierarchy)
+    index = {nd: i for i, nd in enumerate(states)}
+    alternatives = entries(tensor.rank)
+    steps: list[list[BoxingStep]] = []
+    for src in states:
+        out: list[BoxingStep] = []
+        steps.append(out)
+        for dims in _dim_groups(len(hierarchy)):
+            s = src[dims[0]]
+            if any(src[d] != s for d in dims):
+                continue
+            for t in alternatives:
+                if t == s:
+                    continue
+                dst = list(src)
+                for d in dims:
+                    dst[d] = t
+                step = _single_step(
+                    src, tuple(dst), dims, tensor, hierarchy, cost_model
+                )
+                if step is not None:
+                    out.append(step)
+    all_steps = [s for ss in steps for s in ss]
+    tden = _common_den(s.exact_time for s in all_steps)
+    bden = _common_den(s.exact_bytes for s in all_steps)
+    edges = tuple(
+        tuple(
+            (
+                index[s.dst],
+                s,
+                _scaled(s.exact_time, tden),
+                _scaled(s.exact_bytes, bden),
+            )
+            for s in ss
+        )
+        for ss in steps
+    )
+    return _Graph(states, index, edges, tden, bden)
+
+
+_Cost = tuple[int, int, int]  # (time, bytes, steps): time first, then fewer bytes/steps
+
+
+@dataclass(frozen=True)
+class _Tree:
+    """Cheapest paths from one node: cost, previous node and last step per node."""
+
+    cost: dict[int, _Cost]
+    prev: dict[int, tuple[int, BoxingStep]]
+
+    def path(self, node: int) -> list[BoxingStep]:
+        steps: list[BoxingStep] = []
+        while node in self.prev:
+            node, step = self.prev[node]
+            steps.append(step)
+        return steps[::-1]
+
+
+def _dijkstra(
+    start: int,
+    neighbours: Callable[[int], Iterable[_Edge]],
+    target: int | None = None,
+) -> _Tree:
+    """Cheapest paths from ``start`` (to every node, or until ``target`` is settled)."""
+    best: dict[int, _Cost] = {start: (0, 0, 0)}
+    prev: dict[int, tuple[int, BoxingStep]] = {}
+    done: dict[int, _Cost] = {}
+    heap: list[tuple[_Cost, int]] = [((0, 0, 0), start)]
+    while heap:
+        cost, node = heapq.heappop(heap)
+        if node in done:
+            continue
+        done[node] = cost
+        if node == target:
+            break
+        t0, b0, n0 = cost
+        for nxt, step, dt, db in neighbours(node):
+            if nxt in done:
+                continue
+            new = (t0 + dt, b0 + db, n0 + 1)
+            old = best.get(nxt)
+            if old is None or new < old:
+                best[nxt] = new
+                prev[nxt] = (node, step)
+                heapq.heappush(heap, (new, nxt))
+    return _Tree(done, {n: p for n, p in prev.items() if n in done})
+
+
+@lru_cache(maxsize=4096)
+def _tree(
+    src: NdSbp, tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
+) -> _Tree:
+    graph = _graph(tensor, hierarchy, cost_model)
+    return _dijkstra(graph.index[src], graph.edges.__getitem__)
+
+
+def plan(
+    src: NdSbp,
+    dst: NdSbp,
+    tensor: TensorType,
+    placement: Placement | Sequence[int],
+    cost_model: CostModel = DEFAULT_COST_MODEL,
+) -> BoxingPlan:
+    """The cheapest steps turning ``src`` into ``dst`` within one placement.
+
+    ``placement`` is a ``Placement`` or just its hierarchy.  Raises
+    ``BoxingError`` for a layout that does not fit the hierarchy or cannot be
+    split evenly, or when no sequence of steps exists.
+    """
+    return _plan(tuple(src), tuple(dst), tensor, _hierarchy_of(placement), cost_model)
+
+
+@lru_cache(maxsize=1 << 17)
+def _plan(
+    src: NdSbp,
+    dst: NdSbp,
+    tensor: TensorType,
+    hierarchy: Hierarchy,
+    cost_model: CostModel,
+) -> BoxingPlan:
+    graph = _graph(tensor, hierarchy, cost_model)
+    if src not in graph.index:
+        _check_layout(src, tensor, hierarchy, "source")
+    if dst not in graph.index:
+        _check_layout(dst, tensor, hierarchy, "target")
+    if src == dst:
+        return BoxingPlan(src, dst, ())
+    tree = _tree(src, tensor, hierarchy, cost_model)
+    node = graph.index[dst]
+    if node not in tree.cost:
+        raise BoxingError(
+            f"no sequence of collectives turns {format_nd_sbp(src)} into "
+            f"{format_nd_sbp(dst)} for {tensor} on hierarchy {list(hierarchy)}"
+        )
+    t, b, _ = tree.cost[node]
+    return BoxingPlan(
+        src,
+        dst,
+        tuple(tree.path(node)),
+        Fraction(b, graph.bytes_den),
+        Fraction(t, graph.time_den),
+    )
+
+
+# -------------------------------------------------------- across placements
+
+
+def _device(placement: Placement, index: int) -> tuple[str, int]:
+    return placement.device, placement.ranks[index]
+
+
+def transfer_step(
+    nd_src: NdSbp,
+    nd_dst: NdSbp,
+    src_placement: Placement,
+    dst_placement: Placement,
+    tensor: TensorType,
+    cost_model: CostModel,
+) -> BoxingStep:
+    """Move every target device's piece from its source device.
+
+    Same hierarchy: the device at each coordinate sends its piece (same
+    layout on both sides) to the device at the same coordinate.  Otherwise
+    both sides are all-B: each target device gets a copy from itself when it
+    is also a source device, else from source device ``j mod N``.
+    """
+    n_src, n_dst = len(src_placement.ranks), len(dst_placement.ranks)
+    if src_placement.hierarchy == dst_placement.hierarchy:
+        sources = tuple(range(n_dst))
+    else:
+        index = {_device(src_placement, i): i for i in range(n_src)}
+        sources = tuple(
+            index.get(_device(dst_placement, j), j % n_src) for j in range(n_dst)
+        )
+    fan_out = [0] * n_src
+    for j, i in enumerate(sources):
+        if _device(src_placement, i) != _device(dst_placement, j):
+            fan_out[i] += 1
+    piece = local_bytes(nd_src, tensor, src_placement.hierarchy)
+    nbytes = Fraction(piece * max(fan_out))
+    return BoxingStep(
+        "transfer",
+        tuple(range(src_placement.ndim)),
+        nd_src,
+        nd_dst,
+        src_placement.hierarchy,
+        nbytes,
+        cost_model.transfer_time(nbytes, max(fan_out)),
+        src_placement=src_placement,
+        dst_placement=dst_placement,
+        sources=sources,
+    )
+
+
+def plan_between(
+    src_nd: NdSbp,
+    src_placement: Placement,
+    dst_nd: NdSbp,
+    dst_placement: Placement,
+    tensor: TensorType,
+    cost_model: CostModel = DEFAULT_COST_MODEL,
+) -> BoxingPlan:
+    """The cheapest steps moving ``tensor`` between placements (pipeline stages).
+
+    Same hierarchy: box on the source placement to some layout ``X``,
+    transfer ``X`` device to device, box on the target placement; ``X`` (any
+    layout, partial ones included, since both sides then share it) is chosen
+    for the cheapest total.  Different hierarchies: gather to all-B on the
+    source (finishing partial values), transfer full copies, slice on the
+    target.  Same placement: ``plan``.
+    """
+    return _plan_between(
+        tuple(src_nd), src_placement, tuple(dst_nd), dst_placement, tensor, cost_model
+    )
+
+
+@lru_cache(maxsize=4096)
+def _plan_between(
+    src_nd: NdSbp,
+    src_placement: Placement,
+    dst_nd: NdSbp,
+    dst_placement: Placement,
+    tensor: TensorType,
+    cost_model: CostModel,
+) -> BoxingPlan:
+    src_h, dst_h = src_placement.hierarchy, dst_placement.hierarchy
+    _check_layout(src_nd, tensor, src_h, "source")
+    _check_layout(dst_nd, tensor, dst_h, "target")
+    if src_placement == dst_placement:
+        return _plan(src_nd, dst_nd, tensor, src_h, cost_model)
+    if src_h != dst_h:
+        src_b = (Broadcast(),) * len(src_h)
+        dst_b = (Broadcast(),) * len(dst_h)
+        gather = _plan(src_nd, src_b, tensor, src_h, cost_model)
+        move = transfer_step(
+            src_b, dst_b, src_placement, dst_placement, tensor, cost_model
+        )
+        scatter = _plan(dst_b, dst_nd, tensor, dst_h, cost_model)
+        steps = [*gather.steps, move, *scatter.steps]
+        return _plan_of(src_nd, dst_nd, steps, src_placement, dst_placement)
+    # Same hierarchy: Dijkstra over (side, layout), side 0 the source placement.
+    graph = _graph(tensor, src_h, cost_model)
+    size = len(graph.states)
+    moves = [
+        transfer_step(nd, nd, src_placement, dst_placement, tensor, cost_model)
+        for nd in graph.states
+    ]
+    tden = math.lcm(graph.time_den, _common_den(m.exact_time for m in moves))
+    bden = math.lcm(graph.bytes_den, _common_den(m.exact_bytes for m in moves))
+    tk, bk = tden // graph.time_den, bden // graph.bytes_den
+
+    def neighbours(node: int) -> Iterable[_Edge]:
+        side, i = divmod(node, size)
+        for nxt, step, dt, db in graph.edges[i]:
+            yield side * size + nxt, step, dt * tk, db * bk
+        if side == 0:
+            move = moves[i]
+            yield (
+                size + i,
+                move,
+                _scaled(move.exact_time, tden),
+                _scaled(move.exact_bytes, bden),
+            )
+
+    target = size + graph.index[dst_nd]
+    tree = _dijkstra(graph.index[src_nd], neighbours, target)
+    if target not in tree.cost:  # pragma: no cover - every even layout is reachable
+        raise BoxingError(
+            f"no sequence of steps moves {format_nd_sbp(src_nd)} on "
+            f"{src_placement} to {format_nd_sbp(dst_nd)} on {dst_placement}"
+        )
+    t, b, _ = tree.cost[target]
+    return BoxingPlan(
+        src_nd,
+        dst_nd,
+        tuple(tree.path(target)),
+        Fraction(b, bden),
+        Fraction(t, tden),
+        src_placement,
+        dst_placement,
+    )
+
+
+def clear_cache() -> None:
+    """Forget every cached plan and search graph (for benchmarks)."""
+    for fn in (candidate_layouts, _graph, _tree, _plan, _plan_between):
+        fn.cache_clear()

@@ -1,0 +1,84 @@
+"""Reference evaluation of an ``OpSpec`` on numpy arrays: the simulator's oracle.
+
+Each op kind registers an evaluator ``(op, inputs) -> outputs``; ``evaluate``
+dispatches on the op name and casts results to the result types, so a local
+op (``sbpc.ops.registry.local_op``) evaluates on a device's pieces exactly like
+the global op on whole tensors.  Plain numpy on the CPU, nothing global set.
+Built-in evaluators for ``stablehlo``, ``chlo``, ``linalg`` and ``arith`` load on
+first use (the same modules as the rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeAlias, overload
+
+import numpy as np
+
+from sbpc.ops.spec import OpSpec, numpy_dtype
+
+EvalFn: TypeAlias = Callable[[OpSpec, list[np.ndarray]], Sequence[np.ndarray]]
+
+_EVALUATORS: dict[str, EvalFn] = {}
+
+
+class NoEvaluatorError(KeyError):
+    """``evaluate`` was asked for an op kind nobody registered."""
+
+
+@overload
+def register_evaluator(op_name: str, fn: EvalFn) -> EvalFn: ...
+@overload
+def register_evaluator(op_name: str, fn: None = None) -> Callable[[EvalFn], EvalFn]: ...
+def register_evaluator(
+    op_name: str, fn: EvalFn | None = None
+) -> EvalFn | Callable[[EvalFn], EvalFn]:
+    """Set the reference semantics of ``op_name``; usable as a decorator.
+
+    Replaces an earlier registration, except that the lazily loaded built-ins
+    never replace one made before them.
+    """
+
+    def add(f: EvalFn) -> EvalFn:
+        from sbpc.ops.registry import keeps_existing
+
+        if not keeps_existing(_EVALUATORS, op_name):
+            _EVALUATORS[op_name] = f
+        return f
+
+    return add if fn is None else add(fn)
+
+
+def has_evaluator(op_name: str) -> bool:
+    from sbpc.ops.registry import _load_builtins
+
+    _load_builtins()
+    return op_name in _EVALUATORS
+
+
+def evaluate(op: OpSpec, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The op's results on ``inputs`` (one array per operand, scalars rank 0)."""
+    from sbpc.ops.registry import _load_builtins
+
+    _load_builtins()
+    fn = _EVALUATORS.get(op.name)
+    if fn is None:
+        raise NoEvaluatorError(f"no reference evaluator for '{op.name}'")
+    if len(inputs) != len(op.operands):
+        raise ValueError(
+            f"'{op.name}' takes {len(op.operands)} operands, got {len(inputs)}"
+        )
+    arrays = [np.asarray(x) for x in inputs]
+    for x, t in zip(arrays, op.operands, strict=True):
+        if tuple(x.shape) != t.shape:
+            raise ValueError(f"'{op.name}': operand of shape {x.shape}, type says {t}")
+    outs = list(fn(op, arrays))
+    if len(outs) != len(op.results):
+        raise ValueError(f"'{op.name}' evaluator gave {len(outs)} results")
+    typed = []
+    for y, t in zip(outs, op.results, strict=True):
+        y = np.asarray(y).astype(numpy_dtype(t.element), copy=False)
+        if tuple(y.shape) != t.shape:
+            raise ValueError(f"'{op.name}': result of shape {y.shape}, type says {t}")
+        typed.append(y)
+    return typed

@@ -1,0 +1,336 @@
+"""The op SBP rule registry: OneFlow's GetSbpFn, open to any dialect.
+
+A *rule* is a function ``OpSpec -> Iterable[Signature]`` yielding 1-D
+signatures (one SBP per operand and per result).  ``signatures_1d`` unions
+the rules registered for an op, always adds the all-``B`` signature, and
+removes repeats; ``nd_signatures`` builds N-D signatures as the direct product
+of 1-D ones over the hierarchy dims (OneFlow's ``DfsGetNdSbpSignature``) and
+keeps those whose splits exist and are even on every operand and result.
+
+The direct product is sound under the hierarchical reading of an nd_sbp
+(``sbpc.algebra.layout``): hierarchy dim 0 runs the op on level-0 pieces as its 1-D
+signature says, and each level-0 device then runs the *same* op kind on its
+piece (``local_op``), which hierarchy dim 1 distributes by its own 1-D
+signature, and so on.  So each 1-D signature must hold for every value and
+every (evenly split) shape of the op kind -- rules never yield one whose
+soundness depends on concrete values or on the device count -- and ``local_op``
+must compute device-dependent attributes (an iota offset, the holder of a
+partial constant) from the full coordinate.  ``test/sbpc/test_op_rules.py``
+checks this numerically on 1-D, 2-D and 3-D meshes.
+
+A *local* function fixes the op a device runs where the op carries shapes
+or positions in attributes (``register_local``); without one, ``local_op``
+only replaces the types by local shapes.
+
+Another compiler registers its ops the same way::
+
+    @register_rule("mydialect.scale")
+    def _scale(op):
+        return [sig1d([S(k)], [S(k)]) for k in range(op.results[0].rank)]
+
+Built-in rules for ``stablehlo``, ``chlo``, ``linalg`` and ``arith`` load on first use.
+``signatures_1d`` drops two kinds of signature whatever the rule says:
+``P(sum)`` on an ``i1`` tensor (a sum of booleans has no faithful
+collective: ``psum`` would count) and splits of size-1 dims (never even).
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeAlias, overload
+
+import numpy as np
+
+from sbpc.algebra.layout import is_even, local_shape
+from sbpc.algebra.placement import Coord
+from sbpc.algebra.sbp import NdSbp, Partial, Split
+from sbpc.algebra.signature import Signature
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.ops.derive import all_broadcast, dedupe
+from sbpc.ops.spec import OpSpec, is_bool
+
+RuleFn: TypeAlias = Callable[[OpSpec], Iterable[Signature]]
+# (global op, op with local types, nd signature, hierarchy, coord) -> local op
+LocalFn: TypeAlias = Callable[[OpSpec, OpSpec, Signature, Sequence[int], Coord], OpSpec]
+
+_RULES: dict[str, list[RuleFn]] = {}
+_LOCALS: dict[str, LocalFn] = {}
+_BUILTIN_MODULES = (
+    "sbpc.ops.stablehlo",
+    "sbpc.ops.chlo",
+    "sbpc.ops.linalg",
+    "sbpc.ops.arith",
+)
+_builtins_loaded = False
+
+
+_loading_builtins = False
+
+
+def _load_builtins() -> None:
+    global _builtins_loaded, _loading_builtins
+    if not _builtins_loaded:
+        _builtins_loaded = _loading_builtins = True
+        try:
+            for module in _BUILTIN_MODULES:
+                importlib.import_module(module)
+        finally:
+            _loading_builtins = False
+
+
+def keeps_existing(registry: Mapping[str, object], op_name: str) -> bool:
+    """Whether a registration is a lazily loaded built-in that must not replace
+    what another compiler registered before first use."""
+    return _loading_builtins and op_name in registry
+
+
+@overload
+def register_rule(op_name: str, fn: RuleFn) -> RuleFn: ...
+@overload
+def register_rule(op_name: str, fn: None = None) -> Callable[[RuleFn], RuleFn]: ...
+def register_rule(
+    op_name: str, fn: RuleFn | None = None
+) -> RuleFn | Callable[[RuleFn], RuleFn]:
+    """Add a rule for ``op_name``; usable as ``@register_rule("d.op")``.
+
+    Several rules for one op are unioned (a compiler may add signatures to a
+    built-in op).
+    """
+
+    def add(f: RuleFn) -> RuleFn:
+        _RULES.setdefault(op_name, []).append(f)
+        _ND_CACHE.clear()
+        return f
+
+    return add if fn is None else add(fn)
+
+
+def unregister_rule(op_name: str, fn: RuleFn | None = None) -> None:
+    """Remove ``fn`` (None: every rule) from ``op_name``; for tests and overrides."""
+    _load_builtins()
+    _ND_CACHE.clear()
+    if fn is None:
+        _RULES.pop(op_name, None)
+    elif fn in _RULES.get(op_name, []):
+        _RULES[op_name].remove(fn)
+        if not _RULES[op_name]:
+            del _RULES[op_name]
+
+
+@overload
+def register_local(op_name: str, fn: LocalFn) -> LocalFn: ...
+@overload
+def register_local(op_name: str, fn: None = None) -> Callable[[LocalFn], LocalFn]: ...
+def register_local(
+    op_name: str, fn: LocalFn | None = None
+) -> LocalFn | Callable[[LocalFn], LocalFn]:
+    """Set how ``op_name``'s attributes change on a device; usable as a decorator.
+
+    Replaces an earlier registration, except that the lazily loaded built-ins
+    never replace one made before them.
+    """
+
+    def add(f: LocalFn) -> LocalFn:
+        if not keeps_existing(_LOCALS, op_name):
+            _LOCALS[op_name] = f
+        return f
+
+    return add if fn is None else add(fn)
+
+
+def _name(op: OpSpec | str) -> str:
+    return op if isinstance(op, str) else op.name
+
+
+def rules_for(op: OpSpec | str) -> list[RuleFn]:
+    """The rules registered for an op (empty when it has none)."""
+    _load_builtins()
+    return list(_RULES.get(_name(op), ()))
+
+
+def has_rule(op: OpSpec | str) -> bool:
+    """Whether any rule knows the op; without one only all-``B`` is offered."""
+    _load_builtins()
+    return _name(op) in _RULES
+
+
+def registered_ops() -> list[str]:
+    """Names of every op with a rule, sorted."""
+    _load_builtins()
+    return sorted(_RULES)
+
+
+def _bool_sum(op: OpSpec, sig: Signature) -> bool:
+    pairs = zip((*op.operands, *op.results), (*sig.inputs, *sig.outputs), strict=True)
+    return any(
+        is_bool(t.element) and any(s == Partial("sum") for s in nd) for t, nd in pairs
+    )
+
+
+def _splits_unit(op: OpSpec, sig: Signature) -> bool:
+    """A split of a size-1 dim (never even over >1 devices); raises if out of range."""
+    pairs = zip((*op.operands, *op.results), (*sig.inputs, *sig.outputs), strict=True)
+    unit = False
+    for t, nd in pairs:
+        for s in nd:
+            if isinstance(s, Split):
+                if not 0 <= s.axis < t.rank:
+                    raise ValueError(
+                        f"rule for '{op.name}' gave {sig}: split axis {s.axis} "
+                        f"of a rank-{t.rank} tensor"
+                    )
+                unit = unit or t.shape[s.axis] == 1
+    return unit
+
+
+def signatures_1d(op: OpSpec) -> list[Signature]:
+    """The op's 1-D signatures: every rule's, then all-``B``; no repeats."""
+    sigs: list[Signature] = []
+    for rule in rules_for(op):
+        for s in rule(op):
+            if len(s.inputs) != len(op.operands) or len(s.outputs) != len(op.results):
+                raise ValueError(
+                    f"rule for '{op.name}' gave {s} for an op with "
+                    f"{len(op.operands)} operands and {len(op.results)} results"
+                )
+            if s.ndim not in (0, 1):
+                raise ValueError(f"rule for '{op.name}' gave a non-1-D signature {s}")
+            sigs.append(s)
+    sigs.append(all_broadcast(len(op.operands), len(op.results)))
+    return [s for s in dedupe(sigs) if not _bool_sum(op, s) and not _splits_unit(op, s)]
+
+
+def fits(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> bool:
+    """Every split of ``sig`` names an existing dimension and divides it evenly."""
+    pairs = zip((*op.operands, *op.results), (*sig.inputs, *sig.outputs), strict=True)
+    return all(is_even(t.shape, nd, hierarchy) for t, nd in pairs)
+
+
+def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
+    """Direct product of 1-D signatures over ``hierarchy``, even splits only.
+
+    Entry k of each nd_sbp comes from one 1-D signature for hierarchy dim k.
+    Order: row-major over the product of ``signatures_1d`` order.  Results are
+    memoized on the op's name, types and attributes: a real model repeats the
+    same few ops thousands of times.
+    """
+    key = (op_key(op), tuple(hierarchy))
+    cached = _ND_CACHE.get(key)
+    if cached is None:
+        if len(_ND_CACHE) > 4096:
+            _ND_CACHE.clear()
+        cached = _ND_CACHE[key] = tuple(_nd_signatures(op, hierarchy))
+    return list(cached)
+
+
+_ND_CACHE: dict[tuple[Any, ...], tuple[Signature, ...]] = {}
+
+
+def _freeze_value(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return ("ndarray", v.shape, str(v.dtype), v.tobytes())
+    if isinstance(v, list | tuple):
+        return tuple(_freeze_value(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _freeze_value(x)) for k, x in v.items()))
+    return v
+
+
+def op_key(op: OpSpec) -> tuple[Any, ...]:
+    """A hashable key of the op's name, types and attributes (for memos)."""
+    attrs = tuple(sorted((k, _freeze_value(v)) for k, v in op.attrs.items()))
+    return (op.name, op.operands, op.results, attrs)
+
+
+def _nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
+    """Direct product of 1-D signatures over ``hierarchy``, even splits only.
+
+    Entry k of each nd_sbp comes from one 1-D signature for hierarchy dim k.
+    Order: row-major over the product of ``signatures_1d`` order.
+    """
+    ones = signatures_1d(op)
+    out: dict[Signature, None] = {}
+    for combo in itertools.product(ones, repeat=len(hierarchy)):
+        sig = Signature(
+            tuple(_concat(s.inputs[i] for s in combo) for i in range(len(op.operands))),
+            tuple(_concat(s.outputs[i] for s in combo) for i in range(len(op.results))),
+        )
+        if fits(op, sig, hierarchy) and not _mixes_infinite_pieces(op, sig):
+            out.setdefault(sig, None)
+    return list(out)
+
+
+# Arithmetic that turns two infinities into NaN (inf - inf, -inf + inf, 0 * inf).
+ARITHMETIC_OPS = frozenset(
+    {
+        "stablehlo.add",
+        "stablehlo.subtract",
+        "stablehlo.multiply",
+        "stablehlo.divide",
+        "stablehlo.remainder",
+        "stablehlo.power",
+        "stablehlo.atan2",
+        "arith.addf",
+        "arith.subf",
+        "arith.mulf",
+        "arith.divf",
+        "linalg.add",
+        "linalg.sub",
+        "linalg.mul",
+        "linalg.div",
+    }
+)
+
+
+def _mixes_infinite_pieces(op: OpSpec, sig: Signature) -> bool:
+    """Two operands in ``P(max)``/``P(min)`` under an arithmetic op.
+
+    Such pieces may hold -inf / +inf where the logical value is finite (the
+    identity a reduction or a ``local_to_partial`` fills in).  A product of
+    1-D signatures can pair a piece of one operand with a piece of the other
+    from another hierarchy dim (``a_i - b_j``); that is exact for finite
+    values but gives NaN for ``-inf - -inf``.  Such products are dropped.
+    """
+    if op.name not in ARITHMETIC_OPS:
+        return False
+    inputs = sig.inputs
+    if op.name.startswith("linalg."):  # ``outs`` only carry the result's shape
+        inputs = inputs[: len(inputs) - len(sig.outputs)]
+    holders = sum(
+        any(isinstance(s, Partial) and s.kind != "sum" for s in nd) for nd in inputs
+    )
+    return holders >= 2
+
+
+def _concat(parts: Iterable[NdSbp]) -> NdSbp:
+    return tuple(itertools.chain.from_iterable(parts))
+
+
+def localize_type(t: TensorType, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> TensorType:
+    return TensorType(local_shape(t.shape, nd_sbp, hierarchy), t.element)
+
+
+def local_op(
+    op: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
+) -> OpSpec:
+    """The op device ``coord`` runs on its local pieces under ``sig``.
+
+    Types become local shapes (``sbpc.algebra.layout``); a registered local function
+    then fixes attributes holding shapes or positions.  Raises
+    ``UnevenSplitError`` for a signature that does not fit the shapes.
+    """
+    _load_builtins()
+    local = op.replace(
+        operands=[
+            localize_type(t, nd, hierarchy)
+            for t, nd in zip(op.operands, sig.inputs, strict=True)
+        ],
+        results=[
+            localize_type(t, nd, hierarchy)
+            for t, nd in zip(op.results, sig.outputs, strict=True)
+        ],
+    )
+    fix = _LOCALS.get(op.name)
+    return local if fix is None else fix(op, local, sig, hierarchy, tuple(coord))

@@ -1,0 +1,442 @@
+"""Globally optimal propagation: an Alpa-style integer program solved by HiGHS.
+
+Model (over the pairwise problem, shrunk and with dominated labels pruned,
+see ``graph_shrink``):
+
+- ``x[v, i]`` binary: node ``v`` takes label ``i``; ``sum_i x[v, i] = 1``;
+- for every factor between ``a`` and ``b`` with grouped table ``T``:
+  ``e[r, c] >= 0`` for each (row group, column group) pair with a finite
+  cost, tied to the nodes by the marginal constraints
+  ``sum_c e[r, c] = sum_{i in group r} x[a, i]`` and
+  ``sum_r e[r, c] = sum_{j in group c} x[b, j]``.  With ``x`` integral they
+  force ``e`` to the one pair chosen, so ``e`` needs no integrality; this is
+  the local-polytope (marginalisation) linearisation, tighter than
+  ``e >= x_a + x_b - 1``, and exact (integral) on trees;
+- objective: unary costs (compute, folded edges) plus ``T[r, c] * e[r, c]``;
+  infinite costs forbid their label or pair (upper bound 0);
+- memory budget (optional): for every step where some value dies (the only
+  steps whose live set is maximal), ``sum`` of the local bytes of the values
+  live there, under the chosen layouts, ``<= budget``; see
+  ``memory_schedule`` for the model.  When no plan fits, a second program
+  minimises the peak instead, and the error states that smallest budget.
+
+Costs are scaled to O(1) for the solver and the gap tolerance is tight
+(``mip_rel_gap``, default 1e-7), so "optimal" means proven optimal to that
+relative precision; under a time limit the best plan found is returned with
+HiGHS's proven gap in ``plan.stats``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import highspy
+import numpy as np
+
+from sbpc.propagation.edge_costs import EdgeCosts
+from sbpc.propagation.graph import (
+    EdgeCost,
+    OpNode,
+    PropagationError,
+    SbpGraph,
+    SourceNode,
+)
+from sbpc.propagation.greedy import greedy
+from sbpc.propagation.memory import critical_steps, live_intervals, local_bytes
+from sbpc.propagation.pairwise import PairwiseProblem
+from sbpc.propagation.plan import Plan, build_plan, single_device_plan
+from sbpc.propagation.report import format_bytes
+from sbpc.propagation.shrink import (
+    Record,
+    expand,
+    prune_dominated,
+    relabel_forward,
+    shrink,
+)
+
+
+def optimal(
+    graph: SbpGraph,
+    edge_cost: EdgeCost,
+    edge_bytes: EdgeCost | None = None,
+    *,
+    memory_budget: float | None = None,
+    time_limit: float | None = None,
+    shrink_graph: bool = True,
+    prune_labels: bool = True,
+    mip_rel_gap: float = 1e-7,
+    threads: int | None = None,
+) -> Plan:
+    """The plan of least total modeled time (communication + compute).
+
+    ``memory_budget``: bytes per device the live values may take at once.
+    ``time_limit``: seconds for HiGHS; the plan may then be suboptimal, with
+    ``stats["gap"]`` the proven relative gap.
+    ``shrink_graph`` / ``prune_labels``: the exact reductions before the ILP
+    (off only to measure or cross-check the ILP itself).
+    """
+    started = time.perf_counter()
+    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
+    if graph.is_single_device:
+        plan = single_device_plan(graph, costs, "optimal")
+        if memory_budget is not None and plan.peak_memory > memory_budget:
+            raise _budget_error(memory_budget, plan.peak_memory, proven=True)
+        return plan
+    problem = PairwiseProblem.from_graph(graph, costs)
+    built = time.perf_counter()
+    memory = _MemoryRows.of(graph) if memory_budget is not None else None
+    frozen = memory.frozen if memory is not None else set()
+    nodes_before = len(problem)
+    factors_before = len(problem.factors)
+    records: list[Record] = []
+    if shrink_graph:
+        records = shrink(problem, frozen)
+        while prune_labels and (pruned := prune_dominated(problem, frozen)):
+            records += pruned
+            # only relabelled nodes and their neighbours can shrink further
+            records += shrink(problem, frozen, start=problem.touched)
+    core = [v for v in range(len(problem)) if problem.alive[v]]
+    shrunk = time.perf_counter()
+    stats = {
+        "nodes": nodes_before,
+        "factors": factors_before,
+        "core_nodes": len(core),
+        "core_factors": len(problem.factors),
+    }
+    if not math.isfinite(problem.constant):
+        raise PropagationError("no plan of finite cost exists")
+    labels = [0] * len(problem)
+    if core:
+        ilp = _Ilp(problem, core, memory, memory_budget)
+        start = None
+        if time_limit is not None:  # an incumbent from the start: never empty-handed
+            start = _greedy_start(graph, edge_cost, core, records)
+        result = ilp.solve(time_limit, mip_rel_gap, threads, start)
+        stats.update(result.stats)
+        if result.labels is None:
+            if memory_budget is None or result.status != "Infeasible":
+                raise PropagationError(
+                    f"no plan found (HiGHS status: {result.status}); "
+                    "a plan of finite cost may not exist"
+                )
+            ilp = _Ilp(problem, core, memory, None, minimise_peak=True)
+            peak = ilp.solve(time_limit, mip_rel_gap, threads)
+            if peak.labels is None:
+                raise PropagationError("no plan of finite cost exists")
+            raise _budget_error(memory_budget, peak.objective, peak.stats["proven"])
+        for v, label in zip(core, result.labels, strict=True):
+            labels[v] = label
+    else:
+        stats.update({"proven": True, "gap": 0.0, "status": "solved by shrinking"})
+        stats["objective"] = problem.constant
+        if memory is not None and memory_budget is not None:
+            peak = memory.peak({})
+            if peak > memory_budget:
+                raise _budget_error(memory_budget, peak, proven=True)
+    expand(records, labels)
+    solved = time.perf_counter()
+    stats["seconds_build"] = built - started
+    stats["seconds_shrink"] = shrunk - built
+    stats["seconds_solve"] = solved - shrunk
+    return build_plan(graph, labels, costs, "optimal", stats)
+
+
+def _greedy_start(
+    graph: SbpGraph, edge_cost: EdgeCost, core: list[int], records: list[Record]
+) -> list[int] | None:
+    """Greedy's labels of the core nodes, carried through the label pruning
+    (None when greedy finds no finite plan)."""
+    try:
+        plan = greedy(graph, edge_cost)
+    except PropagationError:
+        return None
+    labels = list(plan.options)
+    relabel_forward(records, labels)
+    return [labels[v] for v in core]
+
+
+def _budget_error(budget: float, smallest: float, proven: bool) -> PropagationError:
+    which = "the smallest feasible budget is" if proven else "a feasible budget is"
+    return PropagationError(
+        f"no plan fits the memory budget of {format_bytes(budget)} "
+        f"({budget:.0f} bytes) per device; {which} {format_bytes(smallest)} "
+        f"({smallest:.0f} bytes)"
+    )
+
+
+@dataclass
+class _MemoryRows:
+    """Per critical step: the graph nodes whose values are live, with the
+    bytes each of their options holds; plus which nodes' bytes vary."""
+
+    rows: list[dict[int, np.ndarray]]
+    frozen: set[int] = field(default_factory=set)
+
+    @staticmethod
+    def of(graph: SbpGraph) -> _MemoryRows:
+        intervals, _ = live_intervals(graph)
+        per_value: list[np.ndarray] = []
+        for value in graph.values:
+            node = graph.nodes[value.producer]
+            assert isinstance(node, OpNode | SourceNode)
+            per_value.append(
+                np.array(
+                    [
+                        local_bytes(
+                            value.tensor,
+                            node.out_layout(i, value.index),
+                            graph.hierarchy,
+                        )
+                        for i in range(len(node.options))
+                    ]
+                )
+            )
+        steps = critical_steps(intervals)
+        starts = sorted(intervals, key=lambda iv: iv.start)
+        rows: list[dict[int, np.ndarray]] = []
+        live: set[int] = set()
+        k = 0
+        for t in steps:
+            while k < len(starts) and starts[k].start <= t:
+                live.add(starts[k].value)
+                k += 1
+            live = {v for v in live if intervals[v].end >= t}
+            row: dict[int, np.ndarray] = {}
+            for v in sorted(live):
+                producer = graph.values[v].producer
+                row[producer] = row.get(producer, 0.0) + per_value[v]
+            rows.append(row)
+        frozen = {
+            graph.values[v].producer
+            for v, b in enumerate(per_value)
+            if len(b) > 1 and np.ptp(b) > 0
+        }
+        return _MemoryRows(rows, frozen)
+
+    def peak(self, labels: dict[int, int]) -> float:
+        """Peak of the rows when node ``v`` takes ``labels.get(v, 0)``
+        (nodes absent from ``labels`` hold the same bytes under every option)."""
+        return max(
+            (
+                sum(float(b[labels.get(node, 0)]) for node, b in row.items())
+                for row in self.rows
+            ),
+            default=0.0,
+        )
+
+
+@dataclass
+class _Result:
+    labels: list[int] | None
+    objective: float
+    status: str
+    stats: dict
+
+
+class _Ilp:
+    """The integer program of one core, built column by column in numpy."""
+
+    def __init__(
+        self,
+        problem: PairwiseProblem,
+        core: Sequence[int],
+        memory: _MemoryRows | None,
+        budget: float | None,
+        minimise_peak: bool = False,
+    ) -> None:
+        self.problem = problem
+        self.core = list(core)
+        self.minimise_peak = minimise_peak
+        self.memory = memory
+        col_of: dict[int, int] = {}
+        cost: list[np.ndarray] = []
+        upper: list[np.ndarray] = []
+        n_cols = 0
+        for v in self.core:
+            col_of[v] = n_cols
+            u = problem.unary[v]
+            cost.append(np.where(np.isfinite(u), u, 0.0))
+            upper.append(np.where(np.isfinite(u), 1.0, 0.0))
+            n_cols += len(u)
+        self.col_of = col_of
+        self.n_x = n_cols
+        rows_i: list[np.ndarray] = []
+        cols_i: list[np.ndarray] = []
+        vals: list[np.ndarray] = []
+        lower: list[float] = []
+        upper_row: list[float] = []
+        n_rows = 0
+        for v in self.core:  # one label per node
+            k = problem.sizes[v]
+            rows_i.append(np.full(k, n_rows))
+            cols_i.append(col_of[v] + np.arange(k))
+            vals.append(np.ones(k))
+            lower.append(1.0)
+            upper_row.append(1.0)
+            n_rows += 1
+        for f in problem.factors.values():
+            n_r, n_c = f.table.shape
+            flat = f.table.reshape(-1)
+            e_cols = n_cols + np.arange(n_r * n_c)
+            cost.append(np.where(np.isfinite(flat), flat, 0.0))
+            upper.append(np.where(np.isfinite(flat), np.inf, 0.0))
+            n_cols += n_r * n_c
+            r_of_e = np.repeat(np.arange(n_r), n_c)
+            c_of_e = np.tile(np.arange(n_c), n_r)
+            # rows: sum_c e[r, c] - sum_{i in r} x[a, i] = 0, then the columns
+            rows_i += [n_rows + r_of_e, n_rows + f.ga]
+            cols_i += [e_cols, col_of[f.a] + np.arange(len(f.ga))]
+            vals += [np.ones(n_r * n_c), -np.ones(len(f.ga))]
+            rows_i += [n_rows + n_r + c_of_e, n_rows + n_r + f.gb]
+            cols_i += [e_cols, col_of[f.b] + np.arange(len(f.gb))]
+            vals += [np.ones(n_r * n_c), -np.ones(len(f.gb))]
+            lower += [0.0] * (n_r + n_c)
+            upper_row += [0.0] * (n_r + n_c)
+            n_rows += n_r + n_c
+        if minimise_peak:
+            cost = [np.zeros(c.shape) for c in cost]
+            self.peak_col = n_cols
+            cost.append(np.ones(1))
+            upper.append(np.full(1, np.inf))
+            n_cols += 1
+        self.memory_scale = 1.0
+        if memory is not None and (budget is not None or minimise_peak):
+            # Rows in units of the budget (or of the largest row) keep HiGHS's
+            # tolerances meaningful for byte counts.
+            biggest = max(
+                (sum(float(b.max()) for b in row.values()) for row in memory.rows),
+                default=1.0,
+            )
+            scale = budget if budget else max(biggest, 1.0)
+            self.memory_scale = scale
+            for row in memory.rows:
+                constant = 0.0
+                for node, b in row.items():
+                    if node in col_of:
+                        rows_i.append(np.full(len(b), n_rows))
+                        cols_i.append(col_of[node] + np.arange(len(b)))
+                        vals.append(b / scale)
+                    else:
+                        constant += float(b[0])
+                lower.append(-np.inf)
+                if minimise_peak:
+                    rows_i.append(np.full(1, n_rows))
+                    cols_i.append(np.full(1, self.peak_col))
+                    vals.append(-np.ones(1))
+                    upper_row.append(-constant / scale)
+                else:
+                    assert budget is not None
+                    upper_row.append((budget - constant) / scale)
+                n_rows += 1
+        c = np.concatenate(cost)
+        finite = np.abs(c[np.isfinite(c)])
+        self.scale = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+        self.cost = c / self.scale
+        self.col_upper = np.concatenate(upper)
+        self.n_cols = n_cols
+        self.row_lower = np.array(lower)
+        self.row_upper = np.array(upper_row)
+        self.n_rows = n_rows
+        r = np.concatenate(rows_i) if rows_i else np.zeros(0, dtype=np.int64)
+        cc = np.concatenate(cols_i) if cols_i else np.zeros(0, dtype=np.int64)
+        vv = np.concatenate(vals) if vals else np.zeros(0)
+        order = np.lexsort((cc, r))
+        self.a_index = cc[order].astype(np.int32)
+        self.a_value = vv[order]
+        self.a_start = np.searchsorted(r[order], np.arange(n_rows + 1)).astype(np.int32)
+
+    def solve(
+        self,
+        time_limit: float | None,
+        rel_gap: float,
+        threads: int | None,
+        start: list[int] | None = None,
+    ) -> _Result:
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("mip_rel_gap", rel_gap)
+        h.setOptionValue("mip_abs_gap", 0.0)
+        if time_limit is not None:
+            h.setOptionValue("time_limit", float(time_limit))
+        if threads is not None:
+            h.setOptionValue("threads", threads)
+        lp = highspy.HighsLp()
+        lp.num_col_ = self.n_cols
+        lp.num_row_ = self.n_rows
+        lp.col_cost_ = self.cost
+        lp.col_lower_ = np.zeros(self.n_cols)
+        lp.col_upper_ = self.col_upper
+        lp.row_lower_ = self.row_lower
+        lp.row_upper_ = self.row_upper
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        lp.a_matrix_.num_col_ = self.n_cols
+        lp.a_matrix_.num_row_ = self.n_rows
+        lp.a_matrix_.start_ = self.a_start
+        lp.a_matrix_.index_ = self.a_index
+        lp.a_matrix_.value_ = self.a_value
+        integrality = [highspy.HighsVarType.kContinuous] * self.n_cols
+        for i in range(self.n_x):
+            integrality[i] = highspy.HighsVarType.kInteger
+        lp.integrality_ = integrality
+        h.passModel(lp)
+        if start is not None:
+            h.setSolution(self._solution_of(start))
+        started = time.perf_counter()
+        h.run()
+        seconds = time.perf_counter() - started
+        status = h.modelStatusToString(h.getModelStatus())
+        info = h.getInfo()
+        feasible = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        proven = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+        gap = 0.0 if proven and not math.isfinite(info.mip_gap) else float(info.mip_gap)
+        stats = {
+            "ilp_columns": self.n_cols,
+            "ilp_rows": self.n_rows,
+            "ilp_nonzeros": len(self.a_value),
+            "status": status,
+            "proven": proven,
+            "gap": gap,
+            "seconds_highs": seconds,
+            "branch_nodes": int(info.mip_node_count),
+        }
+        if not feasible:
+            return _Result(None, math.inf, status, stats)
+        x = np.asarray(h.getSolution().col_value)
+        labels = []
+        for v in self.core:
+            start = self.col_of[v]
+            labels.append(int(np.argmax(x[start : start + self.problem.sizes[v]])))
+        if self.minimise_peak:
+            assert self.memory is not None
+            objective = self.memory.peak(dict(zip(self.core, labels, strict=True)))
+        else:
+            objective = self.problem.constant + self.problem_energy(labels)
+        stats["objective"] = objective
+        return _Result(labels, objective, status, stats)
+
+    def _solution_of(self, labels: list[int]) -> highspy.HighsSolution:
+        """Column values of a labelling of the core (x and the e it implies)."""
+        x = np.zeros(self.n_cols)
+        full = dict(zip(self.core, labels, strict=True))
+        for v in self.core:
+            x[self.col_of[v] + full[v]] = 1.0
+        offset = self.n_x
+        for f in self.problem.factors.values():
+            n_r, n_c = f.table.shape
+            r, c = f.ga[full[f.a]], f.gb[full[f.b]]
+            x[offset + r * n_c + c] = 1.0
+            offset += n_r * n_c
+        solution = highspy.HighsSolution()
+        solution.col_value = x
+        solution.value_valid = True
+        return solution
+
+    def problem_energy(self, labels: list[int]) -> float:
+        """Cost of the core labels on the shrunk problem (constant excluded)."""
+        full = [0] * len(self.problem)
+        for v, label in zip(self.core, labels, strict=True):
+            full[v] = label
+        return self.problem.energy(full) - self.problem.constant

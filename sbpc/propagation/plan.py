@@ -1,0 +1,204 @@
+"""A propagation plan: one option per node, and what it costs.
+
+Every strategy ends the same way: it hands ``build_plan`` an option index per
+node and gets back the signatures, the argument layouts, every layout change
+an edge needs (with its modeled time and bytes) and the totals.  Computing
+the totals in one place is what lets the tests compare strategies honestly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sbpc.algebra.sbp import Broadcast, NdSbp, format_nd_sbp
+from sbpc.algebra.signature import Signature
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.propagation.edge_costs import EdgeCosts
+from sbpc.propagation.graph import (
+    NodeId,
+    OpNode,
+    PropagationError,
+    SbpGraph,
+    SinkNode,
+    SourceNode,
+)
+from sbpc.propagation.memory import peak_memory
+
+
+@dataclass(frozen=True)
+class LayoutChange:
+    """A value's layout changes on its way into one operand (boxing)."""
+
+    edge: int
+    value: str
+    producer: NodeId
+    consumer: NodeId
+    operand: int
+    src: NdSbp
+    dst: NdSbp
+    tensor: TensorType
+    time: float
+    bytes: float | None
+
+
+@dataclass
+class Plan:
+    strategy: str
+    graph: SbpGraph = field(repr=False, compare=False)
+    options: list[int]  # chosen option per node id
+    signatures: dict[NodeId, Signature]  # op nodes
+    sources: dict[NodeId, NdSbp]  # argument layouts, given or chosen
+    sinks: dict[NodeId, NdSbp | None]  # layout each result is delivered in
+    changes: list[LayoutChange]  # every edge whose layout changes
+    comm_time: float
+    compute_time: float
+    total_bytes: float | None
+    peak_memory: float  # bytes per device
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def total_time(self) -> float:
+        return self.comm_time + self.compute_time
+
+    def signature_of(self, op_name: str) -> Signature:
+        """The chosen signature of the (first) op named ``op_name``."""
+        for node_id, sig in self.signatures.items():
+            if self.graph.nodes[node_id].name == op_name:
+                return sig
+        raise KeyError(op_name)
+
+    def layout_of(self, arg_name: str) -> NdSbp:
+        for node_id, nd in self.sources.items():
+            if self.graph.nodes[node_id].name == arg_name:
+                return nd
+        raise KeyError(arg_name)
+
+
+def best_sink_option(
+    graph: SbpGraph, sink: SinkNode, options: Sequence[int], costs: EdgeCosts
+) -> int:
+    """The accepted layout cheapest to deliver the result in (ties: first)."""
+    edge = graph.edges[sink.in_edges[0]]
+    src = graph.edge_src_layout(edge, options[edge.src])
+    tensor = graph.tensor(edge)
+    prices = [costs.time(src, nd, tensor) for nd in sink.options]
+    return min(range(len(prices)), key=prices.__getitem__)
+
+
+def build_plan(
+    graph: SbpGraph,
+    options: Sequence[int],
+    costs: EdgeCosts,
+    strategy: str,
+    stats: dict[str, Any] | None = None,
+) -> Plan:
+    """Evaluate a choice of options; sinks given as -1 take their cheapest layout.
+
+    Raises ``PropagationError`` naming the first edge whose change is
+    impossible (infinite cost).
+    """
+    chosen = list(options)
+    for sink in graph.sinks():
+        if chosen[sink.id] < 0:
+            chosen[sink.id] = best_sink_option(graph, sink, chosen, costs)
+    signatures: dict[NodeId, Signature] = {}
+    sources: dict[NodeId, NdSbp] = {}
+    sinks: dict[NodeId, NdSbp | None] = {}
+    compute = 0.0
+    for node in graph.nodes:
+        option = chosen[node.id]
+        if isinstance(node, OpNode):
+            signatures[node.id] = node.options[option]
+            compute += node.option_costs[option]
+        elif isinstance(node, SourceNode):
+            sources[node.id] = node.options[option]
+        else:
+            sinks[node.id] = node.options[option]
+    changes: list[LayoutChange] = []
+    comm = 0.0
+    moved: float | None = 0.0 if costs.has_bytes else None
+    for edge in graph.edges:
+        src = graph.edge_src_layout(edge, chosen[edge.src])
+        dst = graph.edge_dst_layout(edge, chosen[edge.dst])
+        if dst is None or src == dst:
+            continue
+        tensor = graph.tensor(edge)
+        time = costs.time(src, dst, tensor)
+        if math.isinf(time):
+            raise PropagationError(
+                f"value '{graph.values[edge.value].name}' cannot change from "
+                f"{format_nd_sbp(src)} to {format_nd_sbp(dst)} on its way to "
+                f"'{graph.nodes[edge.dst].name}' (infinite cost)"
+            )
+        nbytes = costs.bytes(src, dst, tensor)
+        comm += time
+        if moved is not None and nbytes is not None:
+            moved += nbytes
+        changes.append(
+            LayoutChange(
+                edge.id,
+                graph.values[edge.value].name,
+                edge.src,
+                edge.dst,
+                edge.dst_index,
+                src,
+                dst,
+                tensor,
+                time,
+                nbytes,
+            )
+        )
+
+    def produced(value_id: int) -> NdSbp:
+        value = graph.values[value_id]
+        return graph.nodes[value.producer].out_layout(
+            chosen[value.producer], value.index
+        )
+
+    peak = peak_memory(graph, produced)
+    return Plan(
+        strategy,
+        graph,
+        chosen,
+        signatures,
+        sources,
+        sinks,
+        changes,
+        comm,
+        compute,
+        moved,
+        peak,
+        dict(stats or {}),
+    )
+
+
+def single_device_plan(graph: SbpGraph, costs: EdgeCosts, strategy: str) -> Plan:
+    """All hierarchy dimensions are 1: every layout is the same data.
+
+    No search is needed and every change is free.  OneFlow writes ``S(0)``
+    everywhere in this case; here each op takes its first candidate that is
+    ``B`` throughout (what one device literally holds, so the lowering emits
+    no slice and no reduction), else its first candidate, keeping user
+    constraints.
+    """
+    chosen = [-1] * len(graph.nodes)
+    for node in graph.nodes:
+        if isinstance(node, OpNode):
+            chosen[node.id] = next(
+                (
+                    i
+                    for i, sig in enumerate(node.options)
+                    if all(
+                        isinstance(s, Broadcast)
+                        for nd in (*sig.inputs, *sig.outputs)
+                        for s in nd
+                    )
+                ),
+                0,
+            )
+        elif isinstance(node, SourceNode):
+            chosen[node.id] = node.greedy_option()
+    return build_plan(graph, chosen, costs, strategy, {"single_device": True})

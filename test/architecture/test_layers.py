@@ -1,0 +1,165 @@
+"""The layers of sbpc, enforced: core never reaches up into IR or drivers.
+
+Every import statement in the tree is read (module level and inside
+functions alike, so a lazy import cannot hide a cycle) and checked against
+the layer rules of ``docs/architecture.md``:
+
+- core (``sbpc/`` subpackages and ``sbpc.program``): plain Python over plain
+  data; imports neither xDSL nor ``sbpc.dialects``/``passes``/``tools`` nor
+  the ``sbpc.jax`` front door;
+- within the core, each subpackage only imports the ones below it
+  (``CORE_ORDER``), so the algebra can be read without the rest;
+- IR layer (``dialects/``, ``passes/``): imports the core and xDSL, never a
+  driver; ``dialects/`` never imports ``passes/``;
+- drivers (``tools/``, ``sbpc.jax``): anything.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDERS = {"sbpc": "sbpc", "dialects": "sbpc.dialects", "passes": "sbpc.passes"}
+FOLDERS["tools"] = "sbpc.tools"
+
+# Core subpackages, lowest first: each may import only those before it.
+CORE_ORDER = (
+    "sbpc.algebra",
+    "sbpc.boxing",
+    "sbpc.ops",
+    "sbpc.program",
+    "sbpc.propagation",
+    "sbpc.simulator",
+    "sbpc.jax_backend",
+    "sbpc.testing",
+)
+DRIVERS = ("sbpc.tools", "sbpc.jax")
+IR = ("sbpc.dialects", "sbpc.passes")
+
+
+def _modules() -> dict[str, Path]:
+    """Every source module of the tree by its installed dotted name."""
+    found: dict[str, Path] = {}
+    for folder, package in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT / folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """Absolute names of every module ``path`` imports, relative ones resolved."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base]) if base else ".".join(anchor)
+            out.add(base)
+            out.update(f"{base}.{alias.name}" for alias in node.names)
+    return out
+
+
+def _within(name: str, prefixes: tuple[str, ...] | str) -> bool:
+    if isinstance(prefixes, str):
+        prefixes = (prefixes,)
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _core_rank(name: str) -> int | None:
+    for rank, package in enumerate(CORE_ORDER):
+        if _within(name, package):
+            return rank
+    return None
+
+
+def violations(name: str, imported: set[str]) -> list[str]:
+    """Why each import of module ``name`` breaks a layer rule (empty: none)."""
+    bad: list[str] = []
+    if _within(name, DRIVERS):
+        return bad
+    ir = _within(name, IR)
+    rank = _core_rank(name)
+    if not ir and rank is None and name != "sbpc":
+        return [f"{name} belongs to no layer: add it to CORE_ORDER, IR or DRIVERS"]
+    for target in sorted(imported):
+        if _within(target, DRIVERS):
+            bad.append(f"{name} imports the driver {target}")
+        elif ir:
+            if _within(name, "sbpc.dialects") and _within(target, "sbpc.passes"):
+                bad.append(f"{name} (a dialect) imports the pass module {target}")
+        elif _within(target, "xdsl") or _within(target, IR):
+            bad.append(f"{name} (core) imports {target}")
+        else:
+            other = _core_rank(target)
+            if rank is not None and other is not None and other > rank:
+                bad.append(f"{name} imports {target}, a layer above it")
+    return bad
+
+
+MODULES = _modules()
+
+
+def test_every_module_is_in_a_layer_and_imports_only_below() -> None:
+    assert len(MODULES) > 50, "the walk found too few modules"
+    bad = [
+        v
+        for name, path in MODULES.items()
+        for v in violations(name, _imports(name, path))
+    ]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize(
+    ("name", "imported", "expected"),
+    [
+        ("sbpc.algebra.sbp", {"xdsl.ir"}, "(core) imports xdsl.ir"),
+        ("sbpc.ops.registry", {"sbpc.dialects.stablehlo"}, "(core) imports"),
+        ("sbpc.algebra.sbp", {"sbpc.ops.spec"}, "a layer above it"),
+        ("sbpc.propagation.plan", {"sbpc.jax"}, "imports the driver sbpc.jax"),
+        ("sbpc.passes.propagate", {"sbpc.tools.sbpc_opt"}, "imports the driver"),
+        ("sbpc.dialects.sbp", {"sbpc.passes.pipeline"}, "(a dialect) imports"),
+        ("sbpc.newthing", set(), "belongs to no layer"),
+    ],
+)
+def test_the_checker_catches_each_kind_of_violation(
+    name: str, imported: set[str], expected: str
+) -> None:
+    assert any(expected in v for v in violations(name, imported))
+
+
+def test_allowed_imports_pass() -> None:
+    assert not violations("sbpc.ops.registry", {"sbpc.algebra.sbp", "numpy"})
+    assert not violations("sbpc.passes.propagate", {"xdsl.ir", "sbpc.propagation.plan"})
+    assert not violations("sbpc.jax", {"sbpc.tools.sbpc_opt", "xdsl.ir"})
+
+
+def test_relative_imports_resolve(tmp_path: Path) -> None:
+    f = tmp_path / "mod.py"
+    f.write_text("from .ops import x\nfrom .. import y\nimport numpy\n")
+    got = _imports("sbpc.passes.bridge.program", f)
+    assert {"sbpc.passes.bridge.ops", "sbpc.passes.y", "numpy"} <= got
+
+
+def test_pyproject_lists_every_package() -> None:
+    """A subpackage missing from pyproject.toml works in an editable install
+    and vanishes from a wheel: catch it here."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+            "packages"
+        ]
+    )
+    packages = {name for name, path in MODULES.items() if path.name == "__init__.py"}
+    assert packages == listed

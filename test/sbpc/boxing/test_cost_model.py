@@ -1,0 +1,149 @@
+"""The cost model: DESIGN.md's byte table, per-dimension links, option text."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from sbpc.algebra.sbp import B, P, Partial, S
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing.cost_model import (
+    DEFAULT_COST_MODEL,
+    NETWORK_LIKE,
+    NVLINK_LIKE,
+    CostModel,
+    CostModelError,
+    Link,
+    collective_bytes,
+    collective_kind,
+    group_bytes,
+    local_bytes,
+    rounds,
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        ("all_gather", Fraction(3, 4)),
+        ("all_to_all", Fraction(3, 16)),
+        ("all_reduce", Fraction(6, 4)),
+        ("reduce_scatter", Fraction(3, 4)),
+        ("local_slice", Fraction(0)),
+        ("local_to_partial", Fraction(0)),
+    ],
+)
+def test_byte_table(kind, expected):
+    assert collective_bytes(kind, 4, 1024) == expected * 1024
+
+
+def test_bytes_are_exact():
+    assert collective_bytes("all_reduce", 3, 4) == Fraction(16, 3)
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "kind"),
+    [
+        (S(0), B, "all_gather"),
+        (S(0), S(1), "all_to_all"),
+        (P, B, "all_reduce"),
+        (Partial("max"), S(0), "reduce_scatter"),
+        (B, S(1), "local_slice"),
+        (B, Partial("min"), "local_to_partial"),
+        (S(1), P, "local_to_partial"),
+        (P, Partial("max"), None),
+        (Partial("max"), P, None),
+        (S(0), S(0), None),
+        (B, B, None),
+    ],
+)
+def test_collective_kind(src, dst, kind):
+    assert collective_kind(src, dst) == kind
+
+
+def test_rounds():
+    assert rounds("all_gather", 4) == 3
+    assert rounds("all_reduce", 4) == 6
+    assert rounds("local_slice", 4) == 0
+    assert rounds("all_gather", 1) == 0
+
+
+def test_group_bytes_is_the_tensor_the_group_holds():
+    t = TensorType((16, 8), "f32")  # 512 bytes
+    nd = (S(0), S(0))
+    assert group_bytes(nd, (1,), t, (2, 4)) == 256  # dim 0 halves it
+    assert group_bytes(nd, (0,), t, (2, 4)) == 128  # dim 1 quarters it
+    assert group_bytes(nd, (0, 1), t, (2, 4)) == 512
+    assert local_bytes(nd, t, (2, 4)) == 64
+    assert group_bytes((P, B), (0,), t, (2, 4)) == 512
+
+
+def test_default_links_follow_the_innermost_dim():
+    m = DEFAULT_COST_MODEL
+    assert m.link(0, 1) == NVLINK_LIKE
+    assert [m.link(d, 2) for d in range(2)] == [NETWORK_LIKE, NVLINK_LIKE]
+    assert [m.link(d, 3) for d in range(3)] == [NETWORK_LIKE, NETWORK_LIKE, NVLINK_LIKE]
+
+
+def test_step_time_is_alpha_beta_on_the_bottleneck_link():
+    m = DEFAULT_COST_MODEL
+    one = m.step_time("all_gather", (1,), (2, 4), Fraction(3000))
+    assert float(one) == pytest.approx(3 * 1e-6 + 3000 / 100e9)
+    both = m.step_time("all_reduce", (0, 1), (2, 4), Fraction(3000))
+    assert float(both) == pytest.approx(14 * 5e-6 + 3000 / 25e9)
+    assert m.step_time("local_slice", (0,), (2, 4), Fraction(0)) == 0
+
+
+def test_transfer_time():
+    m = DEFAULT_COST_MODEL
+    assert m.transfer_time(Fraction(0)) == 0
+    t = m.transfer_time(Fraction(1000), fan_out=2)
+    assert float(t) == pytest.approx(2 * 5e-6 + 1000 / 25e9)
+
+
+def test_parse_option():
+    m = CostModel.parse("bw=25e9:100e9,lat=5e-6:1e-6,transfer_bw=1e9,transfer_lat=1e-4")
+    assert m.links == (Link(25e9, 5e-6), Link(100e9, 1e-6))
+    assert m.transfer == Link(1e9, 1e-4)
+    assert CostModel.parse("default") == DEFAULT_COST_MODEL
+    assert CostModel.parse("") == DEFAULT_COST_MODEL
+    uniform = CostModel.parse("bw=1e9,lat=0")
+    assert uniform.links == (Link(1e9, 0.0),)
+    assert uniform.link(2, 3) == Link(1e9, 0.0)
+    assert CostModel.parse("bw=1:2:3,lat=0").links == (
+        Link(1, 0),
+        Link(2, 0),
+        Link(3, 0),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("speed=1", "expected one of 'bw=', 'lat=', .*'flops=', 'hbm='"),
+        ("flops=0", "device flops must be positive"),
+        ("hbm=1:2", "'hbm' takes one value"),
+        ("bw=fast", "expected numbers"),
+        ("bw=1:2,lat=1:2:3", "'bw' lists 2 values but 'lat' lists 3"),
+        ("bw=0", "bandwidth must be positive"),
+        ("lat=-1", "latency must be non-negative"),
+        ("bw=1,bw=2", "sets 'bw' twice"),
+        ("transfer_bw=1:2", "takes one value"),
+    ],
+)
+def test_parse_errors(text, message):
+    with pytest.raises(CostModelError, match=message):
+        CostModel.parse(text)
+
+
+def test_models_are_hashable_for_plan_caches():
+    assert hash(CostModel.parse("bw=1e9")) == hash(CostModel.parse("bw=1e9"))
+
+
+def test_device_roofline_and_parsing() -> None:
+    model = CostModel.parse("flops=1e9,hbm=1e8")
+    assert model.device.flops == 1e9 and model.device.memory_bandwidth == 1e8
+    assert model.compute_time(2e9, 0) == pytest.approx(2.0)  # compute bound
+    assert model.compute_time(1e9, 1e9) == pytest.approx(10.0)  # memory bound
+    assert CostModel.parse("bw=1e9").device == CostModel().device

@@ -1,0 +1,74 @@
+"""Grouped factors: merging, compacting, separability, building from a graph."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sbpc.algebra.sbp import B, S
+from sbpc.algebra.signature import Signature
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.propagation.edge_costs import EdgeCosts
+from sbpc.propagation.graph import SbpGraph
+from sbpc.propagation.pairwise import Factor, PairwiseProblem, compact, merge, split_off
+
+
+def test_merge_is_the_sum_of_full_tables() -> None:
+    rng = np.random.default_rng(0)
+    f = Factor(0, 1, np.array([0, 1, 0]), np.array([1, 0]), rng.random((2, 2)))
+    g = Factor(0, 1, np.array([0, 0, 1]), np.array([0, 1]), rng.random((2, 2)))
+    m = merge(f, g)
+    assert np.allclose(m.full(), f.full() + g.full())
+    assert m.table.shape == (3, 2)
+
+
+def test_compact_drops_unused_and_duplicate_groups() -> None:
+    table = np.array(
+        [[1.0, 2.0, 1.0], [1.0, 2.0, 1.0], [5.0, 6.0, 5.0], [9.0, 9.0, 9.0]]
+    )
+    f = Factor(0, 1, np.array([0, 1, 2]), np.array([0, 1, 2]), table)
+    c = compact(f)
+    assert c.table.shape == (2, 2)
+    assert np.array_equal(c.full(), f.full())
+
+
+def test_split_off_separable_tables() -> None:
+    u, w = np.array([1.0, 3.0]), np.array([0.0, 10.0, 20.0])
+    f = Factor(0, 1, np.array([1, 0]), np.array([2, 1, 0]), u[:, None] + w[None, :])
+    ua, ub, rest = split_off(f)
+    assert rest is None
+    assert np.allclose(ua[:, None] + ub[None, :], f.full())
+    g = Factor(0, 1, np.array([0, 1]), np.array([0, 1]), np.eye(2))
+    assert split_off(g)[2] is g
+
+
+def test_from_graph_groups_options_by_layout() -> None:
+    g = SbpGraph((4,))
+    t = TensorType((8, 8))
+    x = g.add_argument("x", t, candidates=[(B,), (S(0),), (S(1),)])
+    cands = [
+        Signature(((S(0),), (B,)), ((S(0),),)),
+        Signature(((S(0),), (S(1),)), ((S(1),),)),  # same layout of x as above
+        Signature(((B,), (B,)), ((B,),)),
+    ]
+    (y,) = g.add_op("op", [x, x], [t], cands)
+    g.add_result("y", y, (B,))
+
+    def cost(src, dst, tensor):
+        return 1.0 if src != dst else 0.0
+
+    problem = PairwiseProblem.from_graph(g, EdgeCosts(cost))
+    assert set(problem.factors) == {(0, 1)}  # two parallel edges merged
+    f = problem.factors[(0, 1)]
+    expected = np.array(
+        [
+            [(a != c.inputs[0]) + (a != c.inputs[1]) for c in cands]
+            for a in [(B,), (S(0),), (S(1),)]
+        ],
+        dtype=float,
+    )
+    # The result wants B: the sink has one option, so its edge folds into a
+    # unary cost of the op (1 unless the op's result is B).
+    to_result = np.array([1.0, 1.0, 0.0])
+    u0, u1 = problem.unary[0], problem.unary[1]
+    assert np.allclose(f.full() + u0[:, None] + u1[None, :], expected + to_result)
+    assert problem.sizes[2] == 1 and not problem.neighbours[2]
