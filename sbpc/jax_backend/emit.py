@@ -59,7 +59,13 @@ from sbpc.jax_backend.collectives import (
 )
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES, Combined, combine_schedule
 from sbpc.jax_backend.ops import UnsupportedOpError, jnp_dtype, op_expressions, py_tuple
-from sbpc.jax_backend.runtime import COMBINED_COLLECTIVES, PRELUDE, RUNTIME
+from sbpc.jax_backend.runtime import (
+    COMBINED_COLLECTIVES,
+    MAIN,
+    PRELUDE,
+    RUNTIME,
+    X64_MARK,
+)
 from sbpc.ops.registry import local_op
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype
 from sbpc.program import (
@@ -369,10 +375,10 @@ class _Emitter:
         body += ["", "_STEPS = (", *step_rows, ")", ""]
         body += reference
         prelude = PRELUDE.replace("{n_devices}", str(self._n_devices())).replace(
-            "{x64}", self._x64_line()
+            X64_MARK, self._x64_line() + "\n"
         )
         doc = self._docstring()
-        runtime = RUNTIME + (COMBINED_COLLECTIVES if self.combined else "")
+        runtime = RUNTIME + (COMBINED_COLLECTIVES if self.combined else "") + MAIN
         source = doc + prelude + "\n".join(body) + "\n" + runtime
         try:
             compile(source, f"<sbpc program {self.p.name!r}>", "exec")

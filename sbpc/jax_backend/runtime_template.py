@@ -1,0 +1,415 @@
+"""The fixed part of every module ``sbpc.jax_backend.emit`` writes.
+
+A real module, so lint and tests read it, but never imported by sbpc: the
+emitter copies its text (``sbpc.jax_backend.runtime`` cuts it into sections)
+because the emitted module must import only jax and numpy, never sbpc.
+Sections are delimited by ``# @section NAME`` lines; ``# @x64@`` becomes the
+x64 switch for programs with 64-bit types, and ``{n_devices}`` the rank
+count.  The ``stand-ins`` section is dropped: it binds the names that the
+emitter writes between ``prelude`` and ``runtime`` (tables, steps, the
+reference), so that this file is a complete module.
+"""
+
+# @section prelude
+import base64
+import os
+import sys
+from typing import NamedTuple
+
+if __name__ == "__main__":
+    # Simulated CPU devices for the self-check; must precede importing jax.
+    _flags = os.environ.get("XLA_FLAGS", "")
+    if "xla_force_host_platform_device_count" not in _flags:
+        os.environ["XLA_FLAGS"] = (
+            _flags + " --xla_force_host_platform_device_count={n_devices}"
+        ).strip()
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.sharding import AxisType, Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P  # noqa: F401 (the emitted specs)
+
+# @x64@
+
+
+def _array(data, dtype, shape):
+    """A constant stored as base64 bytes (exact for every dtype)."""
+    raw = np.frombuffer(base64.b64decode(data), dtype=np.dtype(dtype))
+    return raw.reshape(shape)
+
+
+class _Stage(NamedTuple):
+    """One shard_map: a run of instructions on one placement."""
+
+    placement: int
+    fn: object
+    in_keys: tuple
+    in_specs: tuple
+    in_types: tuple
+    out_keys: tuple
+    out_specs: tuple
+
+
+class _Transfer(NamedTuple):
+    """A value moved onto another placement's mesh (jax.device_put)."""
+
+    src: str
+    dst: str
+    placement: int
+    spec: object
+
+
+# @section stand-ins
+# What sbpc.jax_backend.emit writes for each program (see its ``_tables``).
+N_DEVICES: int = 0
+PLACEMENTS: tuple = ()
+ARG_KEYS: tuple = ()
+RESULT_KEYS: tuple = ()
+ARG_PLACEMENTS: tuple = ()
+ARG_TYPES: tuple = ()
+IN_SPECS: tuple = ()
+OUT_PARTIAL: tuple = ()
+_STEPS: tuple = ()
+
+
+def _reference(*args):
+    raise NotImplementedError("written by the emitter for each program")
+
+
+# @section runtime
+
+
+def _devices(devices=None):
+    """The device list ranks index: ``devices``, else jax.devices() (CPU if short)."""
+    if devices is None:
+        devices = jax.devices()
+        if len(devices) < N_DEVICES:
+            try:
+                cpu = jax.devices("cpu")
+            except RuntimeError:
+                cpu = []
+            if len(cpu) >= N_DEVICES:
+                devices = cpu
+    devices = list(devices)
+    if len(devices) < N_DEVICES:
+        raise ValueError(
+            f"this program uses ranks up to {N_DEVICES - 1} but only "
+            f"{len(devices)} devices are given; on CPU set XLA_FLAGS="
+            f"--xla_force_host_platform_device_count={N_DEVICES} before jax starts"
+        )
+    return devices
+
+
+def _mesh(index, devices):
+    ranks, shape = PLACEMENTS[index]
+    grid = np.empty(len(ranks), dtype=object)
+    grid[:] = [devices[r] for r in ranks]
+    axes = tuple(f"d{k}" for k in range(len(shape)))
+    return Mesh(grid.reshape(shape), axes, axis_types=(AxisType.Auto,) * len(shape))
+
+
+def make_meshes(devices=None):
+    """One mesh per placement (PLACEMENTS order); ranks index ``devices``."""
+    devices = _devices(devices)
+    return tuple(_mesh(k, devices) for k in range(len(PLACEMENTS)))
+
+
+def make_mesh(devices=None):
+    """The mesh of the program's placement (the first of PLACEMENTS)."""
+    return _mesh(0, _devices(devices))
+
+
+def _meshes(mesh):
+    if mesh is None:
+        return make_meshes()
+    if isinstance(mesh, Mesh):
+        if len(PLACEMENTS) != 1:
+            raise ValueError(
+                f"this program uses {len(PLACEMENTS)} placements: pass "
+                "make_meshes(...) (one mesh each), not one mesh"
+            )
+        return (mesh,)
+    return tuple(mesh)
+
+
+def _jit_stage(stage, mesh, single=False):
+    def shardings(specs):
+        return tuple(NamedSharding(mesh, s) for s in specs)
+
+    body = jax.shard_map(
+        stage.fn,
+        mesh=mesh,
+        in_specs=stage.in_specs,
+        out_specs=stage.out_specs,
+        check_vma=False,
+    )
+    if single and len(stage.out_specs) == 1:
+        return jax.jit(
+            lambda *args: body(*args)[0],
+            in_shardings=shardings(stage.in_specs),
+            out_shardings=NamedSharding(mesh, stage.out_specs[0]),
+        )
+    return jax.jit(
+        body,
+        in_shardings=shardings(stage.in_specs),
+        out_shardings=shardings(stage.out_specs),
+    )
+
+
+def _single_stage():
+    return (
+        len(_STEPS) == 1
+        and _STEPS[0].in_keys == ARG_KEYS
+        and (_STEPS[0].out_keys == RESULT_KEYS)
+    )
+
+
+def build(mesh=None):
+    """The sharded program, taking and returning global arrays.
+
+    One placement: ``jax.jit(jax.shard_map(...))`` (``.lower()`` works).
+    Several (pipeline stages): a ``Pipeline`` of such functions with
+    ``jax.device_put`` between them; ``mesh`` is then ``make_meshes(...)``.
+    """
+    meshes = _meshes(mesh)
+    if _single_stage():
+        return _jit_stage(_STEPS[0], meshes[0], single=True)
+    return Pipeline(meshes)
+
+
+class Pipeline:
+    """Stages on their own meshes; values move between them by device_put."""
+
+    def __init__(self, meshes):
+        self.meshes = meshes
+        self.stages = [
+            _jit_stage(s, meshes[s.placement]) if isinstance(s, _Stage) else s
+            for s in _STEPS
+        ]
+
+    def __call__(self, *args):
+        env = dict(zip(ARG_KEYS, put_args(*args, mesh=self.meshes), strict=True))
+        for step, fn in zip(_STEPS, self.stages, strict=True):
+            if isinstance(step, _Transfer):
+                target = NamedSharding(self.meshes[step.placement], step.spec)
+                env[step.dst] = _transfer(env[step.src], target)
+            else:
+                outs = fn(*(env[k] for k in step.in_keys))
+                env.update(zip(step.out_keys, outs, strict=True))
+        outs = tuple(env[k] for k in RESULT_KEYS)
+        return outs[0] if len(outs) == 1 else outs
+
+    def lower(self, *args):
+        """Each stage lowered on abstract inputs (a list, in step order)."""
+        lowered = []
+        for step, fn in zip(_STEPS, self.stages, strict=True):
+            if isinstance(step, _Stage):
+                mesh = self.meshes[step.placement]
+                avals = [
+                    jax.ShapeDtypeStruct(shape, dtype, sharding=NamedSharding(mesh, s))
+                    for (shape, dtype), s in zip(
+                        step.in_types, step.in_specs, strict=True
+                    )
+                ]
+                lowered.append(fn.lower(*avals))
+        return lowered
+
+
+def _put(x, sharding):
+    if isinstance(x, jax.Array):
+        return _transfer(x, sharding)
+    x = np.asarray(x)
+    # Each process fills only the shards it holds: works on several hosts.
+    return jax.make_array_from_callback(
+        x.shape, sharding, lambda index: x[index], dtype=x.dtype
+    )
+
+
+def _transfer(x, sharding):
+    """``x`` resharded onto ``sharding``, possibly on other devices.
+
+    One process, or the same devices: ``jax.device_put``.  Across processes
+    with different device sets (pipeline stages on different hosts), which
+    multi-controller JAX cannot reshard on CPU/GPU: through the hosts.
+    """
+    one_process = x.is_fully_addressable and sharding.is_fully_addressable
+    if one_process or x.sharding.device_set == sharding.device_set:
+        return jax.device_put(x, sharding)
+    value = _to_host(x)
+    return jax.make_array_from_callback(
+        value.shape, sharding, lambda index: value[index], dtype=value.dtype
+    )
+
+
+def _to_host(x):
+    """The global value of ``x`` as numpy on every process."""
+    if x.is_fully_addressable and jax.process_count() == 1:
+        return np.asarray(x)
+    from jax.experimental import multihost_utils
+
+    # Each process writes the shards it holds; the hosts then share them.
+    local = np.zeros(x.shape, x.dtype)
+    held = np.zeros(x.shape, np.bool_)
+    for shard in x.addressable_shards:
+        local[shard.index] = np.asarray(shard.data)
+        held[shard.index] = True
+    values, masks = multihost_utils.process_allgather((local, held), tiled=False)
+    out = np.zeros(x.shape, x.dtype)
+    for value, mask in zip(values, masks, strict=True):
+        out = np.where(mask, value, out)
+    return out
+
+
+def put_args(*args, mesh=None):
+    """Global (numpy) inputs placed on their meshes as IN_SPECS say.
+
+    Every process passes the same global values (multi-host safe).
+    """
+    meshes = _meshes(mesh)
+    return tuple(
+        _put(x, NamedSharding(meshes[k], spec))
+        for x, k, spec in zip(args, ARG_PLACEMENTS, IN_SPECS, strict=True)
+    )
+
+
+def fetch(x):
+    """A (tuple of) global array(s) as numpy, gathered across processes."""
+    if isinstance(x, tuple | list):
+        return tuple(fetch(y) for y in x)
+    if not isinstance(x, jax.Array):
+        return np.asarray(x)
+    return _to_host(x)
+
+
+def _combine(x, kinds):
+    """Partial pieces stacked on leading axes -> the value (inner axis first)."""
+    x = np.asarray(x)
+    for axis in reversed(range(len(kinds))):
+        if x.dtype == np.bool_:
+            x = x.any(axis) if kinds[axis] != "min" else x.all(axis)
+        else:
+            reduce = {"sum": np.sum, "max": np.max, "min": np.min}[kinds[axis]]
+            x = reduce(x, axis=axis).astype(x.dtype)
+    return x
+
+
+def logical(results):
+    """The program's logical results (numpy) from build()'s outputs."""
+    outs = fetch(results if isinstance(results, tuple) else (results,))
+    return tuple(_combine(x, k) for x, k in zip(outs, OUT_PARTIAL, strict=True))
+
+
+def reference(*args):
+    """The unsharded program in plain jax on global arrays (logical results)."""
+    outs = _reference(*args)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def random_args(seed=0):
+    """Random global inputs: normal floats, small integers, random booleans."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for shape, dtype in ARG_TYPES:
+        dtype = np.dtype(dtype)
+        if dtype == np.bool_:
+            out.append(rng.random(shape) < 0.5)
+        elif np.issubdtype(dtype, np.integer):
+            out.append(rng.integers(-8, 8, shape).astype(dtype))
+        else:
+            out.append(rng.standard_normal(shape).astype(dtype))
+    return out
+
+
+def max_errors(got, want):
+    """Per result: max |got - want| (floats), count of differences (others)."""
+    errors = []
+    for g, w in zip(got, want, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape:
+            errors.append(float("inf"))
+        elif np.issubdtype(w.dtype, np.inexact):
+            g64, w64 = g.astype(np.float64), w.astype(np.float64)
+            same_nan = np.isnan(g64) == np.isnan(w64)
+            diff = np.abs(np.where(np.isnan(w64), 0, g64 - w64))
+            errors.append(
+                float(diff.max(initial=0.0)) if same_nan.all() else float("inf")
+            )
+        else:
+            errors.append(float(np.count_nonzero(g != w)))
+    return errors
+
+
+def _tolerance(want):
+    w = np.asarray(want)
+    if not np.issubdtype(w.dtype, np.inexact):
+        return 0.0
+    low = w.dtype.itemsize <= 2
+    finite = np.abs(w[np.isfinite(w)].astype(np.float64))
+    scale = max(1.0, float(finite.max())) if finite.size else 1.0
+    return (1e-2 if low else 1e-4) * scale
+
+
+def self_check(seed=0):
+    """Run build() and reference() on random inputs; 0 if they agree, else 1."""
+    args = random_args(seed)
+    fn = build()
+    got = logical(fn(*put_args(*args)))
+    want = fetch(reference(*args))
+    want = want if isinstance(want, tuple) else (want,)
+    errors = max_errors(got, want)
+    ok = all(e <= _tolerance(w) for e, w in zip(errors, want, strict=True))
+    print(
+        f"max error {max(errors, default=0.0):.3g} over {len(errors)} result(s): "
+        + ("ok" if ok else "MISMATCH")
+    )
+    return 0 if ok else 1
+
+
+# @section combined-collectives
+# Only in modules with combined collectives (sbpc.jax_backend.combine): one
+# collective on several pieces, concatenated flat, then split back.
+
+
+def _split_flat(flat, shapes):
+    """``flat`` (rows, total) cut by columns into pieces reshaped to ``shapes``."""
+    out, at = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape, dtype=np.int64)) // flat.shape[0]
+        out.append(flat[:, at : at + size].reshape(shape))
+        at += size
+    return out
+
+
+def _all_gather_many(xs, axes, dims, group):
+    """``lax.all_gather(x, axes, axis=d, tiled=True)`` for each x, d: one collective."""
+    moved = [jnp.moveaxis(x, d, 0) for x, d in zip(xs, dims, strict=True)]
+    flat = jnp.concatenate([m.reshape(1, -1) for m in moved], axis=1)
+    whole = lax.all_gather(flat, axes, axis=0, tiled=True)
+    shapes = [(group * m.shape[0], *m.shape[1:]) for m in moved]
+    parts = _split_flat(whole, shapes)
+    return tuple(jnp.moveaxis(p, 0, d) for p, d in zip(parts, dims, strict=True))
+
+
+def _psum_scatter_many(xs, axes, dims, group):
+    """``lax.psum_scatter(x, axes, scatter_dimension=d, tiled=True)``: one collective."""
+    moved = [jnp.moveaxis(x, d, 0) for x, d in zip(xs, dims, strict=True)]
+    flat = jnp.concatenate([m.reshape(group, -1) for m in moved], axis=1)
+    piece = lax.psum_scatter(flat, axes, scatter_dimension=0, tiled=True)
+    shapes = [(m.shape[0] // group, *m.shape[1:]) for m in moved]
+    parts = _split_flat(piece, shapes)
+    return tuple(jnp.moveaxis(p, 0, d) for p, d in zip(parts, dims, strict=True))
+
+
+def _reduce_many(reduce, xs, axes):
+    """``reduce(x, axes)`` (psum, pmax, pmin) for each x: one collective."""
+    flat = jnp.concatenate([x.reshape(1, -1) for x in xs], axis=1)
+    parts = _split_flat(reduce(flat, axes), [x.shape for x in xs])
+    return tuple(parts)
+
+
+# @section main
+
+if __name__ == "__main__":
+    sys.exit(self_check())

@@ -1,0 +1,81 @@
+"""The runtime template: a real module cut into the sections every emitted
+module is made of."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import B, Split
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.jax_backend import runtime
+from sbpc.jax_backend.emit import emit_jax
+from sbpc.program import Program
+
+SECTIONS = ["prelude", "stand-ins", "runtime", "combined-collectives", "main"]
+
+
+def test_template_has_every_section_in_order() -> None:
+    parts = runtime.sections(runtime.TEMPLATE.read_text())
+    assert list(parts) == SECTIONS
+    assert runtime.X64_MARK in parts["prelude"]
+    assert "def build(" in parts["runtime"]
+    assert "def _all_gather_many(" in parts["combined-collectives"]
+    assert parts["main"].strip().startswith('if __name__ == "__main__":')
+
+
+def test_sections_split_on_markers_only() -> None:
+    text = '"""doc"""\n# @section a\nx = 1\n# not @section b\n# @section b\ny = 2\n'
+    assert runtime.sections(text) == {"a": "x = 1\n# not @section b\n", "b": "y = 2\n"}
+
+
+def _gathers(n: int) -> Program:
+    """``n`` independent all-gathers on one axis: the emitter combines them."""
+    b = _programs().Builder(Placement.of_size((4,)))
+    for _ in range(n):
+        b.ret(
+            b.step(
+                "all_gather", [0], b.arg(TensorType((8, 4), "f32"), (Split(0),)), (B,)
+            )
+        )
+    return b.program
+
+
+def _programs():
+    spec = importlib.util.spec_from_file_location(
+        "sbpc_test_jax_programs_rt", Path(__file__).parent / "jax_programs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_emitted_module_drops_stand_ins_and_ends_with_main(tmp_path: Path) -> None:
+    """A module with combined collectives defines its helpers before the
+    ``__main__`` self-check runs, so ``python module.py`` works (the helpers
+    once came after it and the self-check died on a NameError)."""
+    source = emit_jax(_gathers(3))
+    assert "_all_gather_many(" in source
+    assert "raise NotImplementedError" not in source  # the stand-in _reference
+    assert source.rstrip().endswith("sys.exit(self_check())")
+    assert source.index("def _all_gather_many(") < source.index('__main__":\n    sys')
+    path = tmp_path / "gathers.py"
+    path.write_text(source)
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env["JAX_PLATFORMS"] = "cpu"
+    run = subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "ok" in run.stdout
