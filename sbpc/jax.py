@@ -297,6 +297,7 @@ class Distributed:
     out_layouts: list[NdSbp]
     in_paths: list[str]
     out_paths: list[str]
+    donated: tuple[int, ...] = ()  # flat argument positions, jax.jit's donation
     _step: Callable[..., Any] | None = field(default=None, repr=False)
 
     @property
@@ -310,9 +311,10 @@ class Distributed:
     @property
     def step(self) -> Callable[..., Any]:
         """The sharded program on placed flat arguments (``place``'s output):
-        ``jax.jit`` of one ``shard_map``, so ``.lower(...)`` works."""
+        ``jax.jit`` of one ``shard_map``, so ``.lower(...)`` works; the
+        donated arguments' buffers are reused for the results."""
         if self._step is None:
-            self._step = self.program.build()
+            self._step = self.program.build(donate=self.donated)
         return self._step
 
     def flatten(self, *args: Any, **kwargs: Any) -> list[Any]:
@@ -391,6 +393,7 @@ def distribute(
     memory_budget: float = 0,
     time_limit: float = 0,
     combine_bytes: int = DEFAULT_MAX_BYTES,
+    donate_argnums: int | Sequence[int] = (),
     **kwargs: Any,
 ) -> Distributed:
     """Distribute ``fn`` over ``mesh`` (see the module docstring).
@@ -398,9 +401,14 @@ def distribute(
     ``combine_bytes``: the most bytes per device that one combined collective
     carries (independent collectives of one kind run as one,
     ``sbpc.jax_backend.combine``); 0 runs every boxing step alone.
+    ``donate_argnums``: positional arguments whose buffers the program may
+    reuse for its results, as in ``jax.jit`` (a training step that updates
+    parameters in place then needs no second copy of them); a donated
+    argument must not be used after the call.
     """
     if combine_bytes < 0:
         raise SbpcError(f"combine_bytes must be >= 0, not {combine_bytes}")
+    donated = _donated_leaves(donate_argnums, args)
     annotated = annotate(
         fn, *args, mesh=mesh, in_layouts=in_layouts, out_layouts=out_layouts, **kwargs
     )
@@ -442,7 +450,28 @@ def distribute(
         out_layouts=[nd for nd in out_layouts_chosen if nd is not None],
         in_paths=annotated.in_paths,
         out_paths=annotated.out_paths,
+        donated=donated,
     )
+
+
+def _donated_leaves(
+    donate_argnums: int | Sequence[int], args: Sequence[Any]
+) -> tuple[int, ...]:
+    """Flat leaf positions of the donated positional arguments (positional
+    leaves come first in ``tree_flatten((args, kwargs))``)."""
+    nums = (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
+    starts = [0]
+    for a in args:
+        starts.append(starts[-1] + len(jax.tree_util.tree_leaves(a)))
+    out: list[int] = []
+    for n in nums:
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < len(args):
+            raise SbpcError(
+                f"donate_argnums: {n!r} is not a positional argument "
+                f"(the function was given {len(args)})"
+            )
+        out.extend(range(starts[n], starts[n + 1]))
+    return tuple(sorted(set(out)))
 
 
 def _located(e: DiagnosticException, name: str, source: str) -> str:

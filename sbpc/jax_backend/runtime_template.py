@@ -134,7 +134,7 @@ def _meshes(mesh):
     return tuple(mesh)
 
 
-def _jit_stage(stage, mesh, single=False):
+def _jit_stage(stage, mesh, single=False, donate=()):
     def shardings(specs):
         return tuple(NamedSharding(mesh, s) for s in specs)
 
@@ -150,12 +150,26 @@ def _jit_stage(stage, mesh, single=False):
             lambda *args: body(*args)[0],
             in_shardings=shardings(stage.in_specs),
             out_shardings=NamedSharding(mesh, stage.out_specs[0]),
+            donate_argnums=donate,
         )
     return jax.jit(
         body,
         in_shardings=shardings(stage.in_specs),
         out_shardings=shardings(stage.out_specs),
+        donate_argnums=donate,
     )
+
+
+def _donated(donate):
+    """``donate`` (argument positions) checked and made a sorted tuple."""
+    donate = tuple(sorted({int(k) for k in donate}))
+    for k in donate:
+        if not 0 <= k < len(ARG_KEYS):
+            raise ValueError(
+                f"donate: argument {k} does not exist (the program takes "
+                f"{len(ARG_KEYS)} arguments)"
+            )
+    return donate
 
 
 def _single_stage():
@@ -166,27 +180,53 @@ def _single_stage():
     )
 
 
-def build(mesh=None):
+def build(mesh=None, donate=()):
     """The sharded program, taking and returning global arrays.
 
     One placement: ``jax.jit(jax.shard_map(...))`` (``.lower()`` works).
     Several (pipeline stages): a ``Pipeline`` of such functions with
     ``jax.device_put`` between them; ``mesh`` is then ``make_meshes(...)``.
+    ``donate``: positions of arguments whose buffers the program may reuse
+    for its results (``jax.jit``'s ``donate_argnums``); a donated argument
+    must not be used after the call.
     """
     meshes = _meshes(mesh)
+    donate = _donated(donate)
     if _single_stage():
-        return _jit_stage(_STEPS[0], meshes[0], single=True)
-    return Pipeline(meshes)
+        return _jit_stage(_STEPS[0], meshes[0], single=True, donate=donate)
+    return Pipeline(meshes, donate)
 
 
 class Pipeline:
-    """Stages on their own meshes; values move between them by device_put."""
+    """Stages on their own meshes; values move between them by device_put.
 
-    def __init__(self, meshes):
+    A donated argument is donated to the last stage that reads it (an
+    earlier stage's donation would free it before that stage runs).
+    """
+
+    def __init__(self, meshes, donate=()):
         self.meshes = meshes
+        donated = {ARG_KEYS[k] for k in donate}
+        last_use = {}
+        for i, s in enumerate(_STEPS):
+            for key in s.in_keys if isinstance(s, _Stage) else (s.src,):
+                last_use[key] = i
         self.stages = [
-            _jit_stage(s, meshes[s.placement]) if isinstance(s, _Stage) else s
-            for s in _STEPS
+            _jit_stage(
+                s,
+                meshes[s.placement],
+                donate=tuple(
+                    j
+                    for j, key in enumerate(s.in_keys)
+                    if key in donated
+                    and last_use[key] == i
+                    and key not in RESULT_KEYS
+                    and s.in_keys.index(key) == j
+                ),
+            )
+            if isinstance(s, _Stage)
+            else s
+            for i, s in enumerate(_STEPS)
         ]
 
     def __call__(self, *args):

@@ -220,3 +220,54 @@ def test_arguments_of_another_shape_are_refused():
     dist = sj.distribute(lambda x: x * 2, a, mesh=2)
     with pytest.raises(TypeError, match=r"args\[0\] has shape \(4, 8\)"):
         dist(np.ones((4, 8), np.float32))
+
+
+def _sgd(params, x):
+    """An in-place-style update: the new parameters have the old ones' shapes."""
+    y = mlp(params, x)["total"]
+    return jax.tree.map(lambda p: p - 0.01 * y * p, params), y
+
+
+def test_donated_arguments_are_reused_for_the_results():
+    """``donate_argnums`` as in ``jax.jit``: the donated parameters' buffers
+    alias the updated parameters (same layout pinned), so they are gone after
+    the call; the numbers are ``jax.jit``'s."""
+    rng = np.random.default_rng(1)
+    params, x = _params(rng), rng.standard_normal((8, 16)).astype(np.float32)
+    want = jax.jit(_sgd)(params, x)
+    dist = sj.distribute(
+        _sgd,
+        params,
+        x,
+        mesh=4,
+        in_layouts=("B", "S(0)"),
+        out_layouts=("B", "B"),
+        donate_argnums=0,
+        strategy="greedy",
+    )
+    assert dist.donated == (0, 1, 2, 3)  # the four leaves of params
+    placed = dist.place(params, x)
+    text = dist.step.lower(*placed).as_text()
+    assert text.count("tf.aliasing_output") == 4, text[:2000]
+    got = dist.step(*placed)
+    assert all(a.is_deleted() for a in placed[:4]) and not placed[4].is_deleted()
+    _close(jax.tree_util.tree_unflatten(dist.out_tree, list(got)), want)
+    kept = sj.distribute(_sgd, params, x, mesh=4, in_layouts=("B", "S(0)"))
+    assert kept.donated == ()
+    placed = kept.place(params, x)
+    kept.step(*placed)
+    assert not any(a.is_deleted() for a in placed)
+
+
+@pytest.mark.parametrize("bad", [2, -1, (0, 7), "0"])
+def test_bad_donate_argnums_are_reported(bad):
+    x = np.ones((8, 4), np.float32)
+    with pytest.raises(sj.SbpcError, match=r"donate_argnums: .* is not a positional"):
+        sj.distribute(lambda a, b: a + b, x, x, mesh=4, donate_argnums=bad)
+
+
+def test_emitted_build_checks_donated_positions():
+    x = np.ones((8, 4), np.float32)
+    dist = sj.distribute(lambda a: a * 2, x, mesh=4, strategy="greedy")
+    with pytest.raises(ValueError, match="argument 3 does not exist"):
+        dist.program.build(donate=(3,))

@@ -9,11 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, Split
+from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.jax_backend import runtime
 from sbpc.jax_backend.emit import emit_jax
+from sbpc.ops.spec import OpSpec
 from sbpc.program import Program
 
 SECTIONS = ["prelude", "stand-ins", "runtime", "combined-collectives", "main"]
@@ -79,3 +83,38 @@ def test_emitted_module_drops_stand_ins_and_ends_with_main(tmp_path: Path) -> No
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "ok" in run.stdout
+
+
+def test_pipeline_donates_each_argument_to_its_last_reader(tmp_path: Path) -> None:
+    """Across placements a donated argument goes to the last stage that reads
+    it (an earlier stage would free it too soon), and one returned as it is
+    stays the caller's."""
+    jp = _programs()
+    p0 = Placement("cpu", (4,), (0, 1, 2, 3))
+    p1 = Placement("cpu", (4,), (4, 5, 6, 7))
+    t = TensorType((8, 4), "f32")
+    s0 = (Split(0),)
+    neg = OpSpec("stablehlo.negate", [t], [t])
+    add = OpSpec("stablehlo.add", [t, t], [t])
+    b = jp.Builder(p0)
+    x, w = b.arg(t, s0), b.arg(t, s0)
+    # Three stages: y on p0, z on p1, then u on p0 again, reading x.
+    (y,) = b.op(neg, Signature((s0,), (s0,)), [x])
+    moved = b.transfer(y, p1, s0)
+    (z,) = b.op(add, Signature((s0, s0), (s0,)), [moved, moved])
+    (u,) = b.op(add, Signature((s0, s0), (s0,)), [y, x])
+    b.ret(z)
+    b.ret(u)
+    b.ret(w)
+    module = jp.load(b.program, tmp_path, "pipeline_donate")
+    pipeline = module.build(donate=(0, 1))
+    xs = np.arange(32, dtype=np.float32).reshape(8, 4)
+    placed = module.put_args(xs, xs + 1)
+    lowered = pipeline.lower(*placed)
+    aliased = [low.as_text().count("tf.aliasing_output") for low in lowered]
+    assert aliased == [0, 0, 1], aliased  # x, in the stage of its last use
+    got = module.logical(pipeline(*placed))
+    np.testing.assert_array_equal(got[0], -2 * xs)
+    np.testing.assert_array_equal(got[1], np.zeros_like(xs))
+    np.testing.assert_array_equal(got[2], xs + 1)
+    assert placed[0].is_deleted() and not placed[1].is_deleted()
