@@ -16,14 +16,9 @@ from sbpc.propagation.graph import EdgeCost, OpNode, SbpGraph, SourceNode
 from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
-from sbpc.propagation.strategy import (
-    UNDECIDED,
-    Problem,
-    Strategy,
-    budget_error,
-)
+from sbpc.propagation.strategy import UNDECIDED, Problem, Strategy, budget_error
 
-STRATEGIES: dict[str, Strategy] = {}
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Greedy(), Bfs(), Optimal())}
 
 
 def register(strategy: Strategy) -> Strategy:
@@ -34,11 +29,8 @@ def register(strategy: Strategy) -> Strategy:
     return strategy
 
 
-for _builtin in (Greedy(), Bfs(), Optimal()):
-    register(_builtin)
-
-
 def strategy_named(name: str) -> Strategy:
+    """The registered strategy ``name``; the error lists the registered ones."""
     try:
         return STRATEGIES[name]
     except KeyError:
