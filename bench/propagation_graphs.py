@@ -22,9 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sbpc.propagation.bfs import bfs
-from sbpc.propagation.greedy import greedy
-from sbpc.propagation.optimal import optimal
+from sbpc.propagation.driver import propagate
+from sbpc.propagation.optimal import Optimal
 from sbpc.testing.synthetic_graphs import RingCost, transformer_graph
 
 OPS_PER_LAYER = 17
@@ -45,14 +44,17 @@ def row(
     cost = RingCost(hierarchy, bandwidth=(25e9, 300e9), latency=(1e-5, 2e-6))
     ops = sum(1 for _ in g.ops())
     t0 = time.perf_counter()
-    pg = greedy(g, cost.time)
+    pg = propagate(g, cost.time, "greedy")
     t_greedy = time.perf_counter() - t0
     t0 = time.perf_counter()
-    pb = bfs(g, cost.time)
+    pb = propagate(g, cost.time, "bfs")
     t_bfs = time.perf_counter() - t0
     t0 = time.perf_counter()
-    po = optimal(
-        g, cost.time, time_limit=time_limit, shrink_graph=shrink, prune_labels=prune
+    po = propagate(
+        g,
+        cost.time,
+        Optimal(shrink_graph=shrink, prune_labels=prune),
+        time_limit=time_limit,
     )
     t_opt = time.perf_counter() - t0
     s = po.stats

@@ -21,48 +21,40 @@ from __future__ import annotations
 from collections import deque
 
 from sbpc.propagation.edge_costs import EdgeCosts
-from sbpc.propagation.graph import (
-    Edge,
-    EdgeCost,
-    NodeId,
-    OpNode,
-    SbpGraph,
-    SinkNode,
-    SourceNode,
-)
+from sbpc.propagation.graph import Edge, NodeId, OpNode, SbpGraph, SinkNode, SourceNode
 from sbpc.propagation.greedy import decide_in_order
-from sbpc.propagation.plan import Plan, build_plan, single_device_plan
+from sbpc.propagation.strategy import Choice, Problem, Strategy
 
 
-def bfs(
-    graph: SbpGraph, edge_cost: EdgeCost, edge_bytes: EdgeCost | None = None
-) -> Plan:
-    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
-    if graph.is_single_device:
-        return single_device_plan(graph, costs, "bfs")
-    options = [-1] * len(graph.nodes)
-    seeds: list[NodeId] = []
-    for node in graph.nodes:
-        if isinstance(node, OpNode) and node.fixed is not None:
-            options[node.id] = 0
-            seeds.append(node.id)
-        elif isinstance(node, SourceNode) and node.fixed:
-            options[node.id] = 0  # configured, but not a starting point
-    queue = deque(seeds)
-    reached = 0
-    while queue:
-        u = queue.popleft()
-        for e in (*graph.in_edges(u), *graph.out_edges(u)):
-            edge = graph.edges[e]
-            v = edge.dst if edge.src == u else edge.src
-            if options[v] >= 0 or isinstance(graph.nodes[v], SinkNode):
-                continue
-            options[v] = _reached_option(graph, costs, options, v, edge)
-            reached += 1
-            queue.append(v)
-    decide_in_order(graph, costs, options, graph.topological_order())
-    stats = {"seeds": len(seeds), "reached": reached}
-    return build_plan(graph, options, costs, "bfs", stats)
+class Bfs(Strategy):
+    """Breadth-first from the configured ops, the rest greedily."""
+
+    name = "bfs"
+
+    def choose(self, problem: Problem) -> Choice:
+        graph, costs = problem.graph, problem.costs
+        options = problem.undecided()
+        seeds: list[NodeId] = []
+        for node in graph.nodes:
+            if isinstance(node, OpNode) and node.fixed is not None:
+                options[node.id] = 0
+                seeds.append(node.id)
+            elif isinstance(node, SourceNode) and node.fixed:
+                options[node.id] = 0  # configured, but not a starting point
+        queue = deque(seeds)
+        reached = 0
+        while queue:
+            u = queue.popleft()
+            for e in (*graph.in_edges(u), *graph.out_edges(u)):
+                edge = graph.edges[e]
+                v = edge.dst if edge.src == u else edge.src
+                if options[v] >= 0 or isinstance(graph.nodes[v], SinkNode):
+                    continue
+                options[v] = _reached_option(graph, costs, options, v, edge)
+                reached += 1
+                queue.append(v)
+        decide_in_order(graph, costs, options, graph.topological_order())
+        return Choice(options, {"seeds": len(seeds), "reached": reached})
 
 
 def _reached_option(

@@ -1,41 +1,98 @@
-"""One entry point for the three strategies, by the name the pass option uses."""
+"""The propagation driver: the common path every strategy shares.
+
+A strategy only chooses an option per node (``strategy.Strategy``).  The
+driver memoises the edge prices it asks for, settles the single-device case
+without asking it, runs it, and builds and prices the ``Plan``, so all
+strategies are priced by the same code.  Strategies are found by name in
+``STRATEGIES`` (the pass option ``strategy=``); ``register`` adds one.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from sbpc.algebra.sbp import Broadcast
+from sbpc.propagation.bfs import Bfs
+from sbpc.propagation.edge_costs import EdgeCosts
+from sbpc.propagation.graph import EdgeCost, OpNode, SbpGraph, SourceNode
+from sbpc.propagation.greedy import Greedy
+from sbpc.propagation.optimal import Optimal
+from sbpc.propagation.plan import Plan, build_plan
+from sbpc.propagation.strategy import UNDECIDED, Problem, Strategy, budget_error
 
-from sbpc.propagation.bfs import bfs
-from sbpc.propagation.graph import EdgeCost, SbpGraph
-from sbpc.propagation.greedy import greedy
-from sbpc.propagation.optimal import optimal
-from sbpc.propagation.plan import Plan
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Greedy(), Bfs(), Optimal())}
 
-Strategy = Literal["greedy", "bfs", "optimal"]
-STRATEGIES: tuple[Strategy, ...] = ("greedy", "bfs", "optimal")
+
+def register(strategy: Strategy) -> Strategy:
+    """Make ``strategy`` available by its name (a name is taken only once)."""
+    if strategy.name in STRATEGIES:
+        raise ValueError(f"a strategy named '{strategy.name}' is already registered")
+    STRATEGIES[strategy.name] = strategy
+    return strategy
+
+
+def strategy_named(name: str) -> Strategy:
+    """The registered strategy ``name``; the error lists the registered ones."""
+    try:
+        return STRATEGIES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown strategy '{name}', expected one of {', '.join(STRATEGIES)}"
+        ) from None
 
 
 def propagate(
     graph: SbpGraph,
     edge_cost: EdgeCost,
-    strategy: Strategy = "greedy",
+    strategy: str | Strategy = "greedy",
     *,
     edge_bytes: EdgeCost | None = None,
     memory_budget: float | None = None,
     time_limit: float | None = None,
 ) -> Plan:
-    """Plan ``graph`` with ``strategy``; the budget and time limit are optimal's."""
-    if strategy == "greedy":
-        return greedy(graph, edge_cost, edge_bytes)
-    if strategy == "bfs":
-        return bfs(graph, edge_cost, edge_bytes)
-    if strategy == "optimal":
-        return optimal(
-            graph,
-            edge_cost,
-            edge_bytes,
-            memory_budget=memory_budget,
-            time_limit=time_limit,
-        )
-    raise ValueError(
-        f"unknown strategy '{strategy}', expected one of {', '.join(STRATEGIES)}"
-    )
+    """Plan ``graph`` with ``strategy`` (a registered name or an instance).
+
+    ``memory_budget`` reaches only strategies that honour one; ``time_limit``
+    is the strategy's to use or ignore.
+    """
+    chosen = strategy_named(strategy) if isinstance(strategy, str) else strategy
+    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
+    budget = memory_budget if chosen.honours_memory_budget else None
+    if graph.is_single_device:
+        return _single_device_plan(graph, costs, chosen.name, budget)
+    problem = Problem(graph, costs, budget, time_limit)
+    choice = chosen.choose(problem)
+    return build_plan(graph, choice.options, costs, chosen.name, choice.stats)
+
+
+def _single_device_plan(
+    graph: SbpGraph, costs: EdgeCosts, strategy: str, budget: float | None
+) -> Plan:
+    """All hierarchy dimensions are 1: every layout is the same data.
+
+    No search is needed and every change is free.  OneFlow writes ``S(0)``
+    everywhere in this case; here each op takes its first candidate that is
+    ``B`` throughout (what one device literally holds, so the lowering emits
+    no slice and no reduction), else its first candidate, keeping user
+    constraints.  Every layout holds the whole tensor on one device, so this
+    plan's peak is the smallest there is.
+    """
+    chosen = [UNDECIDED] * len(graph.nodes)
+    for node in graph.nodes:
+        if isinstance(node, OpNode):
+            chosen[node.id] = next(
+                (
+                    i
+                    for i, sig in enumerate(node.options)
+                    if all(
+                        isinstance(s, Broadcast)
+                        for nd in (*sig.inputs, *sig.outputs)
+                        for s in nd
+                    )
+                ),
+                0,
+            )
+        elif isinstance(node, SourceNode):
+            chosen[node.id] = node.greedy_option()
+    plan = build_plan(graph, chosen, costs, strategy, {"single_device": True})
+    if budget is not None and plan.peak_memory > budget:
+        raise budget_error(budget, plan.peak_memory, proven=True)
+    return plan

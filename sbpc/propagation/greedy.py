@@ -37,7 +37,6 @@ from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Split, format_nd_sbp
 from sbpc.algebra.signature import Signature
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import (
-    EdgeCost,
     NodeId,
     OpNode,
     PropagationError,
@@ -45,21 +44,21 @@ from sbpc.propagation.graph import (
     SinkNode,
     SourceNode,
 )
-from sbpc.propagation.plan import Plan, build_plan, single_device_plan
+from sbpc.propagation.strategy import Choice, Problem, Strategy
 
 ORDER_VALUE_MATCH = -10  # per operand whose layout already matches (seed 003)
 
 
-def greedy(
-    graph: SbpGraph, edge_cost: EdgeCost, edge_bytes: EdgeCost | None = None
-) -> Plan:
+class Greedy(Strategy):
     """Decide every op greedily in topological order."""
-    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
-    if graph.is_single_device:
-        return single_device_plan(graph, costs, "greedy")
-    options = [-1] * len(graph.nodes)
-    decide_in_order(graph, costs, options, graph.topological_order())
-    return build_plan(graph, options, costs, "greedy")
+
+    name = "greedy"
+
+    def choose(self, problem: Problem) -> Choice:
+        options = problem.undecided()
+        graph = problem.graph
+        decide_in_order(graph, problem.costs, options, graph.topological_order())
+        return Choice(options)
 
 
 def decide_in_order(

@@ -1,7 +1,7 @@
 """Globally optimal propagation: an Alpa-style integer program solved by HiGHS.
 
 Model (over the pairwise problem, shrunk and with dominated labels pruned,
-see ``graph_shrink``):
+see ``shrink``):
 
 - ``x[v, i]`` binary: node ``v`` takes label ``i``; ``sum_i x[v, i] = 1``;
 - for every factor between ``a`` and ``b`` with grouped table ``T``:
@@ -17,7 +17,7 @@ see ``graph_shrink``):
 - memory budget (optional): for every step where some value dies (the only
   steps whose live set is maximal), ``sum`` of the local bytes of the values
   live there, under the chosen layouts, ``<= budget``; see
-  ``memory_schedule`` for the model.  When no plan fits, a second program
+  ``memory`` for the model.  When no plan fits, a second program
   minimises the peak instead, and the error states that smallest budget.
 
 Costs are scaled to O(1) for the solver and the gap tolerance is tight
@@ -32,23 +32,16 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import highspy
 import numpy as np
 
-from sbpc.propagation.edge_costs import EdgeCosts
-from sbpc.propagation.graph import (
-    EdgeCost,
-    OpNode,
-    PropagationError,
-    SbpGraph,
-    SourceNode,
-)
-from sbpc.propagation.greedy import greedy
+from sbpc.propagation.graph import OpNode, PropagationError, SbpGraph, SourceNode
+from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.memory import critical_steps, live_intervals, local_bytes
 from sbpc.propagation.pairwise import PairwiseProblem
-from sbpc.propagation.plan import Plan, build_plan, single_device_plan
-from sbpc.propagation.report import format_bytes
+from sbpc.propagation.plan import complete_sinks
 from sbpc.propagation.shrink import (
     Record,
     expand,
@@ -56,115 +49,110 @@ from sbpc.propagation.shrink import (
     relabel_forward,
     shrink,
 )
+from sbpc.propagation.strategy import Choice, Problem, Strategy, budget_error
 
 
-def optimal(
-    graph: SbpGraph,
-    edge_cost: EdgeCost,
-    edge_bytes: EdgeCost | None = None,
-    *,
-    memory_budget: float | None = None,
-    time_limit: float | None = None,
-    shrink_graph: bool = True,
-    prune_labels: bool = True,
-    mip_rel_gap: float = 1e-7,
-    threads: int | None = None,
-) -> Plan:
+@dataclass(frozen=True)
+class Optimal(Strategy):
     """The plan of least total modeled time (communication + compute).
 
-    ``memory_budget``: bytes per device the live values may take at once.
-    ``time_limit``: seconds for HiGHS; the plan may then be suboptimal, with
-    ``stats["gap"]`` the proven relative gap.
+    ``Problem.memory_budget``: bytes per device the live values may take at
+    once.  ``Problem.time_limit``: seconds for HiGHS; the plan may then be
+    suboptimal, with ``stats["gap"]`` the proven relative gap.
     ``shrink_graph`` / ``prune_labels``: the exact reductions before the ILP
     (off only to measure or cross-check the ILP itself).
     """
-    started = time.perf_counter()
-    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
-    if graph.is_single_device:
-        plan = single_device_plan(graph, costs, "optimal")
-        if memory_budget is not None and plan.peak_memory > memory_budget:
-            raise _budget_error(memory_budget, plan.peak_memory, proven=True)
-        return plan
-    problem = PairwiseProblem.from_graph(graph, costs)
-    built = time.perf_counter()
-    memory = _MemoryRows.of(graph) if memory_budget is not None else None
-    frozen = memory.frozen if memory is not None else set()
-    nodes_before = len(problem)
-    factors_before = len(problem.factors)
-    records: list[Record] = []
-    if shrink_graph:
-        records = shrink(problem, frozen)
-        while prune_labels and (pruned := prune_dominated(problem, frozen)):
-            records += pruned
-            # only relabelled nodes and their neighbours can shrink further
-            records += shrink(problem, frozen, start=problem.touched)
-    core = [v for v in range(len(problem)) if problem.alive[v]]
-    shrunk = time.perf_counter()
-    stats = {
-        "nodes": nodes_before,
-        "factors": factors_before,
-        "core_nodes": len(core),
-        "core_factors": len(problem.factors),
-    }
-    if not math.isfinite(problem.constant):
-        raise PropagationError("no plan of finite cost exists")
-    labels = [0] * len(problem)
-    if core:
-        ilp = _Ilp(problem, core, memory, memory_budget)
-        start = None
-        if time_limit is not None:  # an incumbent from the start: never empty-handed
-            start = _greedy_start(graph, edge_cost, core, records)
-        result = ilp.solve(time_limit, mip_rel_gap, threads, start)
-        stats.update(result.stats)
-        if result.labels is None:
-            if memory_budget is None or result.status != "Infeasible":
-                raise PropagationError(
-                    f"no plan found (HiGHS status: {result.status}); "
-                    "a plan of finite cost may not exist"
-                )
-            ilp = _Ilp(problem, core, memory, None, minimise_peak=True)
-            peak = ilp.solve(time_limit, mip_rel_gap, threads)
-            if peak.labels is None:
-                raise PropagationError("no plan of finite cost exists")
-            raise _budget_error(memory_budget, peak.objective, peak.stats["proven"])
-        for v, label in zip(core, result.labels, strict=True):
-            labels[v] = label
-    else:
-        stats.update({"proven": True, "gap": 0.0, "status": "solved by shrinking"})
-        stats["objective"] = problem.constant
-        if memory is not None and memory_budget is not None:
-            peak = memory.peak({})
-            if peak > memory_budget:
-                raise _budget_error(memory_budget, peak, proven=True)
-    expand(records, labels)
-    solved = time.perf_counter()
-    stats["seconds_build"] = built - started
-    stats["seconds_shrink"] = shrunk - built
-    stats["seconds_solve"] = solved - shrunk
-    return build_plan(graph, labels, costs, "optimal", stats)
+
+    name: ClassVar[str] = "optimal"
+    honours_memory_budget: ClassVar[bool] = True
+
+    shrink_graph: bool = True
+    prune_labels: bool = True
+    mip_rel_gap: float = 1e-7
+    threads: int | None = None
+
+    def choose(self, problem: Problem) -> Choice:
+        started = time.perf_counter()
+        graph, memory_budget, time_limit = (
+            problem.graph,
+            problem.memory_budget,
+            problem.time_limit,
+        )
+        pairwise = PairwiseProblem.from_graph(graph, problem.costs)
+        built = time.perf_counter()
+        memory = _MemoryRows.of(graph) if memory_budget is not None else None
+        frozen = memory.frozen if memory is not None else set()
+        nodes_before = len(pairwise)
+        factors_before = len(pairwise.factors)
+        records: list[Record] = []
+        if self.shrink_graph:
+            records = shrink(pairwise, frozen)
+            while self.prune_labels and (pruned := prune_dominated(pairwise, frozen)):
+                records += pruned
+                # only relabelled nodes and their neighbours can shrink further
+                records += shrink(pairwise, frozen, start=pairwise.touched)
+        core = [v for v in range(len(pairwise)) if pairwise.alive[v]]
+        shrunk = time.perf_counter()
+        stats = {
+            "nodes": nodes_before,
+            "factors": factors_before,
+            "core_nodes": len(core),
+            "core_factors": len(pairwise.factors),
+        }
+        if not math.isfinite(pairwise.constant):
+            raise PropagationError("no plan of finite cost exists")
+        labels = [0] * len(pairwise)
+        if core:
+            ilp = _Ilp(pairwise, core, memory, memory_budget)
+            start = None
+            if (
+                time_limit is not None
+            ):  # an incumbent from the start: never empty-handed
+                start = _greedy_start(problem, core, records)
+            result = ilp.solve(time_limit, self.mip_rel_gap, self.threads, start)
+            stats.update(result.stats)
+            if result.labels is None:
+                if memory_budget is None or result.status != "Infeasible":
+                    raise PropagationError(
+                        f"no plan found (HiGHS status: {result.status}); "
+                        "a plan of finite cost may not exist"
+                    )
+                ilp = _Ilp(pairwise, core, memory, None, minimise_peak=True)
+                peak = ilp.solve(time_limit, self.mip_rel_gap, self.threads)
+                if peak.labels is None:
+                    raise PropagationError("no plan of finite cost exists")
+                raise budget_error(memory_budget, peak.objective, peak.stats["proven"])
+            for v, label in zip(core, result.labels, strict=True):
+                labels[v] = label
+        else:
+            stats.update({"proven": True, "gap": 0.0, "status": "solved by shrinking"})
+            stats["objective"] = pairwise.constant
+            if memory is not None and memory_budget is not None:
+                peak_bytes = memory.peak({})
+                if peak_bytes > memory_budget:
+                    raise budget_error(memory_budget, peak_bytes, proven=True)
+        expand(records, labels)
+        solved = time.perf_counter()
+        stats["seconds_build"] = built - started
+        stats["seconds_shrink"] = shrunk - built
+        stats["seconds_solve"] = solved - shrunk
+        return Choice(labels, stats)
 
 
 def _greedy_start(
-    graph: SbpGraph, edge_cost: EdgeCost, core: list[int], records: list[Record]
+    problem: Problem, core: list[int], records: list[Record]
 ) -> list[int] | None:
     """Greedy's labels of the core nodes, carried through the label pruning
     (None when greedy finds no finite plan)."""
     try:
-        plan = greedy(graph, edge_cost)
+        options = Greedy().choose(problem).options
     except PropagationError:
         return None
-    labels = list(plan.options)
+    labels = complete_sinks(problem.graph, options, problem.costs)
+    if not problem.is_finite(labels):
+        return None
     relabel_forward(records, labels)
     return [labels[v] for v in core]
-
-
-def _budget_error(budget: float, smallest: float, proven: bool) -> PropagationError:
-    which = "the smallest feasible budget is" if proven else "a feasible budget is"
-    return PropagationError(
-        f"no plan fits the memory budget of {format_bytes(budget)} "
-        f"({budget:.0f} bytes) per device; {which} {format_bytes(smallest)} "
-        f"({smallest:.0f} bytes)"
-    )
 
 
 @dataclass

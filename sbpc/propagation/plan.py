@@ -1,7 +1,7 @@
 """A propagation plan: one option per node, and what it costs.
 
-Every strategy ends the same way: it hands ``build_plan`` an option index per
-node and gets back the signatures, the argument layouts, every layout change
+The driver hands ``build_plan`` every strategy's choice (an option index per
+node) and gets back the signatures, the argument layouts, every layout change
 an edge needs (with its modeled time and bytes) and the totals.  Computing
 the totals in one place is what lets the tests compare strategies honestly.
 """
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sbpc.algebra.sbp import Broadcast, NdSbp, format_nd_sbp
+from sbpc.algebra.sbp import NdSbp, format_nd_sbp
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.edge_costs import EdgeCosts
@@ -88,6 +88,17 @@ def best_sink_option(
     return min(range(len(prices)), key=prices.__getitem__)
 
 
+def complete_sinks(
+    graph: SbpGraph, options: Sequence[int], costs: EdgeCosts
+) -> list[int]:
+    """``options`` with every undecided (-1) result in its cheapest layout."""
+    chosen = list(options)
+    for sink in graph.sinks():
+        if chosen[sink.id] < 0:
+            chosen[sink.id] = best_sink_option(graph, sink, chosen, costs)
+    return chosen
+
+
 def build_plan(
     graph: SbpGraph,
     options: Sequence[int],
@@ -100,10 +111,7 @@ def build_plan(
     Raises ``PropagationError`` naming the first edge whose change is
     impossible (infinite cost).
     """
-    chosen = list(options)
-    for sink in graph.sinks():
-        if chosen[sink.id] < 0:
-            chosen[sink.id] = best_sink_option(graph, sink, chosen, costs)
+    chosen = complete_sinks(graph, options, costs)
     signatures: dict[NodeId, Signature] = {}
     sources: dict[NodeId, NdSbp] = {}
     sinks: dict[NodeId, NdSbp | None] = {}
@@ -173,32 +181,3 @@ def build_plan(
         peak,
         dict(stats or {}),
     )
-
-
-def single_device_plan(graph: SbpGraph, costs: EdgeCosts, strategy: str) -> Plan:
-    """All hierarchy dimensions are 1: every layout is the same data.
-
-    No search is needed and every change is free.  OneFlow writes ``S(0)``
-    everywhere in this case; here each op takes its first candidate that is
-    ``B`` throughout (what one device literally holds, so the lowering emits
-    no slice and no reduction), else its first candidate, keeping user
-    constraints.
-    """
-    chosen = [-1] * len(graph.nodes)
-    for node in graph.nodes:
-        if isinstance(node, OpNode):
-            chosen[node.id] = next(
-                (
-                    i
-                    for i, sig in enumerate(node.options)
-                    if all(
-                        isinstance(s, Broadcast)
-                        for nd in (*sig.inputs, *sig.outputs)
-                        for s in nd
-                    )
-                ),
-                0,
-            )
-        elif isinstance(node, SourceNode):
-            chosen[node.id] = node.greedy_option()
-    return build_plan(graph, chosen, costs, strategy, {"single_device": True})

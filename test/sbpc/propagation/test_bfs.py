@@ -8,9 +8,8 @@ import math
 from sbpc.algebra.sbp import B, NdSbp, P, Partial, S, Split
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
-from sbpc.propagation.bfs import bfs
+from sbpc.propagation.driver import propagate
 from sbpc.propagation.graph import SbpGraph
-from sbpc.propagation.greedy import greedy
 
 HIER = (2, 4)
 BANDWIDTH = 100e9  # bytes/s on every hierarchy dimension
@@ -114,7 +113,7 @@ def sig(text: str) -> Signature:
 
 
 def test_ffn_propagates_from_the_configured_matmul() -> None:
-    plan = bfs(ffn(), ring_time, ring_bytes)
+    plan = propagate(ffn(), ring_time, "bfs", edge_bytes=ring_bytes)
     assert plan.signature_of("matmul1") == sig(
         "([S(0), B], [B, S(1)]) -> ([S(0), S(1)])"
     )
@@ -140,7 +139,7 @@ def test_ffn_propagates_from_the_configured_matmul() -> None:
 
 def test_bfs_stops_at_configured_ops() -> None:
     # Configure relu as data parallel: the walk from matmul1 must not change it.
-    plan = bfs(ffn(relu=sig("([S(0), B]) -> ([S(0), B])")), ring_time)
+    plan = propagate(ffn(relu=sig("([S(0), B]) -> ([S(0), B])")), ring_time, "bfs")
     assert plan.signature_of("relu") == sig("([S(0), B]) -> ([S(0), B])")
     assert plan.signature_of("matmul1") == sig(
         "([S(0), B], [B, S(1)]) -> ([S(0), S(1)])"
@@ -149,10 +148,13 @@ def test_bfs_stops_at_configured_ops() -> None:
 
 def test_unconfigured_graph_falls_back_to_greedy() -> None:
     g = ffn(configure=False)
-    assert bfs(g, ring_time).options == greedy(g, ring_time).options
+    assert (
+        propagate(g, ring_time, "bfs").options
+        == propagate(g, ring_time, "greedy").options
+    )
 
 
 def test_bfs_is_never_worse_than_its_seed_on_the_ffn() -> None:
-    plan_b = bfs(ffn(), ring_time)
-    plan_g = greedy(ffn(), ring_time)
+    plan_b = propagate(ffn(), ring_time, "bfs")
+    plan_g = propagate(ffn(), ring_time, "greedy")
     assert plan_b.total_time <= plan_g.total_time

@@ -1,11 +1,18 @@
-"""The strategy dispatcher the pass uses."""
+"""The driver: strategies by name, the shared path, and a strategy plugged in."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
-from sbpc.propagation.driver import STRATEGIES, propagate
+from sbpc.algebra.sbp import B, Broadcast, NdSbp
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.propagation.driver import STRATEGIES, propagate, register, strategy_named
+from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode
+from sbpc.propagation.greedy import Greedy
+from sbpc.propagation.strategy import Choice, Problem, Strategy
 from sbpc.testing.synthetic_graphs import RingCost, random_graph
 
 
@@ -18,7 +25,128 @@ def test_every_strategy_plans_the_same_graph() -> None:
     assert all(p.total_bytes is not None for p in plans.values())
 
 
+def test_the_builtin_strategies_are_registered_by_name() -> None:
+    assert list(STRATEGIES)[:3] == ["greedy", "bfs", "optimal"]
+    assert all(strategy_named(name).name == name for name in STRATEGIES)
+
+
 def test_unknown_strategy() -> None:
     g = random_graph(np.random.default_rng(0), (4,), 2)
     with pytest.raises(ValueError, match="unknown strategy 'dp'"):
-        propagate(g, RingCost((4,)).time, "dp")  # type: ignore[arg-type]
+        propagate(g, RingCost((4,)).time, "dp")
+
+
+# -- a strategy plugged in through the base ----------------------------------
+
+
+def _all_b(node: OpNode | SourceNode) -> int:
+    """The first option whose layouts are all ``B`` (else the first)."""
+    for i in range(len(node.options)):
+        if isinstance(node, SourceNode):
+            layouts: tuple[NdSbp, ...] = (node.options[i],)
+        else:
+            sig = node.options[i]
+            layouts = (*sig.inputs, *sig.outputs)
+        if all(isinstance(s, Broadcast) for nd in layouts for s in nd):
+            return i
+    return 0
+
+
+class AllBroadcast(Strategy):
+    """Replicate everything: only chooses, never prices."""
+
+    name = "all-broadcast"
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def choose(self, problem: Problem) -> Choice:
+        self.problems.append(problem)
+        options = problem.undecided()
+        for node in problem.graph.nodes:
+            if isinstance(node, OpNode | SourceNode):
+                options[node.id] = _all_b(node)
+        return Choice(options, {"replicated": True})  # results left to the driver
+
+
+@pytest.fixture
+def all_broadcast() -> Iterator[AllBroadcast]:
+    strategy = register(AllBroadcast())
+    yield strategy
+    del STRATEGIES[strategy.name]
+
+
+def test_a_registered_strategy_runs_by_name(all_broadcast: AllBroadcast) -> None:
+    g = random_graph(np.random.default_rng(3), (2, 2), 5)
+    cost = RingCost((2, 2))
+    plan = propagate(g, cost.time, "all-broadcast", edge_bytes=cost.bytes)
+    assert len(all_broadcast.problems) == 1
+    assert plan.strategy == "all-broadcast"
+    assert plan.stats == {"replicated": True}
+    for node_id, sig in plan.signatures.items():
+        assert sig == g.nodes[node_id].options[_all_b(g.nodes[node_id])]
+    # The results were left undecided: the driver delivers each in a layout
+    # it accepts.
+    for node_id, nd in plan.sinks.items():
+        assert nd in g.nodes[node_id].options
+
+
+def test_a_name_is_registered_once(all_broadcast: AllBroadcast) -> None:
+    with pytest.raises(ValueError, match="already registered"):
+        register(AllBroadcast())
+
+
+def test_the_driver_prices_every_strategy_the_same_way() -> None:
+    """A strategy that returns greedy's choice gets greedy's plan: the totals
+    are the driver's, computed from the options alone, with the edge prices
+    memoised across the run."""
+
+    class Copycat(Strategy):
+        name = "copycat"
+
+        def choose(self, problem: Problem) -> Choice:
+            return Choice(Greedy().choose(problem).options)
+
+    g = random_graph(np.random.default_rng(5), (4,), 6)
+    ring = RingCost((4,))
+    asked: list[tuple[NdSbp, NdSbp, TensorType]] = []
+
+    def counted(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
+        asked.append((src, dst, tensor))
+        return ring.time(src, dst, tensor)
+
+    mine = propagate(g, counted, Copycat(), edge_bytes=ring.bytes)
+    assert len(asked) == len(set(asked))  # each question once
+    theirs = propagate(g, ring.time, "greedy", edge_bytes=ring.bytes)
+    assert mine.options == theirs.options
+    assert mine.changes == theirs.changes
+    assert (mine.comm_time, mine.compute_time, mine.total_bytes) == (
+        theirs.comm_time,
+        theirs.compute_time,
+        theirs.total_bytes,
+    )
+    assert mine.comm_time == pytest.approx(sum(c.time for c in mine.changes))
+
+
+def test_single_device_is_settled_without_the_strategy(
+    all_broadcast: AllBroadcast,
+) -> None:
+    g = random_graph(np.random.default_rng(1), (1, 1), 4)
+    plan = propagate(g, RingCost((1, 1)).time, "all-broadcast")
+    assert all_broadcast.problems == []
+    assert plan.strategy == "all-broadcast"
+    assert plan.stats == {"single_device": True}
+    assert plan.comm_time == 0
+
+
+def test_memory_budget_reaches_only_strategies_that_honour_one(
+    all_broadcast: AllBroadcast,
+) -> None:
+    g = SbpGraph((4,))
+    x = g.add_argument("x", TensorType((64, 64)), candidates=[(B,)])
+    g.add_result("out", x, None)
+    plan = propagate(g, RingCost((4,)).time, "all-broadcast", memory_budget=10)
+    assert plan.peak_memory > 10  # ignored, as greedy and bfs ignore it
+    assert all_broadcast.problems[0].memory_budget is None
+    with pytest.raises(ValueError, match="no plan fits the memory budget"):
+        propagate(g, RingCost((4,)).time, "optimal", memory_budget=10)

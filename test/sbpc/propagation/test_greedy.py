@@ -9,8 +9,8 @@ import pytest
 from sbpc.algebra.sbp import B, NdSbp, P, S
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.propagation.driver import propagate
 from sbpc.propagation.graph import PropagationError, SbpGraph
-from sbpc.propagation.greedy import greedy
 
 T = TensorType((8, 8))
 
@@ -48,7 +48,7 @@ def cheap_a2a(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
 
 
 def test_order_value_ranks_before_copy_cost() -> None:
-    plan = greedy(two_input_graph(), cheap_a2a)
+    plan = propagate(two_input_graph(), cheap_a2a, "greedy")
     # OneFlow keeps the matching input even though the other is cheaper.
     assert plan.signature_of("op").inputs[:2] == ((S(0),), (B,))
     assert plan.comm_time == 2 * 256
@@ -57,9 +57,11 @@ def test_order_value_ranks_before_copy_cost() -> None:
 def test_constrained_op_ranks_by_copy_cost_only() -> None:
     # Any user constraint makes OneFlow's order value 0 for every candidate.
     # (Empty constraints are no constraint.)
-    plan = greedy(two_input_graph(result_layouts={}, operand_layouts={}), cheap_a2a)
+    plan = propagate(
+        two_input_graph(result_layouts={}, operand_layouts={}), cheap_a2a, "greedy"
+    )
     assert plan.signature_of("op").inputs[:2] == ((S(0),), (B,))
-    plan = greedy(two_input_graph(operand_layouts={2: (B,)}), cheap_a2a)
+    plan = propagate(two_input_graph(operand_layouts={2: (B,)}), cheap_a2a, "greedy")
     assert plan.signature_of("op").inputs[:2] == ((S(1),), (S(0),))
     assert plan.comm_time == 256 + 2 * 0.25 * 256
 
@@ -74,14 +76,14 @@ def test_copy_cost_then_candidate_order() -> None:
     ]
     (y,) = g.add_op("relu", [x], [T], cands)
     g.add_result("y", y)
-    plan = greedy(g, cost)
+    plan = propagate(g, cost, "greedy")
     assert plan.layout_of("x") == (B,)
     assert plan.signature_of("relu") == cands[2]  # order value -10 wins
     # Without the matching candidate, slicing B is free for both splits: first wins.
     g2 = SbpGraph((4,))
     x = g2.add_argument("x", T)
     (y,) = g2.add_op("relu", [x], [T], cands[:2])
-    plan = greedy(g2, cost)
+    plan = propagate(g2, cost, "greedy")
     assert plan.signature_of("relu") == cands[0]
 
 
@@ -91,7 +93,7 @@ def test_result_layout_is_paid_not_chosen() -> None:
     cands = [Signature(((S(0),),), ((S(0),),)), Signature(((B,),), ((B,),))]
     (y,) = g.add_op("relu", [x], [T], cands)
     g.add_result("y", y, (B,))
-    plan = greedy(g, cost)
+    plan = propagate(g, cost, "greedy")
     assert plan.signature_of("relu") == cands[0]
     [change] = plan.changes
     assert (change.src, change.dst, change.time) == ((S(0),), (B,), T.nbytes)
@@ -101,14 +103,14 @@ def test_infinite_candidates_are_dropped_and_all_infinite_is_an_error() -> None:
     def no_gather(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
         return math.inf if (src, dst) == ((S(1),), (B,)) else cost(src, dst, tensor)
 
-    plan = greedy(two_input_graph(), no_gather)
+    plan = propagate(two_input_graph(), no_gather, "greedy")
     assert plan.signature_of("op").inputs[:2] == ((S(1),), (S(0),))
 
     g = SbpGraph((4,))
     x = g.add_argument("x", T, layout=(S(1),))
     g.add_op("relu", [x], [T], [Signature(((B,),), ((B,),))])
     with pytest.raises(PropagationError, match=r"op 'relu'.*finite cost"):
-        greedy(g, no_gather)
+        propagate(g, no_gather, "greedy")
 
 
 def test_single_device_is_free_and_broadcast() -> None:
@@ -117,7 +119,7 @@ def test_single_device_is_free_and_broadcast() -> None:
     cands = [Signature(((S(0),),), ((S(0),),)), Signature(((B,),), ((B,),))]
     (y,) = g.add_op("relu", [x], [T], cands)
     g.add_result("y", y, (P,))
-    plan = greedy(g, cost)
+    plan = propagate(g, cost, "greedy")
     assert plan.signature_of("relu") == cands[1]
     assert plan.total_time == 0
     assert plan.stats == {"single_device": True}

@@ -14,10 +14,9 @@ import pytest
 from sbpc.algebra.sbp import B, P, S, Split
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
-from sbpc.propagation.bfs import bfs
+from sbpc.propagation.driver import propagate
 from sbpc.propagation.graph import OpNode, PropagationError, SbpGraph, SinkNode
-from sbpc.propagation.greedy import greedy
-from sbpc.propagation.optimal import optimal
+from sbpc.propagation.optimal import Optimal
 from sbpc.testing.synthetic_graphs import (
     RingCost,
     compute_costs,
@@ -142,26 +141,26 @@ def small_graphs(seed: int, count: int, **kwargs):
 def test_optimal_is_the_brute_force_minimum_and_beats_heuristics(shrink: bool) -> None:
     for g, cost in small_graphs(11, 30, square=not shrink, min_candidates=2):
         brute = BruteForce(g, cost)
-        plan = optimal(g, cost, shrink_graph=shrink)
+        plan = propagate(g, cost, Optimal(shrink_graph=shrink))
         assert plan.stats["proven"]
         assert plan.total_time == pytest.approx(brute.total.min(), rel=1e-6, abs=1e-12)
         assert plan.stats["objective"] == pytest.approx(
             plan.total_time, rel=1e-9, abs=1e-15
         )
-        assert plan.total_time <= greedy(g, cost).total_time * (1 + 1e-9)
-        assert plan.total_time <= bfs(g, cost).total_time * (1 + 1e-9)
+        assert plan.total_time <= propagate(g, cost, "greedy").total_time * (1 + 1e-9)
+        assert plan.total_time <= propagate(g, cost, "bfs").total_time * (1 + 1e-9)
 
 
 def test_memory_budget_is_met_at_least_cost() -> None:
     checked = 0
     for g, cost in small_graphs(5, 40):
         brute = BruteForce(g, cost)
-        free = optimal(g, cost)
+        free = propagate(g, cost, "optimal")
         smallest = brute.peak.min()
         if smallest >= free.peak_memory:
             continue  # the budget would not bind
         budget = (smallest + free.peak_memory) / 2
-        plan = optimal(g, cost, memory_budget=budget)
+        plan = propagate(g, cost, "optimal", memory_budget=budget)
         assert independent_peak(plan) <= budget
         assert plan.peak_memory == pytest.approx(independent_peak(plan))
         fits = brute.peak <= budget
@@ -176,12 +175,12 @@ def test_budget_below_the_smallest_peak_reports_it() -> None:
     for g, cost in itertools.islice(small_graphs(6, 40), 10):
         smallest = BruteForce(g, cost).peak.min()
         with pytest.raises(PropagationError) as err:
-            optimal(g, cost, memory_budget=smallest * 0.999)
+            propagate(g, cost, "optimal", memory_budget=smallest * 0.999)
         found = re.search(
             r"smallest feasible budget is .* \((\d+) bytes\)", str(err.value)
         )
         assert found and float(found.group(1)) == pytest.approx(smallest, abs=1)
-        plan = optimal(g, cost, memory_budget=smallest)
+        plan = propagate(g, cost, "optimal", memory_budget=smallest)
         assert independent_peak(plan) <= smallest
 
 
@@ -221,7 +220,7 @@ def k4_graph() -> tuple[SbpGraph, RingCost]:
 
 def test_non_series_parallel_graph_keeps_a_core_and_is_optimal() -> None:
     g, cost = k4_graph()
-    plan = optimal(g, cost.time)
+    plan = propagate(g, cost.time, "optimal")
     assert plan.stats["core_nodes"] >= 4
     brute = BruteForce(g, cost.time)
     assert plan.total_time == pytest.approx(brute.total.min(), rel=1e-9)
@@ -233,24 +232,24 @@ def test_shrunk_and_whole_agree_on_larger_graphs() -> None:
     for hier in [(4,), (2, 2), (2, 4)]:
         g = random_graph(rng, hier, 40, max_candidates=8, min_candidates=2, square=True)
         cost = RingCost(hier, latency=(1e-6,) * len(hier)).time
-        whole = optimal(g, cost, shrink_graph=False)
-        shrunk = optimal(g, cost)
+        whole = propagate(g, cost, Optimal(shrink_graph=False))
+        shrunk = propagate(g, cost, "optimal")
         assert shrunk.total_time == pytest.approx(whole.total_time, rel=1e-6)
         assert shrunk.stats["core_nodes"] < whole.stats["core_nodes"]
 
 
 def test_time_limit_reports_the_gap() -> None:
     g, cost = k4_graph()
-    plan = optimal(g, cost.time, time_limit=30.0)
+    plan = propagate(g, cost.time, "optimal", time_limit=30.0)
     assert plan.stats["proven"] and plan.stats["gap"] <= 1e-7
     assert {"ilp_columns", "ilp_rows", "status", "seconds_highs"} <= set(plan.stats)
     # A core too big for the limit: greedy's plan is the incumbent HiGHS
     # starts from, so a plan comes back, no worse than greedy, with its gap.
     g = transformer_graph(20, (2, 4), dense_skips=2)
     cost = RingCost((2, 4), bandwidth=(25e9, 300e9), latency=(1e-5, 2e-6))
-    plan = optimal(g, cost.time, time_limit=0.01, shrink_graph=False)
+    plan = propagate(g, cost.time, Optimal(shrink_graph=False), time_limit=0.01)
     assert plan.stats["core_nodes"] > 0
-    assert plan.total_time <= greedy(g, cost.time).total_time * (1 + 1e-9)
+    assert plan.total_time <= propagate(g, cost.time, "greedy").total_time * (1 + 1e-9)
     if not plan.stats["proven"]:  # (a fast machine may still prove it)
         assert plan.stats["status"] == "Time limit reached"
         assert plan.stats["gap"] > 0
@@ -262,6 +261,6 @@ def test_single_device_and_fixed_everything() -> None:
     x = g.add_argument("x", t, layout=(S(0), B))
     (y,) = g.add_op("y", [x], [t], [Signature(((S(0), B),), ((S(0), B),))])
     g.add_result("y", y, (B, B))
-    assert optimal(g, RingCost((1, 1)).time).total_time == 0
+    assert propagate(g, RingCost((1, 1)).time, "optimal").total_time == 0
     with pytest.raises(PropagationError, match="smallest feasible budget"):
-        optimal(g, RingCost((1, 1)).time, memory_budget=10)
+        propagate(g, RingCost((1, 1)).time, "optimal", memory_budget=10)

@@ -9,8 +9,8 @@ import pytest
 from sbpc.algebra.sbp import NdSbp, P, S
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.propagation.driver import propagate
 from sbpc.propagation.graph import SbpGraph
-from sbpc.propagation.greedy import greedy
 from sbpc.propagation.report import format_bytes, format_report, format_time
 
 T = TensorType((8, 8))
@@ -31,7 +31,7 @@ def plan():
     cands = [Signature(((S(1),), (S(0),)), ((P,),))]
     (y,) = g.add_op("matmul", [x, w], [T], cands, compute_costs=[2e-6])
     g.add_result("y", y, (S(0),))
-    return greedy(g, cost, nbytes)
+    return propagate(g, cost, "greedy", edge_bytes=nbytes)
 
 
 def test_text_report() -> None:

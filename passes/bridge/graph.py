@@ -1,0 +1,268 @@
+"""A function as plain ``SbpGraph``s (one per placement), and a plan written back.
+
+The strategies search a plain graph; this adapter reads it off the IR: every
+function argument becomes a source (its ``sbp.nd_sbp``, or free among the
+non-partial layouts), every tensor op an op node with the candidate
+signatures of the op rules and their compute costs (a ``sbp.sig`` already
+there is a user constraint), every ``sbp.cast`` a fixed op (or, across
+placements, a result on one side and a given argument on the other), and
+every returned value a result (its ``sbp.nd_sbp``, or any non-partial
+layout).  What the IR cannot express as such a graph is a located error.
+``FunctionGraphs.write_back`` does the reverse with a ``Plan``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+
+from sbpc.algebra.layout import UnevenSplitError, check_even
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import NdSbp, Partial
+from sbpc.algebra.signature import Signature
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing.cost_model import CostModel
+from sbpc.boxing.planner import candidate_layouts
+from sbpc.dialects import sbp as sbp_dialect
+from sbpc.dialects.diagnostics import LocatedError, emit
+from sbpc.ops.cost import compute_costs
+from sbpc.ops.registry import has_rule, nd_signatures, signatures_1d
+from sbpc.ops.spec import OpSpec
+from sbpc.propagation.graph import GraphError, NodeId, SbpGraph
+from sbpc.propagation.plan import Plan
+
+from .ops import UnsupportedTypeError, is_tensor_op, op_spec_of, plain_type
+
+
+def free_layouts(tensor: TensorType, hierarchy: Sequence[int]) -> list[NdSbp]:
+    """Layouts an unannotated argument or result may take: no partial values
+    (DESIGN.md: a partial result is reduced before it is returned)."""
+    return [
+        nd
+        for nd in candidate_layouts(tensor, tuple(hierarchy))
+        if not any(isinstance(s, Partial) for s in nd)
+    ]
+
+
+def op_label(op: Operation) -> str:
+    """A readable name for reports: the op name and its first result's name."""
+    name = op.results[0].name_hint if op.results and op.results[0].name_hint else ""
+    return f"{op.name}" + (f" %{name}" if name else "")
+
+
+@dataclass
+class FunctionGraphs:
+    """One ``SbpGraph`` per placement of a function (in order of first use),
+    with the IR behind its nodes so that a plan can be written back."""
+
+    function: func.FuncOp
+    graphs: dict[Placement, SbpGraph] = field(default_factory=dict)
+    op_nodes: dict[Placement, list[tuple[NodeId, Operation]]] = field(
+        default_factory=dict
+    )
+    arg_nodes: dict[Placement, list[tuple[NodeId, int]]] = field(default_factory=dict)
+    result_nodes: dict[Placement, list[tuple[NodeId, int]]] = field(
+        default_factory=dict
+    )
+
+    def graph(self, placement: Placement) -> SbpGraph:
+        if placement not in self.graphs:
+            self.graphs[placement] = SbpGraph(placement.hierarchy)
+            self.op_nodes[placement] = []
+            self.arg_nodes[placement] = []
+            self.result_nodes[placement] = []
+        return self.graphs[placement]
+
+    def write_back(self, placement: Placement, plan: Plan) -> None:
+        """``sbp.sig`` on every op of ``placement``'s graph; ``sbp.nd_sbp`` on
+        its arguments and results that have none, so later passes see every
+        layout."""
+        f = self.function
+        for node, op in self.op_nodes[placement]:
+            sbp_dialect.set_signature(op, plan.signatures[node])
+        for node, i in self.arg_nodes[placement]:
+            if sbp_dialect.get_nd_sbp_arg_attr(f, i) is None:
+                sbp_dialect.set_nd_sbp_arg_attr(f, i, plan.sources[node])
+        for node, i in self.result_nodes[placement]:
+            delivered = plan.sinks[node]
+            if delivered is not None and sbp_dialect.get_nd_sbp_res_attr(f, i) is None:
+                sbp_dialect.set_nd_sbp_res_attr(f, i, delivered)
+
+
+def function_graphs(
+    module: ModuleOp, f: func.FuncOp, cost_model: CostModel
+) -> FunctionGraphs:
+    """``f`` as one graph per placement (the module's ``sbp.placement`` is the
+    default; compute costs under ``cost_model``)."""
+    default = sbp_dialect.module_placement(module)
+    if default is None:
+        raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
+    builder = _Builder(
+        FunctionGraphs(f), cost_model, sbp_dialect.placement_map(module), default
+    )
+    builder.add_arguments()
+    for op in f.body.ops:
+        builder.add_op(op)
+    return builder.out
+
+
+@dataclass
+class _Builder:
+    """Walks one function, adding nodes to the graph of each value's placement."""
+
+    out: FunctionGraphs
+    cost_model: CostModel
+    placements: Mapping[SSAValue, Placement]
+    default: Placement
+    values: dict[tuple[Placement, SSAValue], int] = field(default_factory=dict)
+
+    def placement(self, value: SSAValue) -> Placement:
+        return self.placements.get(value, self.default)
+
+    def add_arguments(self) -> None:
+        f = self.out.function
+        for i, arg in enumerate(f.args):
+            try:
+                tensor = plain_type(arg.type)
+            except UnsupportedTypeError as e:
+                raise LocatedError(f, f"argument #{i}: {e}") from e
+            placement = self.placement(arg)
+            graph = self.out.graph(placement)
+            layout = sbp_dialect.get_nd_sbp_arg_attr(f, i)
+            name = f"%{arg.name_hint or f'arg{i}'}"
+            if layout is not None:
+                value = graph.add_argument(name, tensor, layout=layout)
+            else:
+                candidates = free_layouts(tensor, placement.hierarchy)
+                value = graph.add_argument(name, tensor, candidates=candidates)
+            self.values[(placement, arg)] = value
+            self.out.arg_nodes[placement].append((graph.values[value].producer, i))
+
+    def operand_value(
+        self, op: Operation, operand: SSAValue, placement: Placement
+    ) -> int:
+        key = (placement, operand)
+        if key not in self.values:
+            raise LocatedError(
+                op,
+                "operand comes from another placement without an sbp.cast ... on "
+                "to move it",
+            )
+        return self.values[key]
+
+    def add_op(self, op: Operation) -> None:
+        if isinstance(op, func.ReturnOp):
+            self.add_results(op)
+            return
+        if isinstance(op, sbp_dialect.CollectiveOp | sbp_dialect.TransferOp):
+            raise LocatedError(
+                op, "sbp-propagate runs before sbp-lower-boxing: found a collective"
+            )
+        if isinstance(op, sbp_dialect.CastOp):
+            self.add_cast(op)
+            return
+        if not op.operands and not op.results:
+            return
+        if not is_tensor_op(op):
+            raise LocatedError(
+                op,
+                f"'{op.name}' does not compute on ranked tensors only; "
+                "sbp-propagate cannot lay it out",
+            )
+        placement = self.placement(op.results[0])
+        graph = self.out.graph(placement)
+        try:
+            spec = op_spec_of(op)
+        except UnsupportedTypeError as e:
+            raise LocatedError(op, str(e)) from e
+        if not has_rule(spec):
+            emit(
+                "warning",
+                op,
+                f"no SBP rule for '{op.name}': it runs replicated (all-B)",
+            )
+        candidates = nd_signatures(spec, placement.hierarchy)
+        fixed = sbp_dialect.get_signature(op)
+        if fixed is not None:
+            _check_user_signature(op, spec, fixed, candidates, placement)
+        operands = [self.operand_value(op, v, placement) for v in op.operands]
+        costs = compute_costs(spec, candidates, placement.hierarchy, self.cost_model)
+        try:
+            results = graph.add_op(
+                op_label(op),
+                operands,
+                spec.results,
+                candidates,
+                fixed=fixed,
+                compute_costs=costs,
+            )
+        except GraphError as e:
+            raise LocatedError(op, str(e)) from e
+        for value, r in zip(results, op.results, strict=True):
+            self.values[(placement, r)] = value
+        self.out.op_nodes[placement].append((graph.values[results[0]].producer, op))
+
+    def add_cast(self, op: sbp_dialect.CastOp) -> None:
+        src_placement = self.placement(op.operands[0])
+        dst_placement = self.placement(op.results[0])
+        target = op.nd_sbp.nd_sbp
+        tensor = plain_type(op.results[0].type)
+        source = self.operand_value(op, op.operands[0], src_placement)
+        if src_placement == dst_placement:
+            graph = self.out.graph(src_placement)
+            sig = Signature((target,), (target,))
+            (value,) = graph.add_op(op_label(op), [source], [tensor], [sig], fixed=sig)
+            self.values[(dst_placement, op.results[0])] = value
+            return
+        # Across placements: the source side delivers any layout (the boxing
+        # planner picks the cheapest route); the target side starts fixed.
+        self.out.graph(src_placement).add_result(op_label(op), source, None)
+        graph = self.out.graph(dst_placement)
+        value = graph.add_argument(op_label(op), tensor, layout=target)
+        self.values[(dst_placement, op.results[0])] = value
+
+    def add_results(self, ret: func.ReturnOp) -> None:
+        f = self.out.function
+        for i, v in enumerate(ret.arguments):
+            placement = self.placement(v)
+            graph = self.out.graph(placement)
+            value = self.operand_value(ret, v, placement)
+            wanted = sbp_dialect.get_nd_sbp_res_attr(f, i)
+            accepted = (
+                [wanted]
+                if wanted is not None
+                else free_layouts(graph.values[value].tensor, placement.hierarchy)
+            )
+            node = graph.add_result(f"result #{i}", value, accepted)
+            self.out.result_nodes[placement].append((node, i))
+
+
+def _check_user_signature(
+    op: Operation,
+    spec: OpSpec,
+    sig: Signature,
+    candidates: list[Signature],
+    placement: Placement,
+) -> None:
+    """A user ``sbp.sig`` must be a candidate; say why not, listing the legal."""
+    if sig in candidates:
+        return
+    for nd, t in zip(
+        (*sig.inputs, *sig.outputs), (*spec.operands, *spec.results), strict=True
+    ):
+        try:
+            check_even(t.shape, nd, placement.hierarchy)
+        except UnevenSplitError as e:
+            raise LocatedError(op, f"sbp.sig {sig} needs an uneven split: {e}") from e
+    shown = candidates if placement.ndim > 1 else signatures_1d(spec)
+    listing = "\n".join(f"  {s}" for s in shown[:40])
+    more = f"\n  ... and {len(shown) - 40} more" if len(shown) > 40 else ""
+    raise LocatedError(
+        op,
+        f"sbp.sig {sig} is not a legal signature of '{op.name}'; "
+        f"legal signatures:\n{listing}{more}",
+    )

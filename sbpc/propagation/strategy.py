@@ -1,0 +1,93 @@
+"""What a propagation strategy is: something that chooses, not something that prices.
+
+A strategy gets a ``Problem`` (the graph, memoised edge prices, the run's
+limits) and returns a ``Choice``: one option index per graph node.  The
+driver (``driver.py``) owns everything around that choice: the memo, the
+single-device case, and building and pricing the ``Plan``.  So every
+strategy is measured with the same yardstick, and a new one (registered with
+``driver.register``) is a class with a ``name`` and a ``choose``, as
+Shardy's propagation strategies plug into one base.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from sbpc.propagation.edge_costs import EdgeCosts
+from sbpc.propagation.graph import PropagationError, SbpGraph
+from sbpc.propagation.report import format_bytes
+
+UNDECIDED = -1  # an option index not chosen yet
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a strategy chooses for, with the limits of this run.
+
+    ``memory_budget`` is set only for strategies that honour one
+    (``Strategy.honours_memory_budget``); ``time_limit`` is advisory.
+    """
+
+    graph: SbpGraph
+    costs: EdgeCosts
+    memory_budget: float | None = None
+    time_limit: float | None = None
+
+    def undecided(self) -> list[int]:
+        """A fresh per-node option list with nothing decided yet."""
+        return [UNDECIDED] * len(self.graph.nodes)
+
+    def is_finite(self, options: Sequence[int]) -> bool:
+        """Whether every layout change that ``options`` (all decided) need
+        is possible; the plan of an infinite one cannot be built."""
+        graph = self.graph
+        return all(
+            math.isfinite(
+                self.costs.time(
+                    graph.edge_src_layout(edge, options[edge.src]),
+                    graph.edge_dst_layout(edge, options[edge.dst]),
+                    graph.tensor(edge),
+                )
+            )
+            for edge in graph.edges
+        )
+
+
+@dataclass
+class Choice:
+    """A strategy's answer: an option per node id, and what it wants reported.
+
+    A result left ``UNDECIDED`` is delivered in its cheapest accepted layout
+    (the driver decides it, since no strategy chooses those differently).
+    """
+
+    options: list[int]
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+class Strategy(ABC):
+    """The base every strategy implements (``name`` is the pass option)."""
+
+    name: ClassVar[str]
+    # Whether ``choose`` keeps the plan within ``Problem.memory_budget``;
+    # the driver then also checks the plans it makes itself (single device).
+    honours_memory_budget: ClassVar[bool] = False
+
+    @abstractmethod
+    def choose(self, problem: Problem) -> Choice:
+        """An option per node; raise ``PropagationError`` when none is finite."""
+
+
+def budget_error(budget: float, smallest: float, proven: bool) -> PropagationError:
+    """No plan fits ``budget``; ``smallest`` is the least peak found (proven
+    the least, or only a feasible one)."""
+    which = "the smallest feasible budget is" if proven else "a feasible budget is"
+    return PropagationError(
+        f"no plan fits the memory budget of {format_bytes(budget)} "
+        f"({budget:.0f} bytes) per device; {which} {format_bytes(smallest)} "
+        f"({smallest:.0f} bytes)"
+    )

@@ -1,0 +1,71 @@
+"""``sbp-propagate`` runs any registered strategy by its name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from xdsl.dialects import func
+
+from sbpc.dialects import sbp as sbp_dialect
+from sbpc.dialects.diagnostics import LocatedError
+from sbpc.passes.pipeline import parse_module, run_passes
+from sbpc.passes.propagate import SbpPropagatePass
+from sbpc.propagation.driver import STRATEGIES, register
+from sbpc.propagation.graph import OpNode, SourceNode
+from sbpc.propagation.strategy import Choice, Problem, Strategy
+
+MODULE = """
+module attributes {sbp.placement = #sbp.placement<cuda, [0, 1, 2, 3]>} {
+  func.func @f(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<8x4xf32> {
+    %y = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+    %t = stablehlo.tanh %y : tensor<8x4xf32>
+    return %t : tensor<8x4xf32>
+  }
+}
+"""
+
+
+class FirstCandidate(Strategy):
+    """Every op and argument takes its first option."""
+
+    name = "first-candidate"
+
+    def choose(self, problem: Problem) -> Choice:
+        options = problem.undecided()
+        for node in problem.graph.nodes:
+            if isinstance(node, OpNode | SourceNode):
+                options[node.id] = 0
+        return Choice(options)
+
+
+@pytest.fixture
+def first_candidate() -> Iterator[Strategy]:
+    strategy = register(FirstCandidate())
+    yield strategy
+    del STRATEGIES[strategy.name]
+
+
+def test_a_registered_strategy_is_a_pass_option(first_candidate: Strategy) -> None:
+    module = parse_module(MODULE)
+    (plan,) = SbpPropagatePass(strategy="first-candidate").plan_module(module)
+    assert plan.plan.strategy == "first-candidate"
+    assert plan.function == "f" and plan.placement.ranks == (0, 1, 2, 3)
+    graph = plan.plan.graph
+    assert all(
+        plan.plan.signatures[n.id] == n.options[0]
+        for n in graph.nodes
+        if isinstance(n, OpNode)
+    )
+    f = next(op for op in module.ops if isinstance(op, func.FuncOp))
+    signed = [sbp_dialect.get_signature(op) for op in f.body.ops][:2]
+    assert signed == [plan.plan.signatures[n.id] for n in graph.ops()]
+
+    run_passes(parse_module(MODULE), "sbp-propagate{strategy=first-candidate}")
+
+
+def test_an_unknown_strategy_lists_the_registered_ones(
+    first_candidate: Strategy,
+) -> None:
+    with pytest.raises(LocatedError, match="greedy, bfs, optimal, first-candidate"):
+        SbpPropagatePass(strategy="nope").plan_module(parse_module(MODULE))
