@@ -299,6 +299,8 @@ class Distributed:
     out_paths: list[str]
     donated: tuple[int, ...] = ()  # flat argument positions, jax.jit's donation
     _step: Callable[..., Any] | None = field(default=None, repr=False)
+    _mesh_cache: tuple[Any, ...] | None = field(default=None, repr=False)
+    _in_sharding_cache: list[NamedSharding] | None = field(default=None, repr=False)
 
     @property
     def report(self) -> str:
@@ -314,7 +316,7 @@ class Distributed:
         ``jax.jit`` of one ``shard_map``, so ``.lower(...)`` works; the
         donated arguments' buffers are reused for the results."""
         if self._step is None:
-            self._step = self.program.build(donate=self.donated)
+            self._step = self.program.build(self._meshes(), donate=self.donated)
         return self._step
 
     def flatten(self, *args: Any, **kwargs: Any) -> list[Any]:
@@ -347,7 +349,31 @@ class Distributed:
                     f"but was distributed for {tuple(shape)}"
                 )
             leaves.append(leaf)
-        return tuple(self.program.put_args(*leaves))
+        targets = self._in_shardings()
+        if all(
+            isinstance(leaf, jax.Array) and leaf.sharding.is_equivalent_to(s, leaf.ndim)
+            for leaf, s in zip(leaves, targets, strict=True)
+        ):
+            return tuple(leaves)  # already placed: jax.jit's fast path
+        return tuple(self.program.put_args(*leaves, mesh=self._meshes()))
+
+    def _meshes(self) -> tuple[jax.sharding.Mesh, ...]:
+        """The program's meshes, made once (making them per call costs more
+        than a small step)."""
+        if self._mesh_cache is None:
+            self._mesh_cache = self.program.make_meshes()
+        return self._mesh_cache
+
+    def _in_shardings(self) -> list[NamedSharding]:
+        if self._in_sharding_cache is None:
+            meshes = self._meshes()
+            self._in_sharding_cache = [
+                NamedSharding(meshes[k], spec)
+                for k, spec in zip(
+                    self.program.ARG_PLACEMENTS, self.program.IN_SPECS, strict=True
+                )
+            ]
+        return self._in_sharding_cache
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         outs = self.step(*self.place(*args, **kwargs))
