@@ -30,6 +30,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, format_nd_sbp
 from sbpc.boxing import planner as boxing
+from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
@@ -37,13 +38,13 @@ from sbpc.ops.registry import nd_signatures
 
 from .bridge.ops import is_tensor_op, op_spec_of, plain_type
 
-_STEP_OPS: dict[str, type[sbp_dialect.CollectiveOp]] = {
-    "all_gather": sbp_dialect.AllGatherOp,
-    "all_reduce": sbp_dialect.AllReduceOp,
-    "reduce_scatter": sbp_dialect.ReduceScatterOp,
-    "all_to_all": sbp_dialect.AllToAllOp,
-    "local_slice": sbp_dialect.LocalSliceOp,
-    "local_to_partial": sbp_dialect.LocalToPartialOp,
+_STEP_OPS: dict[CollectiveKind, type[sbp_dialect.CollectiveOp]] = {
+    CollectiveKind.ALL_GATHER: sbp_dialect.AllGatherOp,
+    CollectiveKind.ALL_REDUCE: sbp_dialect.AllReduceOp,
+    CollectiveKind.REDUCE_SCATTER: sbp_dialect.ReduceScatterOp,
+    CollectiveKind.ALL_TO_ALL: sbp_dialect.AllToAllOp,
+    CollectiveKind.LOCAL_SLICE: sbp_dialect.LocalSliceOp,
+    CollectiveKind.LOCAL_TO_PARTIAL: sbp_dialect.LocalToPartialOp,
 }
 
 
@@ -122,7 +123,7 @@ class _Boxer:
     def _step_op(
         self, step: boxing.BoxingStep, value: SSAValue, placement: Placement
     ) -> Operation:
-        if step.kind == "transfer":
+        if step.kind == CollectiveKind.TRANSFER:
             assert step.dst_placement is not None
             return sbp_dialect.TransferOp(
                 value,

@@ -10,34 +10,16 @@ the instructions say, so consumers never need to re-derive them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import TypeAlias
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.ops.spec import OpSpec
 
 ValueId: TypeAlias = int
-
-CollectiveKind: TypeAlias = Literal[
-    "all_gather",
-    "all_reduce",
-    "reduce_scatter",
-    "all_to_all",
-    "local_slice",
-    "local_to_partial",
-    "transfer",
-]
-COLLECTIVE_KINDS: tuple[str, ...] = (
-    "all_gather",
-    "all_reduce",
-    "reduce_scatter",
-    "all_to_all",
-    "local_slice",
-    "local_to_partial",
-    "transfer",
-)
 
 
 @dataclass(frozen=True)

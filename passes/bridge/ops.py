@@ -1,13 +1,13 @@
 """IR operations as the plain ``OpSpec``s that sbpc's algorithms work on.
 
-StableHLO ops describe their own attributes (``stablehlo.plain_attrs``);
-CHLO ops (``chlo.square``, ``chlo.erf`` ...) have none: their ``OpSpec`` is
-the op name and types, and the rules are ``sbpc.ops.chlo``'s;
-for arith and linalg this module maps xDSL's op classes onto the attribute
-keys the op rules expect (documented in ``sbpc.ops.linalg`` and
-``sbpc.ops.arith``).  Ops whose attributes are not
-listed here still get an ``OpSpec`` (name and types): their rules, if any,
-see no attributes.
+How an op's attributes become plain values is the ``ir_extractor`` facet of
+its op kind (``sbpc.ops.kind``), registered here for sbpc's dialects with
+``extracts``: StableHLO ops describe their own attributes
+(``stablehlo.plain_attrs``), for arith and linalg this module maps xDSL's op
+classes onto the attribute keys the op rules expect (documented in
+``sbpc.ops.linalg`` and ``sbpc.ops.arith``).  CHLO ops (``chlo.square``,
+``chlo.erf`` ...) have no attributes.  Ops without an extractor still get an
+``OpSpec`` (name and types): their rules, if any, see no attributes.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, Operation
 from sbpc.algebra.tensor_type import TensorType as PlainTensorType
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.ops.kind import OP_KINDS
 from sbpc.ops.spec import OpSpec, scatter_kinds
 
 
@@ -53,15 +54,13 @@ def is_tensor_op(op: Operation) -> bool:
 
 AttrExtractor = Callable[[Operation, OpSpec], dict[str, Any]]
 
-_EXTRACTORS: dict[type[Operation], AttrExtractor] = {}
-
 
 def extracts(*classes: type[Operation]) -> Callable[[AttrExtractor], AttrExtractor]:
-    """Register the attribute extractor of some op classes."""
+    """Register the attribute extractor of some op classes (by their op names)."""
 
     def register(fn: AttrExtractor) -> AttrExtractor:
         for cls in classes:
-            _EXTRACTORS[cls] = fn
+            OP_KINDS.set(cls.name, "ir_extractor", fn)
         return fn
 
     return register
@@ -74,29 +73,35 @@ def op_spec_of(op: Operation) -> OpSpec:
         tuple(plain_type(t) for t in op.operand_types),
         tuple(plain_type(t) for t in op.result_types),
     )
-    if op.name.startswith("stablehlo."):
-        # The dialect knows its own attributes (see ``stablehlo.plain_attrs``).
-        spec = spec.replace(**shlo.plain_attrs(op))
-        if isinstance(op, shlo.ScatterOp):
-            _check_scatter(op, spec)
+    kind = OP_KINDS.get(op.name)  # no rules needed, so no built-ins loaded
+    if kind is None or kind.ir_extractor is None:
         return spec
-    for cls in type(op).__mro__:
-        if cls in _EXTRACTORS:
-            return spec.replace(**_EXTRACTORS[cls](op, spec))
-    return spec
+    return spec.replace(**kind.ir_extractor(op, spec))
 
 
-def _check_scatter(op: shlo.ScatterOp, spec: OpSpec) -> None:
-    """Refuse a scatter body sbpc cannot lay out, evaluate or emit."""
+# -- stablehlo -----------------------------------------------------------------
+
+
+@extracts(*shlo.StableHLO.operations)
+def _stablehlo(op: Operation, spec: OpSpec) -> dict[str, Any]:
+    """The dialect knows its own attributes (see ``stablehlo.plain_attrs``)."""
+    return shlo.plain_attrs(op)
+
+
+@extracts(shlo.ScatterOp)
+def _scatter(op: Operation, spec: OpSpec) -> dict[str, Any]:
+    """A scatter's attributes, refusing a body sbpc cannot lay out, evaluate or emit."""
+    attrs = shlo.plain_attrs(op)
     element = spec.operands[0].element
     kinds = scatter_kinds(element)
-    if spec.attr("kind") not in kinds:
+    if attrs.get("kind") not in kinds:
         raise LocatedError(
             op,
             f"unsupported scatter combiner on {element}: the body must return the "
             "update or combine both arguments with one of "
             + ", ".join(k for k in kinds if k != "replace"),
         )
+    return attrs
 
 
 # -- arith and linalg ----------------------------------------------------------

@@ -11,19 +11,20 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
+from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError, location_of
 from sbpc.program import Arg, CollectiveInstr, OpInstr, Program, Result
 
 from .ops import UnsupportedTypeError, op_spec_of, plain_type
 
-_KIND_OF: dict[type, str] = {
-    sbp_dialect.AllGatherOp: "all_gather",
-    sbp_dialect.AllReduceOp: "all_reduce",
-    sbp_dialect.ReduceScatterOp: "reduce_scatter",
-    sbp_dialect.AllToAllOp: "all_to_all",
-    sbp_dialect.LocalSliceOp: "local_slice",
-    sbp_dialect.LocalToPartialOp: "local_to_partial",
+_KIND_OF: dict[type, CollectiveKind] = {
+    sbp_dialect.AllGatherOp: CollectiveKind.ALL_GATHER,
+    sbp_dialect.AllReduceOp: CollectiveKind.ALL_REDUCE,
+    sbp_dialect.ReduceScatterOp: CollectiveKind.REDUCE_SCATTER,
+    sbp_dialect.AllToAllOp: CollectiveKind.ALL_TO_ALL,
+    sbp_dialect.LocalSliceOp: CollectiveKind.LOCAL_SLICE,
+    sbp_dialect.LocalToPartialOp: CollectiveKind.LOCAL_TO_PARTIAL,
 }
 
 
@@ -103,7 +104,7 @@ def program_of(
             operand = ids[op.operands[0]]
             program.body.append(
                 CollectiveInstr(
-                    "transfer",
+                    CollectiveKind.TRANSFER,
                     (),
                     op.from_sbp.nd_sbp,
                     op.to_sbp.nd_sbp,

@@ -36,27 +36,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal, TypeAlias
 
 from sbpc.algebra.sbp import Broadcast, NdSbp, Sbp, Split
 from sbpc.algebra.tensor_type import TensorType
-
-StepKind: TypeAlias = Literal[
-    "all_gather",
-    "all_reduce",
-    "reduce_scatter",
-    "all_to_all",
-    "local_slice",
-    "local_to_partial",
-    "transfer",
-]
-COLLECTIVES: tuple[StepKind, ...] = (
-    "all_gather",
-    "all_reduce",
-    "reduce_scatter",
-    "all_to_all",
-)
-LOCAL_KINDS: tuple[StepKind, ...] = ("local_slice", "local_to_partial")
+from sbpc.boxing.collective_kind import LOCAL_KINDS, CollectiveKind
 
 
 class CostModelError(ValueError):
@@ -144,7 +127,7 @@ class CostModel:
 
     def step_time(
         self,
-        kind: StepKind,
+        kind: CollectiveKind,
         dims: Sequence[int],
         hierarchy: Sequence[int],
         nbytes: Fraction,
@@ -235,7 +218,7 @@ _KEYS = ("bw", "lat", "transfer_bw", "transfer_lat", "flops", "hbm")
 DEFAULT_COST_MODEL = CostModel()
 
 
-def collective_kind(src: Sbp, dst: Sbp) -> StepKind | None:
+def collective_kind(src: Sbp, dst: Sbp) -> CollectiveKind | None:
     """The step that changes one entry ``src -> dst`` (None: no single step).
 
     ``P(a) -> P(b)`` is no single step (it goes through B or S); the same
@@ -245,42 +228,46 @@ def collective_kind(src: Sbp, dst: Sbp) -> StepKind | None:
         return None
     if isinstance(src, Split):
         if isinstance(dst, Broadcast):
-            return "all_gather"
+            return CollectiveKind.ALL_GATHER
         if isinstance(dst, Split):
-            return "all_to_all"
-        return "local_to_partial"
+            return CollectiveKind.ALL_TO_ALL
+        return CollectiveKind.LOCAL_TO_PARTIAL
     if isinstance(src, Broadcast):
-        return "local_slice" if isinstance(dst, Split) else "local_to_partial"
+        if isinstance(dst, Split):
+            return CollectiveKind.LOCAL_SLICE
+        return CollectiveKind.LOCAL_TO_PARTIAL
     if isinstance(dst, Broadcast):
-        return "all_reduce"
+        return CollectiveKind.ALL_REDUCE
     if isinstance(dst, Split):
-        return "reduce_scatter"
+        return CollectiveKind.REDUCE_SCATTER
     return None
 
 
-def rounds(kind: StepKind, n: int) -> int:
+def rounds(kind: CollectiveKind, n: int) -> int:
     """Latency rounds of a ring collective over ``n`` devices."""
     if kind in LOCAL_KINDS or n <= 1:
         return 0
-    if kind == "all_reduce":
+    if kind == CollectiveKind.ALL_REDUCE:
         return 2 * (n - 1)
-    if kind == "transfer":
+    if kind == CollectiveKind.TRANSFER:
         return 1
     return n - 1
 
 
-def collective_bytes(kind: StepKind, n: int, group_bytes: int | Fraction) -> Fraction:
+def collective_bytes(
+    kind: CollectiveKind, n: int, group_bytes: int | Fraction
+) -> Fraction:
     """Bytes each device sends in ``kind`` over ``n`` devices (see the table).
 
     ``group_bytes`` is ``T``: the size of the tensor the group holds before
     the step (``group_bytes()``), not the local piece of one device.
     """
     t = Fraction(group_bytes)
-    if kind == "all_gather" or kind == "reduce_scatter":
+    if kind in (CollectiveKind.ALL_GATHER, CollectiveKind.REDUCE_SCATTER):
         return Fraction(n - 1, n) * t
-    if kind == "all_to_all":
+    if kind == CollectiveKind.ALL_TO_ALL:
         return Fraction(n - 1, n * n) * t
-    if kind == "all_reduce":
+    if kind == CollectiveKind.ALL_REDUCE:
         return Fraction(2 * (n - 1), n) * t
     if kind in LOCAL_KINDS:
         return Fraction(0)

@@ -56,11 +56,10 @@ from sbpc.algebra.sbp import (
     format_nd_sbp,
 )
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing.collective_kind import COLLECTIVES, CollectiveKind
 from sbpc.boxing.cost_model import (
-    COLLECTIVES,
     DEFAULT_COST_MODEL,
     CostModel,
-    StepKind,
     collective_bytes,
     collective_kind,
     group_bytes,
@@ -91,7 +90,7 @@ class BoxingStep:
     the modeled seconds (``bytes``/``time``: their floats).
     """
 
-    kind: StepKind
+    kind: CollectiveKind
     dims: tuple[int, ...]
     src: NdSbp
     dst: NdSbp
@@ -114,7 +113,7 @@ class BoxingStep:
     def __str__(self) -> str:
         kind = f"{self.kind}({self.reduce})" if self.reduce else self.kind
         where = f"dims {list(self.dims)}"
-        if self.kind == "transfer":
+        if self.kind == CollectiveKind.TRANSFER:
             where = f"{self.src_placement} -> {self.dst_placement}"
         return (
             f"{kind} {where}: {format_nd_sbp(self.src)} -> {format_nd_sbp(self.dst)}"
@@ -522,7 +521,7 @@ def transfer_step(
     piece = local_bytes(nd_src, tensor, src_placement.hierarchy)
     nbytes = Fraction(piece * max(fan_out))
     return BoxingStep(
-        "transfer",
+        CollectiveKind.TRANSFER,
         tuple(range(src_placement.ndim)),
         nd_src,
         nd_dst,

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Sbp, Split, format_nd_sbp
+from sbpc.boxing.collective_kind import REDUCTIONS, CollectiveKind
 from sbpc.jax_backend.ops import jnp_dtype, py_tuple
 from sbpc.ops.spec import is_bool, is_float
 
@@ -74,12 +75,12 @@ def identity_expr(kind: str, element: str) -> str:
 
 
 _KIND_OF_CHANGE = {
-    "all_gather": (Split, Broadcast),
-    "all_reduce": (Partial, Broadcast),
-    "reduce_scatter": (Partial, Split),
-    "all_to_all": (Split, Split),
-    "local_slice": (Broadcast, Split),
-    "local_to_partial": ((Broadcast, Split), Partial),
+    CollectiveKind.ALL_GATHER: (Split, Broadcast),
+    CollectiveKind.ALL_REDUCE: (Partial, Broadcast),
+    CollectiveKind.REDUCE_SCATTER: (Partial, Split),
+    CollectiveKind.ALL_TO_ALL: (Split, Split),
+    CollectiveKind.LOCAL_SLICE: (Broadcast, Split),
+    CollectiveKind.LOCAL_TO_PARTIAL: ((Broadcast, Split), Partial),
 }
 
 
@@ -114,7 +115,7 @@ def check_step(kind: str, dims: Sequence[int], src: NdSbp, dst: NdSbp) -> None:
             raise CollectiveError(
                 f"{where}: {_change(src[d], dst[d])} is not a step of {kind}"
             )
-    if kind == "all_to_all" and src[first] == dst[first]:
+    if kind == CollectiveKind.ALL_TO_ALL and src[first] == dst[first]:
         raise CollectiveError(f"{where}: all_to_all must change the split axis")
     axes = {s.axis for s in (src[first], dst[first]) if isinstance(s, Split)}
     for later in range(first + 1, n):
@@ -124,7 +125,7 @@ def check_step(kind: str, dims: Sequence[int], src: NdSbp, dst: NdSbp) -> None:
                 f"{where}: hierarchy dim {later} splits tensor dim {s.axis} "
                 "further, so the blocks are not contiguous; change it first"
             )
-    if kind in ("all_reduce", "reduce_scatter"):
+    if kind in REDUCTIONS:
         kind_here = src[first]
         for later in range(first + 1, n):
             s = src[later]
@@ -154,7 +155,7 @@ def _bool_reduce(kind: str, x: str, element: str, reduce) -> str:
 
 
 def step_expr(
-    kind: str,
+    kind: CollectiveKind,
     dims: Sequence[int],
     src: NdSbp,
     dst: NdSbp,
@@ -170,15 +171,15 @@ def step_expr(
     check_step(kind, dims, src, dst)
     axes = axes_expr(dims)
     s, t = src[dims[0]], dst[dims[0]]
-    if kind == "all_gather":
+    if kind == CollectiveKind.ALL_GATHER:
         assert isinstance(s, Split)
         return f"lax.all_gather({x}, {axes}, axis={s.axis}, tiled=True)"
-    if kind == "all_reduce":
+    if kind == CollectiveKind.ALL_REDUCE:
         assert isinstance(s, Partial)
         return _bool_reduce(
             s.kind, x, element, lambda v: f"{REDUCE_FN[s.kind]}({v}, {axes})"
         )
-    if kind == "reduce_scatter":
+    if kind == CollectiveKind.REDUCE_SCATTER:
         assert isinstance(s, Partial) and isinstance(t, Split)
         if s.kind == "sum":
             return _bool_reduce(
@@ -193,13 +194,13 @@ def step_expr(
             s.kind, x, element, lambda v: f"{REDUCE_FN[s.kind]}({v}, {axes})"
         )
         return _slice_block(reduced, axes, t.axis, dst_local[t.axis])
-    if kind == "all_to_all":
+    if kind == CollectiveKind.ALL_TO_ALL:
         assert isinstance(s, Split) and isinstance(t, Split)
         return f"lax.all_to_all({x}, {axes}, {t.axis}, {s.axis}, tiled=True)"
-    if kind == "local_slice":
+    if kind == CollectiveKind.LOCAL_SLICE:
         assert isinstance(t, Split)
         return _slice_block(x, axes, t.axis, dst_local[t.axis])
-    assert kind == "local_to_partial" and isinstance(t, Partial)
+    assert kind == CollectiveKind.LOCAL_TO_PARTIAL and isinstance(t, Partial)
     if isinstance(s, Broadcast):
         if t.kind != "sum":
             return x  # every copy is a valid max/min piece
@@ -213,7 +214,7 @@ def step_expr(
 
 
 def combined_step_expr(
-    kind: str,
+    kind: CollectiveKind,
     dims: Sequence[int],
     hierarchy: Sequence[int],
     changes: Sequence[tuple[NdSbp, NdSbp]],
@@ -241,11 +242,11 @@ def combined_step_expr(
         return py_tuple(axes_of)
 
     first = changes[0][0][dims[0]]
-    if kind == "all_gather":
+    if kind == CollectiveKind.ALL_GATHER:
         return f"_all_gather_many({pieces}, {axes}, {split_axes(0)}, {group})"
-    if kind == "reduce_scatter" and first == Partial("sum"):
+    if kind == CollectiveKind.REDUCE_SCATTER and first == Partial("sum"):
         return f"_psum_scatter_many({pieces}, {axes}, {split_axes(1)}, {group})"
-    if kind == "all_reduce":
+    if kind == CollectiveKind.ALL_REDUCE:
         assert isinstance(first, Partial)
         return f"_reduce_many({REDUCE_FN[first.kind]}, {pieces}, {axes})"
     raise CollectiveError(f"{kind} from {first} has no combined form")

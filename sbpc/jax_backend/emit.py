@@ -45,6 +45,7 @@ from sbpc.algebra.layout import UnevenSplitError, block_index, local_shape, loca
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, NdSbp, Partial, Split, format_nd_sbp
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import local_bytes
 from sbpc.jax_backend.collectives import (
     REDUCE_FN,
@@ -259,7 +260,7 @@ class _Emitter:
         self._use(instr.operand, instr.src, instr.placement, label)
         if self._type(instr.operand, label) != self._type(instr.result, label):
             raise JaxEmitError("a boxing step must keep the logical type", label)
-        if instr.kind == "transfer":
+        if instr.kind == CollectiveKind.TRANSFER:
             to = instr.to_placement
             if to is None or to == instr.placement:
                 raise JaxEmitError("a transfer needs another target placement", label)
@@ -276,7 +277,10 @@ class _Emitter:
     def _steps(self) -> list[_Stage | tuple[int, CollectiveInstr]]:
         steps: list[_Stage | tuple[int, CollectiveInstr]] = []
         for i, instr in enumerate(self.p.body):
-            if isinstance(instr, CollectiveInstr) and instr.kind == "transfer":
+            if (
+                isinstance(instr, CollectiveInstr)
+                and instr.kind == CollectiveKind.TRANSFER
+            ):
                 steps.append((i, instr))
                 continue
             last = steps[-1] if steps else None
@@ -551,14 +555,14 @@ class _Emitter:
             return None
         element = self.p.types[instr.operand].element
         s = instr.src[instr.dims[0]] if instr.dims else None
-        if instr.kind == "all_gather":
-            return ("all_gather", instr.dims, element)
+        if instr.kind == CollectiveKind.ALL_GATHER:
+            return (CollectiveKind.ALL_GATHER, instr.dims, element)
         if is_bool(element) or not isinstance(s, Partial):
             return None
-        if instr.kind == "all_reduce":
-            return ("all_reduce", instr.dims, s.kind, element)
-        if instr.kind == "reduce_scatter" and s.kind == "sum":
-            return ("reduce_scatter", instr.dims, element)
+        if instr.kind == CollectiveKind.ALL_REDUCE:
+            return (CollectiveKind.ALL_REDUCE, instr.dims, s.kind, element)
+        if instr.kind == CollectiveKind.REDUCE_SCATTER and s.kind == "sum":
+            return (CollectiveKind.REDUCE_SCATTER, instr.dims, element)
         return None
 
     def _step_bytes(self, instr: Instr) -> int:

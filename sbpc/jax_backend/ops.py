@@ -18,12 +18,13 @@ raises ``UnsupportedOpError``; the caller turns it into a located error.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Protocol, cast, overload
 
 import numpy as np
 
 from sbpc.ops.arith import _CMPF, _CMPI, ARITH_ELEMENTWISE, predicate
 from sbpc.ops.chlo import CHLO_ELEMENTWISE
+from sbpc.ops.kind import OP_KINDS
 from sbpc.ops.linalg import LINALG_ELEMENTWISE
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype
 
@@ -41,7 +42,6 @@ class Context(Protocol):
 
 
 Emitter = Callable[[OpSpec, list[str], Context, Mapping[str, str]], list[str]]
-_EMITTERS: dict[str, Emitter] = {}
 
 JNP_DTYPE = {
     "i1": "jnp.bool_",
@@ -79,13 +79,39 @@ def _unsigned(element: str) -> str:
     return f"jnp.uint{_bits(element)}"
 
 
+@overload
+def register_emitter(op_name: str, fn: Emitter) -> Emitter: ...
+@overload
+def register_emitter(op_name: str, fn: None = None) -> Callable[[Emitter], Emitter]: ...
+def register_emitter(
+    op_name: str, fn: Emitter | None = None
+) -> Emitter | Callable[[Emitter], Emitter]:
+    """Set how ``op_name`` is written in JAX; usable as a decorator.
+
+    The emitter is the ``jax_emitter`` facet of the op kind's record
+    (``sbpc.ops.kind``); a later registration replaces an earlier one.
+    """
+
+    def add(f: Emitter) -> Emitter:
+        OP_KINDS.set(op_name, "jax_emitter", f)
+        return f
+
+    return add if fn is None else add(fn)
+
+
+def _emitter(op_name: str) -> Emitter | None:
+    kind = OP_KINDS.get(op_name)
+    return None if kind is None else cast(Emitter | None, kind.jax_emitter)
+
+
 def has_emitter(op_name: str) -> bool:
-    return op_name in _EMITTERS
+    """Whether the op has a JAX form."""
+    return _emitter(op_name) is not None
 
 
 def emitted_ops() -> list[str]:
     """Names of every op with an emitter, sorted."""
-    return sorted(_EMITTERS)
+    return OP_KINDS.names("jax_emitter")
 
 
 def op_expressions(
@@ -95,7 +121,7 @@ def op_expressions(
     dynamic: Mapping[str, str] | None = None,
 ) -> list[str]:
     """One JAX expression per result of ``op`` on the arrays named ``args``."""
-    fn = _EMITTERS.get(op.name)
+    fn = _emitter(op.name)
     if fn is None:
         raise UnsupportedOpError(f"the JAX emitter has no lowering for '{op.name}'")
     if len(args) != len(op.operands):
@@ -111,14 +137,6 @@ def op_expressions(
     if len(exprs) != len(op.results):
         raise UnsupportedOpError(f"'{op.name}': emitter gave {len(exprs)} results")
     return exprs
-
-
-def _register(name: str) -> Callable[[Emitter], Emitter]:
-    def add(fn: Emitter) -> Emitter:
-        _EMITTERS[name] = fn
-        return fn
-
-    return add
 
 
 def _ints(op: OpSpec, key: str) -> tuple[int, ...]:
@@ -235,7 +253,7 @@ def _elementwise(name: str, kind: str, n_outs: int = 0) -> None:
         ins = op.replace(operands=op.operands[: len(op.operands) - n_outs])
         return [_elementwise_expr(kind, ins, args[: len(args) - n_outs])]
 
-    _register(name)(emit)
+    register_emitter(name)(emit)
 
 
 for _kind in (
@@ -258,7 +276,7 @@ for _name, _kind in ARITH_ELEMENTWISE.items():
     _elementwise(f"arith.{_name}", _kind)
 
 
-@_register("stablehlo.compare")
+@register_emitter("stablehlo.compare")
 def _compare(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -291,11 +309,11 @@ for _name, _fn in {
     "maxui": "jnp.maximum",
     "minui": "jnp.minimum",
 }.items():
-    _register(f"arith.{_name}")(_unsigned_binary(_fn))
+    register_emitter(f"arith.{_name}")(_unsigned_binary(_fn))
 
 
-@_register("arith.extui")
-@_register("arith.uitofp")
+@register_emitter("arith.extui")
+@register_emitter("arith.uitofp")
 def _from_unsigned(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -303,7 +321,7 @@ def _from_unsigned(
     return [f"{src}.astype({jnp_dtype(op.results[0].element)})"]
 
 
-@_register("arith.fptoui")
+@register_emitter("arith.fptoui")
 def _fptoui(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -314,7 +332,7 @@ def _fptoui(
     ]
 
 
-@_register("arith.cmpf")
+@register_emitter("arith.cmpf")
 def _cmpf(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -335,7 +353,7 @@ def _cmpf(
     return [f"({value} & ~{unordered})"]
 
 
-@_register("arith.cmpi")
+@register_emitter("arith.cmpi")
 def _cmpi(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -351,8 +369,8 @@ def _cmpi(
 # --- constants and iota -----------------------------------------------------------
 
 
-@_register("stablehlo.constant")
-@_register("arith.constant")
+@register_emitter("stablehlo.constant")
+@register_emitter("arith.constant")
 def _constant(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -368,7 +386,7 @@ def _constant(
     return [f"jnp.broadcast_to(jnp.asarray({name}, {dtype}), {py_tuple(shape)})"]
 
 
-@_register("stablehlo.iota")
+@register_emitter("stablehlo.iota")
 def _iota(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -394,7 +412,7 @@ def _broadcast_expr(x: str, shape: Sequence[int], dims: Sequence[int]) -> str:
     return f"lax.broadcast_in_dim({x}, {py_tuple(shape)}, {py_tuple(dims)})"
 
 
-@_register("stablehlo.broadcast_in_dim")
+@register_emitter("stablehlo.broadcast_in_dim")
 def _broadcast_in_dim(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -402,7 +420,7 @@ def _broadcast_in_dim(
     return [_broadcast_expr(args[0], shape, _ints(op, "broadcast_dimensions"))]
 
 
-@_register("linalg.broadcast")
+@register_emitter("linalg.broadcast")
 def _linalg_broadcast(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -412,7 +430,7 @@ def _linalg_broadcast(
     return [_broadcast_expr(args[0], shape, kept)]
 
 
-@_register("linalg.fill")
+@register_emitter("linalg.fill")
 def _fill(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -420,7 +438,7 @@ def _fill(
     return [f"jnp.broadcast_to(jnp.asarray({args[0]}, {dtype}), {py_tuple(shape)})"]
 
 
-@_register("stablehlo.reshape")
+@register_emitter("stablehlo.reshape")
 def _reshape(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -428,15 +446,15 @@ def _reshape(
     return [f"jnp.reshape({args[0]}, {py_tuple(shape)})"]
 
 
-@_register("stablehlo.transpose")
-@_register("linalg.transpose")
+@register_emitter("stablehlo.transpose")
+@register_emitter("linalg.transpose")
 def _transpose(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
     return [f"lax.transpose({args[0]}, {py_tuple(_ints(op, 'permutation'))})"]
 
 
-@_register("stablehlo.reverse")
+@register_emitter("stablehlo.reverse")
 def _reverse(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -444,14 +462,14 @@ def _reverse(
     return [f"lax.rev({args[0]}, {py_tuple(dims)})" if dims else args[0]]
 
 
-@_register("stablehlo.concatenate")
+@register_emitter("stablehlo.concatenate")
 def _concatenate(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
     return [f"lax.concatenate([{', '.join(args)}], {int(op.attr('dimension'))})"]
 
 
-@_register("stablehlo.slice")
+@register_emitter("stablehlo.slice")
 def _slice(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -472,7 +490,7 @@ def _clamped(starts: Sequence[str], shape: Sequence[int], sizes: Sequence[int]) 
     return "[" + ", ".join(parts) + "]"
 
 
-@_register("stablehlo.dynamic_slice")
+@register_emitter("stablehlo.dynamic_slice")
 def _dynamic_slice(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -481,7 +499,7 @@ def _dynamic_slice(
     return [f"lax.dynamic_slice({args[0]}, {starts}, {py_tuple(sizes)})"]
 
 
-@_register("stablehlo.dynamic_update_slice")
+@register_emitter("stablehlo.dynamic_update_slice")
 def _dynamic_update_slice(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -489,7 +507,7 @@ def _dynamic_update_slice(
     return [f"lax.dynamic_update_slice({args[0]}, {args[1]}, {starts})"]
 
 
-@_register("stablehlo.pad")
+@register_emitter("stablehlo.pad")
 def _pad(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -517,7 +535,7 @@ def _index_vector_last(
     return indices, batching
 
 
-@_register("stablehlo.gather")
+@register_emitter("stablehlo.gather")
 def _gather(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -550,7 +568,7 @@ _SCATTER = {
 }
 
 
-@_register("stablehlo.scatter")
+@register_emitter("stablehlo.scatter")
 def _scatter(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -583,7 +601,7 @@ def _scatter(
 # --- contraction and reduction -------------------------------------------------------
 
 
-@_register("stablehlo.dot_general")
+@register_emitter("stablehlo.dot_general")
 def _dot_general(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -601,8 +619,8 @@ def _dot_general(
     ]
 
 
-@_register("linalg.matmul")
-@_register("linalg.batch_matmul")
+@register_emitter("linalg.matmul")
+@register_emitter("linalg.batch_matmul")
 def _matmul(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -669,7 +687,7 @@ def _bool_combine(kind: str) -> str:
     )
 
 
-@_register("stablehlo.reduce")
+@register_emitter("stablehlo.reduce")
 def _reduce(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
@@ -679,7 +697,7 @@ def _reduce(
     )
 
 
-@_register("linalg.reduce")
+@register_emitter("linalg.reduce")
 def _linalg_reduce(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:

@@ -22,10 +22,12 @@ from sbpc.ops.elementwise import (
     compare_kind,
     register_elementwise,
 )
-from sbpc.ops.evaluate import register_evaluator
-from sbpc.ops.registry import register_local, register_rule
+from sbpc.ops.kind import OpKinds
 from sbpc.ops.spec import OpSpec, numpy_dtype
 from sbpc.ops.stablehlo import constant_local, constant_rule
+
+# This module's op kinds, merged into the registry on first use (``sbpc.ops.kind``).
+BUILTINS = OpKinds()
 
 # arith op name -> elementwise kind (``sbpc.ops.elementwise.KINDS``); the JAX emitter reads it too.
 ARITH_ELEMENTWISE: dict[str, str] = {
@@ -59,7 +61,7 @@ ARITH_ELEMENTWISE: dict[str, str] = {
 }
 
 for _name, _kind in ARITH_ELEMENTWISE.items():
-    register_elementwise(f"arith.{_name}", KINDS[_kind])
+    register_elementwise(f"arith.{_name}", KINDS[_kind], BUILTINS)
 
 
 def _unsigned(x: np.ndarray) -> np.ndarray:
@@ -104,7 +106,7 @@ for _name, _fn in {
     "uitofp": _uitofp,
     "fptoui": _fptoui,
 }.items():
-    register_elementwise(f"arith.{_name}", Elementwise(_fn, _no_partials))
+    register_elementwise(f"arith.{_name}", Elementwise(_fn, _no_partials), BUILTINS)
 
 _CMPF = [
     *("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord"),
@@ -158,13 +160,13 @@ def _compare_with(
     return Elementwise(fn, partials)
 
 
-register_elementwise("arith.cmpf", _compare_with(_cmpf, _CMPF, _CMPF_ORDERED))
-register_elementwise("arith.cmpi", _compare_with(_cmpi, _CMPI, _CMPI_SIGNED))
+register_elementwise("arith.cmpf", _compare_with(_cmpf, _CMPF, _CMPF_ORDERED), BUILTINS)
+register_elementwise("arith.cmpi", _compare_with(_cmpi, _CMPI, _CMPI_SIGNED), BUILTINS)
 
-register_rule("arith.constant", constant_rule)
-register_local("arith.constant", constant_local)
+BUILTINS.add_rule("arith.constant", constant_rule)
+BUILTINS.set("arith.constant", "local", constant_local)
 
 
-@register_evaluator("arith.constant")
+@BUILTINS.evaluator("arith.constant")
 def _constant(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     return [np.broadcast_to(np.asarray(op.attr("value")), op.results[0].shape)]

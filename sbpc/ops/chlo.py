@@ -18,6 +18,10 @@ target could not run it.
 from __future__ import annotations
 
 from sbpc.ops.elementwise import KINDS, register_elementwise
+from sbpc.ops.kind import OpKinds
+
+# This module's op kinds, merged into the registry on first use (``sbpc.ops.kind``).
+BUILTINS = OpKinds()
 
 # chlo op name -> elementwise kind (``sbpc.ops.elementwise.KINDS``); the JAX emitter reads it too.
 CHLO_ELEMENTWISE: dict[str, str] = {
@@ -29,4 +33,4 @@ CHLO_ELEMENTWISE: dict[str, str] = {
 }
 
 for _name, _kind in CHLO_ELEMENTWISE.items():
-    register_elementwise(f"chlo.{_name}", KINDS[_kind])
+    register_elementwise(f"chlo.{_name}", KINDS[_kind], BUILTINS)

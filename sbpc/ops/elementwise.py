@@ -54,8 +54,7 @@ from sbpc.ops.derive import (
     linear_each,
     monotone,
 )
-from sbpc.ops.evaluate import register_evaluator
-from sbpc.ops.registry import register_rule
+from sbpc.ops.kind import OP_KINDS, OpKinds
 from sbpc.ops.spec import OpSpec, is_bool, is_float, numpy_dtype
 
 ArrayFn = Callable[[OpSpec, list[np.ndarray]], np.ndarray]
@@ -409,7 +408,12 @@ def elementwise_rule(kind: Elementwise) -> Callable[[OpSpec], list[Signature]]:
     return rule
 
 
-def register_elementwise(op_name: str, kind: Elementwise) -> None:
-    """Register rule and evaluator of an elementwise op (operands = inputs)."""
-    register_rule(op_name, elementwise_rule(kind))
-    register_evaluator(op_name, lambda op, xs: [kind.fn(op, xs)])
+def register_elementwise(
+    op_name: str, kind: Elementwise, kinds: OpKinds = OP_KINDS
+) -> None:
+    """Register rule and evaluator of an elementwise op (operands = inputs).
+
+    ``kinds``: the registry, or a rule module's table of built-ins.
+    """
+    kinds.add_rule(op_name, elementwise_rule(kind))
+    kinds.set(op_name, "evaluator", lambda op, xs: [kind.fn(op, xs)])

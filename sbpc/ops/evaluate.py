@@ -4,22 +4,28 @@ Each op kind registers an evaluator ``(op, inputs) -> outputs``; ``evaluate``
 dispatches on the op name and casts results to the result types, so a local
 op (``sbpc.ops.registry.local_op``) evaluates on a device's pieces exactly like
 the global op on whole tensors.  Plain numpy on the CPU, nothing global set.
-Built-in evaluators for ``stablehlo``, ``chlo``, ``linalg`` and ``arith`` load on
-first use (the same modules as the rules).
+The evaluator is one facet of the op kind's record (``sbpc.ops.kind``);
+built-in ones for ``stablehlo``, ``chlo``, ``linalg`` and ``arith`` are
+merged in on first use, with the rules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeAlias, overload
+from typing import overload
 
 import numpy as np
 
+from sbpc.ops.kind import OP_KINDS, EvalFn, op_kinds
 from sbpc.ops.spec import OpSpec, numpy_dtype
 
-EvalFn: TypeAlias = Callable[[OpSpec, list[np.ndarray]], Sequence[np.ndarray]]
-
-_EVALUATORS: dict[str, EvalFn] = {}
+__all__ = [
+    "EvalFn",
+    "NoEvaluatorError",
+    "evaluate",
+    "has_evaluator",
+    "register_evaluator",
+]
 
 
 class NoEvaluatorError(KeyError):
@@ -35,33 +41,30 @@ def register_evaluator(
 ) -> EvalFn | Callable[[EvalFn], EvalFn]:
     """Set the reference semantics of ``op_name``; usable as a decorator.
 
-    Replaces an earlier registration, except that the lazily loaded built-ins
+    Replaces an earlier registration; the built-ins, merged in on first use,
     never replace one made before them.
     """
 
     def add(f: EvalFn) -> EvalFn:
-        from sbpc.ops.registry import keeps_existing
-
-        if not keeps_existing(_EVALUATORS, op_name):
-            _EVALUATORS[op_name] = f
+        OP_KINDS.set(op_name, "evaluator", f)
         return f
 
     return add if fn is None else add(fn)
 
 
-def has_evaluator(op_name: str) -> bool:
-    from sbpc.ops.registry import _load_builtins
+def _evaluator(op_name: str) -> EvalFn | None:
+    kind = op_kinds().get(op_name)
+    return None if kind is None else kind.evaluator
 
-    _load_builtins()
-    return op_name in _EVALUATORS
+
+def has_evaluator(op_name: str) -> bool:
+    """Whether ``evaluate`` knows the op."""
+    return _evaluator(op_name) is not None
 
 
 def evaluate(op: OpSpec, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """The op's results on ``inputs`` (one array per operand, scalars rank 0)."""
-    from sbpc.ops.registry import _load_builtins
-
-    _load_builtins()
-    fn = _EVALUATORS.get(op.name)
+    fn = _evaluator(op.name)
     if fn is None:
         raise NoEvaluatorError(f"no reference evaluator for '{op.name}'")
     if len(inputs) != len(op.operands):

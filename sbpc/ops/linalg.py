@@ -28,8 +28,7 @@ from sbpc.ops.derive import (
     linear_each,
 )
 from sbpc.ops.elementwise import KINDS, Elementwise, elementwise_rule
-from sbpc.ops.evaluate import register_evaluator
-from sbpc.ops.registry import register_rule
+from sbpc.ops.kind import OpKinds
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype
 from sbpc.ops.stablehlo import (
     broadcast_in_dim_rule,
@@ -57,11 +56,15 @@ def destination_passing(rule: Rule) -> Rule:
     return lifted
 
 
+# This module's op kinds, merged into the registry on first use (``sbpc.ops.kind``).
+BUILTINS = OpKinds()
+
+
 def _register(
     name: str, rule: Rule, fn: Callable[[OpSpec, list[np.ndarray]], list]
 ) -> None:
-    register_rule(name, destination_passing(rule))
-    register_evaluator(name, fn)
+    BUILTINS.add_rule(name, destination_passing(rule))
+    BUILTINS.set(name, "evaluator", fn)
 
 
 def _elementwise(name: str, kind: Elementwise) -> None:

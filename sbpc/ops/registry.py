@@ -28,7 +28,9 @@ Another compiler registers its ops the same way::
     def _scale(op):
         return [sig1d([S(k)], [S(k)]) for k in range(op.results[0].rank)]
 
-Built-in rules for ``stablehlo``, ``chlo``, ``linalg`` and ``arith`` load on first use.
+Every facet of an op kind lives in one record (``sbpc.ops.kind``); this
+module is the rules-and-locals face of it.  Built-in rules for ``stablehlo``,
+``chlo``, ``linalg`` and ``arith`` are merged in on first use.
 ``signatures_1d`` drops two kinds of signature whatever the rule says:
 ``P(sum)`` on an ``i1`` tensor (a sum of booleans has no faithful
 collective: ``psum`` would count) and splits of size-1 dims (never even).
@@ -36,10 +38,9 @@ collective: ``psum`` would count) and splits of size-1 dims (never even).
 
 from __future__ import annotations
 
-import importlib
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeAlias, overload
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, overload
 
 import numpy as np
 
@@ -49,41 +50,22 @@ from sbpc.algebra.sbp import NdSbp, Partial, Split
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.ops.derive import all_broadcast, dedupe
+from sbpc.ops.kind import OP_KINDS, LocalFn, RuleFn, op_kinds
 from sbpc.ops.spec import OpSpec, is_bool
 
-RuleFn: TypeAlias = Callable[[OpSpec], Iterable[Signature]]
-# (global op, op with local types, nd signature, hierarchy, coord) -> local op
-LocalFn: TypeAlias = Callable[[OpSpec, OpSpec, Signature, Sequence[int], Coord], OpSpec]
-
-_RULES: dict[str, list[RuleFn]] = {}
-_LOCALS: dict[str, LocalFn] = {}
-_BUILTIN_MODULES = (
-    "sbpc.ops.stablehlo",
-    "sbpc.ops.chlo",
-    "sbpc.ops.linalg",
-    "sbpc.ops.arith",
-)
-_builtins_loaded = False
-
-
-_loading_builtins = False
-
-
-def _load_builtins() -> None:
-    global _builtins_loaded, _loading_builtins
-    if not _builtins_loaded:
-        _builtins_loaded = _loading_builtins = True
-        try:
-            for module in _BUILTIN_MODULES:
-                importlib.import_module(module)
-        finally:
-            _loading_builtins = False
-
-
-def keeps_existing(registry: Mapping[str, object], op_name: str) -> bool:
-    """Whether a registration is a lazily loaded built-in that must not replace
-    what another compiler registered before first use."""
-    return _loading_builtins and op_name in registry
+__all__ = [
+    "LocalFn",
+    "RuleFn",
+    "has_rule",
+    "local_op",
+    "nd_signatures",
+    "register_local",
+    "register_rule",
+    "registered_ops",
+    "rules_for",
+    "signatures_1d",
+    "unregister_rule",
+]
 
 
 @overload
@@ -100,23 +82,14 @@ def register_rule(
     """
 
     def add(f: RuleFn) -> RuleFn:
-        _RULES.setdefault(op_name, []).append(f)
-        _ND_CACHE.clear()
-        return f
+        return OP_KINDS.add_rule(op_name, f)
 
     return add if fn is None else add(fn)
 
 
 def unregister_rule(op_name: str, fn: RuleFn | None = None) -> None:
     """Remove ``fn`` (None: every rule) from ``op_name``; for tests and overrides."""
-    _load_builtins()
-    _ND_CACHE.clear()
-    if fn is None:
-        _RULES.pop(op_name, None)
-    elif fn in _RULES.get(op_name, []):
-        _RULES[op_name].remove(fn)
-        if not _RULES[op_name]:
-            del _RULES[op_name]
+    op_kinds().remove_rule(op_name, fn)
 
 
 @overload
@@ -128,13 +101,12 @@ def register_local(
 ) -> LocalFn | Callable[[LocalFn], LocalFn]:
     """Set how ``op_name``'s attributes change on a device; usable as a decorator.
 
-    Replaces an earlier registration, except that the lazily loaded built-ins
+    Replaces an earlier registration; the built-ins, merged in on first use,
     never replace one made before them.
     """
 
     def add(f: LocalFn) -> LocalFn:
-        if not keeps_existing(_LOCALS, op_name):
-            _LOCALS[op_name] = f
+        OP_KINDS.set(op_name, "local", f)
         return f
 
     return add if fn is None else add(fn)
@@ -146,20 +118,18 @@ def _name(op: OpSpec | str) -> str:
 
 def rules_for(op: OpSpec | str) -> list[RuleFn]:
     """The rules registered for an op (empty when it has none)."""
-    _load_builtins()
-    return list(_RULES.get(_name(op), ()))
+    kind = op_kinds().get(_name(op))
+    return [] if kind is None else list(kind.rules)
 
 
 def has_rule(op: OpSpec | str) -> bool:
     """Whether any rule knows the op; without one only all-``B`` is offered."""
-    _load_builtins()
-    return _name(op) in _RULES
+    return bool(rules_for(op))
 
 
 def registered_ops() -> list[str]:
     """Names of every op with a rule, sorted."""
-    _load_builtins()
-    return sorted(_RULES)
+    return op_kinds().names("rules")
 
 
 def _bool_sum(op: OpSpec, sig: Signature) -> bool:
@@ -216,16 +186,20 @@ def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
     memoized on the op's name, types and attributes: a real model repeats the
     same few ops thousands of times.
     """
+    global _nd_cache_version
+    version = op_kinds().version
+    if version != _nd_cache_version or len(_ND_CACHE) > 4096:
+        _ND_CACHE.clear()  # a rule changed since, or too many
+        _nd_cache_version = version
     key = (op_key(op), tuple(hierarchy))
     cached = _ND_CACHE.get(key)
     if cached is None:
-        if len(_ND_CACHE) > 4096:
-            _ND_CACHE.clear()
         cached = _ND_CACHE[key] = tuple(_nd_signatures(op, hierarchy))
     return list(cached)
 
 
 _ND_CACHE: dict[tuple[Any, ...], tuple[Signature, ...]] = {}
+_nd_cache_version = -1
 
 
 def _freeze_value(v: Any) -> Any:
@@ -321,7 +295,7 @@ def local_op(
     then fixes attributes holding shapes or positions.  Raises
     ``UnevenSplitError`` for a signature that does not fit the shapes.
     """
-    _load_builtins()
+    kind = op_kinds().get(op.name)
     local = op.replace(
         operands=[
             localize_type(t, nd, hierarchy)
@@ -332,5 +306,5 @@ def local_op(
             for t, nd in zip(op.results, sig.outputs, strict=True)
         ],
     )
-    fix = _LOCALS.get(op.name)
+    fix = None if kind is None else kind.local
     return local if fix is None else fix(op, local, sig, hierarchy, tuple(coord))

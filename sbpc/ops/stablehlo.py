@@ -90,9 +90,11 @@ from sbpc.ops.derive import (
     sig1d,
 )
 from sbpc.ops.elementwise import KINDS, compare_kind, register_elementwise
-from sbpc.ops.evaluate import register_evaluator
-from sbpc.ops.registry import register_local, register_rule
+from sbpc.ops.kind import OpKinds
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype, scatter_kinds
+
+# This module's op kinds, merged into the registry on first use (``sbpc.ops.kind``).
+BUILTINS = OpKinds()
 
 _ELEMENTWISE = [
     "add",
@@ -129,13 +131,14 @@ _ELEMENTWISE = [
     "convert",
 ]
 for _kind in _ELEMENTWISE:
-    register_elementwise(f"stablehlo.{_kind}", KINDS[_kind])
-register_elementwise("stablehlo.round_nearest_afz", KINDS["round"])
+    register_elementwise(f"stablehlo.{_kind}", KINDS[_kind], BUILTINS)
+register_elementwise("stablehlo.round_nearest_afz", KINDS["round"], BUILTINS)
 register_elementwise(
     "stablehlo.compare",
     compare_kind(
         "comparison_direction", {d: d for d in ("EQ", "NE", "GE", "GT", "LE", "LT")}
     ),
+    BUILTINS,
 )
 
 
@@ -161,7 +164,7 @@ def split_dims(
 # --- constant and iota -------------------------------------------------------
 
 
-@register_rule("stablehlo.constant")
+@BUILTINS.rule("stablehlo.constant")
 def constant_rule(op: OpSpec) -> list[Signature]:
     """Any split (each device its block); any partial (see ``constant_local``)."""
     rank = op.results[0].rank
@@ -169,7 +172,7 @@ def constant_rule(op: OpSpec) -> list[Signature]:
     return sigs + [sig1d([], [p]) for p in (PARTIAL_SUM, PARTIAL_MAX, PARTIAL_MIN)]
 
 
-@register_local("stablehlo.constant")
+@BUILTINS.local("stablehlo.constant")
 def constant_local(
     op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
 ) -> OpSpec:
@@ -184,18 +187,18 @@ def constant_local(
     return local.replace(value=block)
 
 
-@register_evaluator("stablehlo.constant")
+@BUILTINS.evaluator("stablehlo.constant")
 def _constant(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     return [np.broadcast_to(np.asarray(op.attr("value")), op.results[0].shape)]
 
 
-@register_rule("stablehlo.iota")
+@BUILTINS.rule("stablehlo.iota")
 def iota_rule(op: OpSpec) -> list[Signature]:
     """Any split; a block of the iota dimension counts from its offset."""
     return factor_signatures(Factor((), (k,)) for k in range(op.results[0].rank))
 
 
-@register_local("stablehlo.iota")
+@BUILTINS.local("stablehlo.iota")
 def iota_local(
     op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
 ) -> OpSpec:
@@ -205,7 +208,7 @@ def iota_local(
     return local.replace(iota_offset=offset)
 
 
-@register_evaluator("stablehlo.iota")
+@BUILTINS.evaluator("stablehlo.iota")
 def _iota(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     shape = op.results[0].shape
     dim = int(op.attr("iota_dimension"))
@@ -218,7 +221,7 @@ def _iota(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
 # --- layout ops ---------------------------------------------------------------
 
 
-@register_rule("stablehlo.broadcast_in_dim")
+@BUILTINS.rule("stablehlo.broadcast_in_dim")
 def broadcast_in_dim_rule(op: OpSpec) -> list[Signature]:
     """Operand dim i -> result dim ``broadcast_dimensions[i]`` unless it expands 1 -> N.
 
@@ -231,7 +234,7 @@ def broadcast_in_dim_rule(op: OpSpec) -> list[Signature]:
     return factor_signatures(factors) + data_movement(*_n(op), (0,))
 
 
-@register_evaluator("stablehlo.broadcast_in_dim")
+@BUILTINS.evaluator("stablehlo.broadcast_in_dim")
 def _broadcast_in_dim(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     bd = _ints(op, "broadcast_dimensions")
     x = xs[0].transpose(np.argsort(bd)) if bd else xs[0]
@@ -257,7 +260,7 @@ def reshape_pairs(src: Sequence[int], dst: Sequence[int]) -> list[tuple[int, int
     ]
 
 
-@register_rule("stablehlo.reshape")
+@BUILTINS.rule("stablehlo.reshape")
 def reshape_rule(op: OpSpec) -> list[Signature]:
     pairs = reshape_pairs(op.operands[0].shape, op.results[0].shape)
     return factor_signatures(Factor((i,), (j,)) for i, j in pairs) + data_movement(
@@ -265,12 +268,12 @@ def reshape_rule(op: OpSpec) -> list[Signature]:
     )
 
 
-@register_evaluator("stablehlo.reshape")
+@BUILTINS.evaluator("stablehlo.reshape")
 def _reshape(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     return [xs[0].reshape(op.results[0].shape)]
 
 
-@register_rule("stablehlo.transpose")
+@BUILTINS.rule("stablehlo.transpose")
 def transpose_rule(op: OpSpec) -> list[Signature]:
     perm = _ints(op, "permutation")
     return factor_signatures(Factor((perm[j],), (j,)) for j in range(len(perm))) + (
@@ -278,12 +281,12 @@ def transpose_rule(op: OpSpec) -> list[Signature]:
     )
 
 
-@register_evaluator("stablehlo.transpose")
+@BUILTINS.evaluator("stablehlo.transpose")
 def _transpose(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     return [xs[0].transpose(_ints(op, "permutation"))]
 
 
-@register_rule("stablehlo.reverse")
+@BUILTINS.rule("stablehlo.reverse")
 def reverse_rule(op: OpSpec) -> list[Signature]:
     """Only dims that are not reversed split (a reversed block lands elsewhere)."""
     rev = set(_ints(op, "dimensions"))
@@ -292,13 +295,13 @@ def reverse_rule(op: OpSpec) -> list[Signature]:
     return factor_signatures(factors) + data_movement(*_n(op), (0,))
 
 
-@register_evaluator("stablehlo.reverse")
+@BUILTINS.evaluator("stablehlo.reverse")
 def _reverse(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     dims = _ints(op, "dimensions")
     return [np.flip(xs[0], axis=dims) if dims else xs[0]]
 
 
-@register_rule("stablehlo.concatenate")
+@BUILTINS.rule("stablehlo.concatenate")
 def concatenate_rule(op: OpSpec) -> list[Signature]:
     """Split any dim but the concatenated one; partials of every kind pass.
 
@@ -312,7 +315,7 @@ def concatenate_rule(op: OpSpec) -> list[Signature]:
     return factor_signatures(factors) + data_movement(*_n(op), range(k))
 
 
-@register_evaluator("stablehlo.concatenate")
+@BUILTINS.evaluator("stablehlo.concatenate")
 def _concatenate(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     return [np.concatenate(xs, axis=int(op.attr("dimension")))]
 
@@ -337,14 +340,14 @@ def _splittable_dims_of_slice(op: OpSpec) -> list[int]:
     ]
 
 
-@register_rule("stablehlo.slice")
+@BUILTINS.rule("stablehlo.slice")
 def slice_rule(op: OpSpec) -> list[Signature]:
     """Split only dims the slice reads whole (strided or not)."""
     factors = [Factor((d,), (d,)) for d in _splittable_dims_of_slice(op)]
     return factor_signatures(factors) + data_movement(*_n(op), (0,))
 
 
-@register_local("stablehlo.slice")
+@BUILTINS.local("stablehlo.slice")
 def slice_local(
     op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
 ) -> OpSpec:
@@ -354,7 +357,7 @@ def slice_local(
     return local.replace(limit_indices=tuple(limit))
 
 
-@register_evaluator("stablehlo.slice")
+@BUILTINS.evaluator("stablehlo.slice")
 def _slice(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     start = _ints(op, "start_indices")
     limit = _ints(op, "limit_indices")
@@ -363,7 +366,7 @@ def _slice(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     return [xs[0][index]]
 
 
-@register_rule("stablehlo.dynamic_slice")
+@BUILTINS.rule("stablehlo.dynamic_slice")
 def dynamic_slice_rule(op: OpSpec) -> list[Signature]:
     """Split dims the slice takes whole (their start index clamps to 0)."""
     shape = op.operands[0].shape
@@ -375,7 +378,7 @@ def dynamic_slice_rule(op: OpSpec) -> list[Signature]:
     return factor_signatures(factors) + data_movement(*_n(op), (0,))
 
 
-@register_local("stablehlo.dynamic_slice")
+@BUILTINS.local("stablehlo.dynamic_slice")
 def dynamic_slice_local(
     op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
 ) -> OpSpec:
@@ -394,7 +397,7 @@ def _clamped_starts(
     ]
 
 
-@register_evaluator("stablehlo.dynamic_slice")
+@BUILTINS.evaluator("stablehlo.dynamic_slice")
 def _dynamic_slice(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     x, starts = xs[0], xs[1:]
     sizes = _ints(op, "slice_sizes")
@@ -402,7 +405,7 @@ def _dynamic_slice(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     return [x[tuple(slice(b, b + s) for b, s in zip(begin, sizes, strict=True))]]
 
 
-@register_rule("stablehlo.dynamic_update_slice")
+@BUILTINS.rule("stablehlo.dynamic_update_slice")
 def dynamic_update_slice_rule(op: OpSpec) -> list[Signature]:
     """Split dims the update covers whole; partials pass (max/min: one side alone)."""
     shape = op.operands[0].shape
@@ -420,7 +423,7 @@ def dynamic_update_slice_rule(op: OpSpec) -> list[Signature]:
     )
 
 
-@register_evaluator("stablehlo.dynamic_update_slice")
+@BUILTINS.evaluator("stablehlo.dynamic_update_slice")
 def _dynamic_update_slice(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     x, upd, starts = xs[0], xs[1], xs[2:]
     begin = _clamped_starts(starts, x.shape, upd.shape)
@@ -429,7 +432,7 @@ def _dynamic_update_slice(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     return [out]
 
 
-@register_rule("stablehlo.pad")
+@BUILTINS.rule("stablehlo.pad")
 def pad_rule(op: OpSpec) -> list[Signature]:
     """Split unpadded dims.  Partials: value and padding together (a ``B``
     padding value is repeated by ``P(sum)``), or max/min with the value alone."""
@@ -449,7 +452,7 @@ def pad_rule(op: OpSpec) -> list[Signature]:
     )
 
 
-@register_evaluator("stablehlo.pad")
+@BUILTINS.evaluator("stablehlo.pad")
 def _pad(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     x, pv = xs
     lo, hi = _ints(op, "edge_padding_low"), _ints(op, "edge_padding_high")
@@ -489,7 +492,7 @@ def dot_general_factors(op: OpSpec) -> list[Factor]:
     return factors
 
 
-@register_rule("stablehlo.dot_general")
+@BUILTINS.rule("stablehlo.dot_general")
 def dot_general_rule(op: OpSpec) -> list[Signature]:
     """Factors, plus linearity in each side: ``(P, B) -> P``, ``(B, P) -> P``."""
     sigs = factor_signatures(dot_general_factors(op))
@@ -519,7 +522,7 @@ def _einsum_spec(op: OpSpec) -> str:
     return f"{''.join(lhs)},{''.join(rhs)}->{''.join(out)}"
 
 
-@register_evaluator("stablehlo.dot_general")
+@BUILTINS.evaluator("stablehlo.dot_general")
 def _dot_general(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     dtype = numpy_dtype(op.results[0].element)
     a, b = (x.astype(dtype, copy=False) for x in xs)
@@ -587,7 +590,7 @@ def reduce_signatures(
     return sigs
 
 
-@register_rule("stablehlo.reduce")
+@BUILTINS.rule("stablehlo.reduce")
 def reduce_rule(op: OpSpec) -> list[Signature]:
     n_inputs = len(op.operands) // 2
     return reduce_signatures(op, n_inputs, _ints(op, "dimensions"), op.attr("kind"))
@@ -607,7 +610,7 @@ def reduce_arrays(
     return out
 
 
-@register_evaluator("stablehlo.reduce")
+@BUILTINS.evaluator("stablehlo.reduce")
 def _reduce(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     n = len(xs) // 2
     kind = op.attr("kind")
@@ -649,7 +652,7 @@ def _gather_offset_operand_dims(op: OpSpec) -> list[int]:
     ]
 
 
-@register_rule("stablehlo.gather")
+@BUILTINS.rule("stablehlo.gather")
 def gather_rule(op: OpSpec) -> list[Signature]:
     """Indices split on batch dims (operand ``B``, or split on the paired
     operand batching dim); operand split on offset dims it is sliced whole;
@@ -673,7 +676,7 @@ def gather_rule(op: OpSpec) -> list[Signature]:
     return factor_signatures(factors) + data_movement(*_n(op), (0,))
 
 
-@register_local("stablehlo.gather")
+@BUILTINS.local("stablehlo.gather")
 def gather_local(
     op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
 ) -> OpSpec:
@@ -684,7 +687,7 @@ def gather_local(
     return local.replace(slice_sizes=tuple(sizes))
 
 
-@register_evaluator("stablehlo.gather")
+@BUILTINS.evaluator("stablehlo.gather")
 def _gather(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     """StableHLO gather, start indices clamped into range as the spec says."""
     x, indices = xs
@@ -768,7 +771,7 @@ def scatter_partial_kind(op: OpSpec) -> PartialKind | None:
     return "sum" if kind == "add" else None
 
 
-@register_rule("stablehlo.scatter")
+@BUILTINS.rule("stablehlo.scatter")
 def scatter_rule(op: OpSpec) -> list[Signature]:
     """Operands (operand, scatter_indices, updates) -> result.
 
@@ -824,7 +827,7 @@ def scatter_rule(op: OpSpec) -> list[Signature]:
     )
 
 
-@register_evaluator("stablehlo.scatter")
+@BUILTINS.evaluator("stablehlo.scatter")
 def _scatter(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     """StableHLO scatter as XLA runs it: an update window that does not fit
     in the operand at its start index is skipped whole; duplicates combine

@@ -19,6 +19,7 @@ import numpy as np
 from sbpc.algebra.pieces import Pieces
 from sbpc.algebra.placement import Coord
 from sbpc.algebra.sbp import Broadcast, Partial, PartialKind, Split
+from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.planner import BoxingPlan, BoxingStep
 
 
@@ -80,26 +81,26 @@ def _run_group(xs: list[np.ndarray], step: BoxingStep) -> list[np.ndarray]:
     s, t = step.src[d], step.dst[d]
     n = len(xs)
     kind = step.kind
-    if kind == "all_gather":
+    if kind == CollectiveKind.ALL_GATHER:
         assert isinstance(s, Split)
         whole = np.concatenate(xs, axis=s.axis)
         return [whole.copy() for _ in xs]
-    if kind == "all_to_all":
+    if kind == CollectiveKind.ALL_TO_ALL:
         assert isinstance(s, Split) and isinstance(t, Split)
         chunks = [_split(x, n, t.axis) for x in xs]
         return [np.concatenate([c[r] for c in chunks], axis=s.axis) for r in range(n)]
-    if kind == "all_reduce":
+    if kind == CollectiveKind.ALL_REDUCE:
         assert step.reduce is not None
         total = reduce(xs, step.reduce)
         return [total.copy() for _ in xs]
-    if kind == "reduce_scatter":
+    if kind == CollectiveKind.REDUCE_SCATTER:
         assert step.reduce is not None and isinstance(t, Split)
         chunks = [_split(x, n, t.axis) for x in xs]
         return [reduce([c[r] for c in chunks], step.reduce) for r in range(n)]
-    if kind == "local_slice":
+    if kind == CollectiveKind.LOCAL_SLICE:
         assert isinstance(t, Split)
         return [_split(x, n, t.axis)[g].copy() for g, x in enumerate(xs)]
-    if kind == "local_to_partial":
+    if kind == CollectiveKind.LOCAL_TO_PARTIAL:
         assert isinstance(t, Partial)
         if isinstance(s, Broadcast):
             if t.kind != "sum":  # every copy is a valid max/min piece
@@ -131,7 +132,7 @@ def _transfer(pieces: Mapping[Coord, np.ndarray], step: BoxingStep) -> Pieces:
 
 def apply_step(pieces: Mapping[Coord, np.ndarray], step: BoxingStep) -> Pieces:
     """Every device's piece after ``step``, computed from its group's pieces."""
-    if step.kind == "transfer":
+    if step.kind == CollectiveKind.TRANSFER:
         return _transfer(pieces, step)
     out: Pieces = {}
     for group in groups(step.hierarchy, step.dims):

@@ -17,6 +17,7 @@ import numpy as np
 from sbpc.algebra.pieces import Pieces, assemble, distribute
 from sbpc.algebra.sbp import Partial
 from sbpc.boxing import planner as boxing
+from sbpc.boxing.collective_kind import REDUCTIONS, CollectiveKind
 from sbpc.ops.evaluate import evaluate
 from sbpc.ops.registry import local_op
 from sbpc.program import CollectiveInstr, OpInstr, Program
@@ -25,7 +26,7 @@ from sbpc.simulator.collectives import apply_step
 
 def _step_of(instr: CollectiveInstr, program: Program) -> boxing.BoxingStep:
     tensor = program.types[instr.operand]
-    if instr.kind == "transfer":
+    if instr.kind == CollectiveKind.TRANSFER:
         assert instr.to_placement is not None
         return boxing.transfer_step(
             instr.src,
@@ -36,7 +37,7 @@ def _step_of(instr: CollectiveInstr, program: Program) -> boxing.BoxingStep:
             boxing.DEFAULT_COST_MODEL,
         )
     reduce = None
-    if instr.kind in ("all_reduce", "reduce_scatter"):
+    if instr.kind in REDUCTIONS:
         entry = instr.src[instr.dims[0]]
         assert isinstance(entry, Partial)
         reduce = entry.kind

@@ -529,6 +529,7 @@ def test_device_dependent_attribute_without_symbolic_form() -> None:
     """A local op whose attribute differs per device is refused, not guessed."""
     from sbpc.ops import registry as op_rules
     from sbpc.ops.derive import sig1d
+    from sbpc.ops.kind import OP_KINDS
 
     name = "test.shifted"
     op_rules.register_rule(name, lambda op: [sig1d([S(0)], [S(0)])])
@@ -540,8 +541,7 @@ def test_device_dependent_attribute_without_symbolic_form() -> None:
         with pytest.raises(JaxEmitError, match=r"attribute 'shift' of test\.shifted"):
             emit_jax(_one_op_program(op, Signature(((S(0),),), ((S(0),),))))
     finally:
-        op_rules.unregister_rule(name)
-        op_rules._LOCALS.pop(name, None)
+        OP_KINDS.remove(name)
 
 
 def test_names_and_labels_cannot_break_the_source() -> None:

@@ -974,7 +974,9 @@ def test_every_listed_op_has_rule_evaluator_and_proof() -> None:
 
 def test_registrations_before_first_use_survive_builtins(tmp_path) -> None:
     # In a fresh interpreter (built-ins not loaded yet) a compiler replaces
-    # the local semantics and evaluator of a built-in op; loading must keep them.
+    # the local semantics and evaluator of a built-in op; loading must keep them,
+    # also when a module that reads the rule modules (the JAX back end) is
+    # imported after the registration and before first use.
     import subprocess
     import sys
     from pathlib import Path
@@ -987,6 +989,7 @@ from sbpc.ops.spec import OpSpec
 from sbpc.algebra.tensor_type import TensorType
 register_local("stablehlo.iota", lambda op, local, sig, h, c: local.replace(mine=1))
 register_evaluator("stablehlo.iota", lambda op, xs: [np.zeros(8)])
+import sbpc.jax_backend.ops
 op = OpSpec("stablehlo.iota", [], [TensorType((8,), "i32")], {"iota_dimension": 0})
 sig = nd_signatures(op, (2,))[0]
 assert local_op(op, sig, (2,), (1,)).attrs["mine"] == 1
