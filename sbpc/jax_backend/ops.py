@@ -280,10 +280,35 @@ for _name, _kind in ARITH_ELEMENTWISE.items():
 def _compare(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
+    """A comparison of the op's ``compare_type``: ``TOTALORDER`` on floats
+    orders -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN (so -0.0 != 0.0
+    and NaN == NaN), by comparing the floats' bits as sign-magnitude
+    integers; ``FLOAT`` (or none) is IEEE comparison."""
     direction = str(op.attr("comparison_direction"))
     if direction not in _COMPARE:
         raise UnsupportedOpError(f"comparison direction '{direction}'")
-    return [f"{_COMPARE[direction]}({args[0]}, {args[1]})"]
+    a, b = args
+    element = op.operands[0].element
+    if str(op.attr("compare_type", "")) == "TOTALORDER" and element.startswith(
+        ("f", "bf")
+    ):
+        a, b = (_total_order_key(x, element) for x in (a, b))
+    return [f"{_COMPARE[direction]}({a}, {b})"]
+
+
+_FLOAT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+
+def _total_order_key(x: str, element: str) -> str:
+    """Signed integers ordered as ``x``'s floats in IEEE total order: the bits
+    of a negative float flipped (all but the sign) make larger magnitudes
+    smaller."""
+    bits = _FLOAT_BITS.get(element)
+    if bits is None:
+        raise UnsupportedOpError(f"TOTALORDER comparison of '{element}'")
+    signed = f"jnp.int{bits}"
+    i = f"lax.bitcast_convert_type({x}, {signed})"
+    return f"({i} ^ (({i} >> {bits - 1}) & {signed}({(1 << (bits - 1)) - 1})))"
 
 
 def _as_unsigned(x: str, element: str) -> str:
@@ -605,8 +630,16 @@ def _scatter(
 def _dot_general(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
+    """``lax.dot_general`` with the op's own numerics: its ``precision_config``
+    (absent: ``DEFAULT``, which is TF32 for f32 on recent GPUs) and its result
+    type as ``preferred_element_type`` (bf16 x bf16 -> f32 accumulates in f32
+    from bf16 operands; casting the operands first would change the numbers).
+    Operands are cast only where their element types differ, which
+    ``lax.dot_general`` does not take."""
     _, dtype = _result(op)
-    a, b = (f"{x}.astype({dtype})" for x in args)
+    a, b = args
+    if op.operands[0].element != op.operands[1].element:
+        a, b = (f"{x}.astype({dtype})" for x in args)
     dnums = (
         f"(({py_tuple(_ints(op, 'lhs_contracting_dimensions'))}, "
         f"{py_tuple(_ints(op, 'rhs_contracting_dimensions'))}), "
@@ -614,9 +647,23 @@ def _dot_general(
         f"{py_tuple(_ints(op, 'rhs_batching_dimensions'))}))"
     )
     return [
-        f"lax.dot_general({a}, {b}, {dnums}, precision=lax.Precision.HIGHEST, "
+        f"lax.dot_general({a}, {b}, {dnums}{_precision(op)}, "
         f"preferred_element_type={dtype})"
     ]
+
+
+def _precision(op: OpSpec) -> str:
+    """``, precision=(...)`` from the op's per-operand precision config."""
+    config = op.attr("precision")
+    if not config:
+        return ""
+    names = [str(p) for p in config]
+    unknown = sorted(set(names) - {"DEFAULT", "HIGH", "HIGHEST"})
+    if unknown:
+        raise UnsupportedOpError(f"precision {', '.join(unknown)}")
+    if all(n == "DEFAULT" for n in names):
+        return ""
+    return ", precision=(" + ", ".join(f"lax.Precision.{n}" for n in names) + ")"
 
 
 @register_emitter("linalg.matmul")
@@ -625,6 +672,8 @@ def _matmul(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
     _, dtype = _result(op)
+    # linalg's body casts the operands to the result type and computes in it:
+    # exact arithmetic of that type, which is HIGHEST (DEFAULT f32 is TF32).
     a, b, c = (f"{x}.astype({dtype})" for x in args)
     return [f"({c} + jnp.matmul({a}, {b}, precision=lax.Precision.HIGHEST))"]
 
