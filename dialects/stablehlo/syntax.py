@@ -4,9 +4,11 @@ Most ops spell their syntax with xDSL's declarative ``assembly_format``; the
 pieces StableHLO itself writes as ``custom<...>`` directives in its ODS are
 the custom directives here (``SameOperandsAndResultType``, ``SelectOpType``,
 ``VariadicOperandWithAttribute``, ``SliceRanges``; ``dot_general``'s two live
-beside it), so printed text matches what jaxlib's MLIR prints byte for byte.  The plain functions serve the few ops that keep a
-hand-written parser and printer (``constant``, ``reduce``), and other dialects
-(CHLO) that read and print the same way.
+beside it), so printed text matches what jaxlib's MLIR prints byte for byte.
+The plain functions serve the ops that keep a hand-written parser and printer
+(``constant``, ``reduce``: StableHLO writes those in C++ too), the
+dimension-number attributes, and any dialect that reads and prints StableHLO's
+way.
 """
 
 from __future__ import annotations
@@ -102,32 +104,8 @@ def print_int_struct(
 
 
 # --------------------------------------------------------------------------
-# Operands and types, for hand-written parsers
+# Operands and types, for hand-written parsers and printers
 # --------------------------------------------------------------------------
-
-
-def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
-    """``%a, %b, ...`` (at least one)."""
-    operands = [parser.parse_unresolved_operand()]
-    while parser.parse_optional_punctuation(",") is not None:
-        operands.append(parser.parse_unresolved_operand())
-    return operands
-
-
-def parse_trailing_operands(parser: Parser) -> list[UnresolvedOperand]:
-    """``%a, %b,`` -- operands each followed by a comma, until a non-operand."""
-    operands: list[UnresolvedOperand] = []
-    while (operand := parser.parse_optional_unresolved_operand()) is not None:
-        operands.append(operand)
-        parser.parse_punctuation(",")
-    return operands
-
-
-def parse_type_or_function(parser: Parser) -> Attribute:
-    """A single type, or a function type when the text starts with ``(``."""
-    if (function := parser.parse_optional_function_type()) is not None:
-        return function
-    return parser.parse_type()
 
 
 def resolve_operands(
@@ -137,7 +115,39 @@ def resolve_operands(
     return list(parser.resolve_operands(operands, types, parser.pos))
 
 
-def check_same_operands_and_result_type(
+def print_attr_dict(printer: Printer, op: Operation) -> None:
+    """``attr-dict``: the discardable attributes (properties print elsewhere)."""
+    printer.print_op_attributes(op.attributes)
+
+
+def print_functional_type(printer: Printer, op: Operation) -> None:
+    """`` : (A, B) -> R``."""
+    printer.print_string(" : ")
+    printer.print_function_type(op.operand_types, op.result_types)
+
+
+# --------------------------------------------------------------------------
+# Custom directives of the declarative formats
+# --------------------------------------------------------------------------
+
+
+def _parse_trailing_operands(parser: Parser) -> list[UnresolvedOperand]:
+    """``%a, %b,`` -- operands each followed by a comma, until a non-operand."""
+    operands: list[UnresolvedOperand] = []
+    while (operand := parser.parse_optional_unresolved_operand()) is not None:
+        operands.append(operand)
+        parser.parse_punctuation(",")
+    return operands
+
+
+def _parse_type_or_function(parser: Parser) -> Attribute:
+    """A single type, or a function type when the text starts with ``(``."""
+    if (function := parser.parse_optional_function_type()) is not None:
+        return function
+    return parser.parse_type()
+
+
+def _check_same_operands_and_result_type(
     parser: Parser, operand_count: int, type_: Attribute, pos: int
 ) -> tuple[Sequence[Attribute], Attribute]:
     """Operand types and result type meant by ``custom<SameOperandsAndResultType>``.
@@ -157,51 +167,11 @@ def check_same_operands_and_result_type(
     return [type_] * operand_count, type_
 
 
-def parse_same_operands_and_result_type(
-    parser: Parser, operands: Sequence[UnresolvedOperand]
-) -> tuple[list[SSAValue], Attribute]:
-    """StableHLO's ``custom<SameOperandsAndResultType>``: ``T`` or ``(Ts) -> R``."""
-    pos = parser.pos
-    type_ = parse_type_or_function(parser)
-    inputs, result = check_same_operands_and_result_type(
-        parser, len(operands), type_, pos
-    )
-    return resolve_operands(parser, operands, inputs), result
-
-
-def parse_functional_type(
-    parser: Parser, operands: Sequence[UnresolvedOperand]
-) -> tuple[list[SSAValue], tuple[Attribute, ...]]:
-    """``functional-type(operands, results)``."""
-    pos = parser.pos
-    function = parser.parse_function_type()
-    if len(function.inputs.data) != len(operands):
-        parser.raise_error(
-            f"expected {len(function.inputs.data)} operand types "
-            f"but had {len(operands)}",
-            pos,
-        )
-    return resolve_operands(parser, operands, function.inputs.data), (
-        function.outputs.data
-    )
-
-
-def print_operands(printer: Printer, operands: Iterable[SSAValue]) -> None:
+def _print_operands(printer: Printer, operands: Iterable[SSAValue]) -> None:
     printer.print_list(operands, printer.print_operand)
 
 
-def print_attr_dict(printer: Printer, op: Operation) -> None:
-    """``attr-dict``: the discardable attributes (properties print elsewhere)."""
-    printer.print_op_attributes(op.attributes)
-
-
-def print_functional_type(printer: Printer, op: Operation) -> None:
-    """`` : (A, B) -> R``."""
-    printer.print_string(" : ")
-    printer.print_function_type(op.operand_types, op.result_types)
-
-
-def print_same_operands_and_result_type(
+def _print_same_operands_and_result_type(
     printer: Printer, operand_types: Sequence[Attribute], result_type: Attribute
 ) -> None:
     """``T`` when every operand has the result's type, else ``(Ts) -> R``."""
@@ -209,11 +179,6 @@ def print_same_operands_and_result_type(
         printer.print_attribute(result_type)
     else:
         printer.print_function_type(operand_types, (result_type,))
-
-
-# --------------------------------------------------------------------------
-# Custom directives of the declarative formats
-# --------------------------------------------------------------------------
 
 
 def _operand_count(state: ParsingState) -> int:
@@ -244,8 +209,8 @@ class SameOperandsAndResultType(CustomDirective):
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         pos = parser.pos
-        type_ = parse_type_or_function(parser)
-        inputs, result = check_same_operands_and_result_type(
+        type_ = _parse_type_or_function(parser)
+        inputs, result = _check_same_operands_and_result_type(
             parser, _operand_count(state), type_, pos
         )
         self.operand_types.set(state, inputs)
@@ -254,7 +219,9 @@ class SameOperandsAndResultType(CustomDirective):
     def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
         _start(printer, state)
         (result,) = self.result_types.get(op)
-        print_same_operands_and_result_type(printer, self.operand_types.get(op), result)
+        _print_same_operands_and_result_type(
+            printer, self.operand_types.get(op), result
+        )
         _done(state)
 
 
@@ -271,7 +238,7 @@ class SelectOpType(CustomDirective):
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         pos = parser.pos
-        first = parse_type_or_function(parser)
+        first = _parse_type_or_function(parser)
         if isinstance(first, FunctionType):
             if len(first.inputs.data) != 3 or len(first.outputs.data) != 1:
                 parser.raise_error("expected functional type (P, T, F) -> R", pos)
@@ -312,14 +279,14 @@ class VariadicOperandWithAttribute(CustomDirective):
     operands: VariadicOperandVariable
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
-        self.operands.set(state, parse_trailing_operands(parser))
+        self.operands.set(state, _parse_trailing_operands(parser))
 
     def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
         values = self.operands.get(op)
         if not values:
             return
         _start(printer, state)
-        print_operands(printer, values)
+        _print_operands(printer, values)
         printer.print_string(",")
         _done(state)
 
