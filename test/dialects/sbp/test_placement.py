@@ -6,6 +6,7 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, S
 from sbpc.dialects.sbp import (
     AllGatherOp,
+    LayoutOpInterface,
     placement_in_force,
     placement_map,
     value_layout,
@@ -72,3 +73,25 @@ def test_constants_live_where_they_are_used(module, in_func) -> None:
     assert placement_in_force(add0) == stage2
     assert value_placement(add0.results[0]) == stage2
     assert pm[add1.results[0]] == Placement.from_nested("cuda", [[0, 1], [2, 3]])
+
+
+def test_sbp_ops_state_their_layout_through_the_interface(module, in_func) -> None:
+    m = module(
+        in_func(
+            "    %0 = sbp.cast %x to #sbp.nd<[S(0)]> on #sbp.placement<cuda, [4, 5]> "
+            ": tensor<8x16xf32>\n"
+            "    %1 = sbp.all_gather %0 dims [0] from [S(0)] to [B] : tensor<8x16xf32>\n"
+            "    %2 = arith.addf %1, %1 : tensor<8x16xf32>"
+        )
+    )
+    cast_op, gather, add = (
+        o for o in m.walk() if o.name.startswith(("sbp.", "arith."))
+    )
+    stage2 = Placement.from_nested("cuda", [4, 5])
+    interface = cast_op.get_trait(LayoutOpInterface)
+    assert interface is not None
+    assert interface.result_layout(cast_op) == (S(0),)
+    assert interface.named_placement(cast_op) == stage2
+    assert gather.get_trait(LayoutOpInterface).named_placement(gather) is None
+    assert add.get_trait(LayoutOpInterface) is None
+    assert value_placement(add.results[0]) == stage2

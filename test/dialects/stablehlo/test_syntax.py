@@ -3,7 +3,10 @@ jaxlib's MLIR do, round-trip, in the pretty and the generic form."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from xdsl.utils.exceptions import ParseError
 
 from sbpc.dialects import stablehlo as shlo
 
@@ -90,3 +93,78 @@ def test_generic_form_keeps_minus_infinity(parse):
     module = parse(GENERIC)
     constant = next(op for op in module.walk() if isinstance(op, shlo.ConstantOp))
     assert constant.value.get_values() == (float("-inf"),)
+
+
+# --------------------------------------------------------------- directives
+
+
+def test_same_operands_and_result_type_prints_one_type_or_a_function(parse, show):
+    text = (
+        "func.func @f(%a: tensor<4xf32>, %s: tensor<f32>) {\n"
+        "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n"
+        "  %1 = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xi32>\n"
+        "  %2 = stablehlo.clamp %s, %a, %s : "
+        "(tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>\n"
+        "  %3 = stablehlo.add %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+        "  return\n}"
+    )
+    printed = show(parse(text))
+    assert "stablehlo.add %a, %a : tensor<4xf32>" in printed
+    assert "stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xi32>" in printed
+    assert "(tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>" in printed
+    # A function type whose types all agree prints as the one type.
+    assert printed.count("stablehlo.add %a, %a : tensor<4xf32>") == 2
+
+
+@pytest.mark.parametrize(
+    ("op_text", "message"),
+    [
+        (
+            "%0 = stablehlo.add %a, %a : (tensor<4xf32>) -> tensor<4xf32>",
+            "2 operands present, but expected 1",
+        ),
+        (
+            "%0 = stablehlo.add %a, %a : (tensor<4xf32>, tensor<4xf32>) -> "
+            "(tensor<4xf32>, tensor<4xf32>)",
+            "expected single output",
+        ),
+        (
+            "%0 = stablehlo.select %a, %a, %a : tensor<4xf32>",
+            "expected functional type or list of two types",
+        ),
+        (
+            "%0 = stablehlo.dot_general %a, %a, contracting_dims = [0] x [0], "
+            "algorithm = 1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>",
+            "stablehlo.dot_general: 'algorithm' is not supported",
+        ),
+    ],
+)
+def test_directive_parse_errors(parse, op_text: str, message: str):
+    with pytest.raises(ParseError, match=re.escape(message)):
+        parse(f"func.func @f(%a: tensor<4xf32>) {{\n  {op_text}\n  return\n}}")
+
+
+def test_format_type_errors_are_located(parse):
+    """A type the op's constraints reject is a parse error at the op's text
+    (xDSL's declarative parser alone would raise it without a location)."""
+    text = "func.func @f(%a: tensor<4xf32>) {\n  %0 = stablehlo.negate %a : f32\n  return\n}"
+    with pytest.raises(
+        ParseError, match="f32 should be of base attribute tensor"
+    ) as info:
+        parse(text)
+    assert info.value.span.get_location().line == 2
+
+
+def test_variadic_operands_before_an_attribute(parse, show):
+    text = (
+        "func.func @f(%a: tensor<4xf32>, %i: tensor<i32>) {\n"
+        "  %0 = stablehlo.concatenate %a, %a, %a, dim = 0 : "
+        "(tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<12xf32>\n"
+        "  %1 = stablehlo.dynamic_slice %a, %i, sizes = [2] : "
+        "(tensor<4xf32>, tensor<i32>) -> tensor<2xf32>\n"
+        "  return\n}"
+    )
+    printed = show(parse(text))
+    assert "stablehlo.concatenate %a, %a, %a, dim = 0 :" in printed
+    assert "stablehlo.dynamic_slice %a, %i, sizes = [2] :" in printed
+    assert show(parse(printed)) == printed
