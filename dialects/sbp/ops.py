@@ -130,8 +130,7 @@ class LayoutOp(IRDLOperation, ABC):
 
     def named_placement(self) -> Placement | None:
         """The placement the op puts its result on, None when it names none."""
-        own = getattr(self, "placement", None)
-        return own.placement if isinstance(own, PlacementAttr) else None
+        raise NotImplementedError
 
     def verify_types(self) -> None:
         if self.input.type != self.output.type:
@@ -187,6 +186,9 @@ class CastOp(LayoutOp):
 
     def result_layout(self) -> NdSbp:
         return self.nd_sbp.nd_sbp
+
+    def named_placement(self) -> Placement | None:
+        return None if self.placement is None else self.placement.placement
 
     def verify_layouts(self, placement: Placement | None) -> None:
         check_layout(self.nd_sbp.nd_sbp, self.input.type, placement, "sbp.cast to")
@@ -261,6 +263,9 @@ class CollectiveOp(LayoutOp, ABC):
 
     def result_layout(self) -> NdSbp:
         return self.to_sbp.nd_sbp
+
+    def named_placement(self) -> Placement | None:
+        return None if self.placement is None else self.placement.placement
 
     @property
     def dim_list(self) -> tuple[int, ...]:

@@ -11,6 +11,7 @@ the ``reducer`` region).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -132,12 +133,14 @@ class PrecisionConfigAndAlgorithm(CustomDirective):
                 parser.raise_error("expected 'precision' or 'algorithm'", pos)
 
     def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
-        assert isinstance(op, DotGeneralOp)
-        if (precision := op.precision) is not None:
-            printer.print_string(", precision = [" + ", ".join(precision) + "]")
-        if op.algorithm is not None:
+        config = self.precision_config.get(op)
+        if isinstance(config, ArrayAttr):
+            names = (cast(PrecisionAttr, p).data.value for p in config.data)
+            printer.print_string(", precision = [" + ", ".join(names) + "]")
+        algorithm = self.algorithm.get(op)
+        if algorithm is not None:
             printer.print_string(", algorithm = ")
-            printer.print_attribute(op.algorithm)
+            printer.print_attribute(algorithm)
 
 
 def dot_result_shape(
