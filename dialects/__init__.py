@@ -1,1 +1,2 @@
-"""xDSL dialects of sbpc: ``sbp`` (layouts, casts, collectives) and a StableHLO subset."""
+"""xDSL dialects of sbpc: ``sbp`` (layouts, casts, collectives), and the
+``stablehlo`` and ``chlo`` subsets JAX emits."""

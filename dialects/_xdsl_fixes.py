@@ -8,6 +8,12 @@ Scalar ``0x... : f32`` attributes are handled correctly by xDSL; only dense
 literal elements are wrong. ``install()`` teaches the dense-literal element
 conversion the MLIR rule; it is idempotent and leaves every other literal to
 xDSL.
+
+A declarative ``assembly_format`` checks the types it parsed against the
+op's constraints before it resolves operands, and raises a failure as a bare
+``VerifyException``: ``stablehlo.negate %a : f32`` would be reported without
+a location (``<unknown>:0:0``). ``install()`` also makes such a failure a
+``ParseError`` spanning the op's text, as hand-written parsers report it.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from xdsl.dialects.builtin import AnyFloat
-from xdsl.parser import AttrParser
+from xdsl.irdl.declarative_assembly_format import FormatProgram
+from xdsl.parser import AttrParser, Parser
+from xdsl.utils.exceptions import VerifyException
 
 _MARK = "_sbpc_hex_float_fix"
 
@@ -25,6 +33,12 @@ def _is_hex_literal(text: str) -> bool:
 
 
 def install() -> None:
+    """Apply every fix (idempotent)."""
+    _install_hex_float_fix()
+    _install_located_format_errors()
+
+
+def _install_hex_float_fix() -> None:
     """Make float dense-literal elements written in hex mean their bit pattern."""
     element_cls: Any = AttrParser._TensorLiteralElement
     original = element_cls.to_type
@@ -50,3 +64,20 @@ def install() -> None:
 
     setattr(to_type, _MARK, True)
     element_cls.to_type = to_type
+
+
+def _install_located_format_errors() -> None:
+    """Report constraint failures of declarative formats at the op's text."""
+    original = FormatProgram.parse
+    if getattr(original, _MARK, False):
+        return
+
+    def parse(self: FormatProgram, parser: Parser, op_type: Any) -> Any:
+        start = parser.pos
+        try:
+            return original(self, parser, op_type)
+        except VerifyException as err:
+            parser.raise_error(str(err), start, parser.pos)
+
+    setattr(parse, _MARK, True)
+    FormatProgram.parse = parse  # type: ignore[method-assign]

@@ -59,22 +59,12 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IntegerType,
-    TensorType,
 )
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
-from xdsl.irdl import (
-    IRDLOperation,
-    irdl_op_definition,
-    operand_def,
-    result_def,
-    traits_def,
-)
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import Pure
+from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
-from .stablehlo import Elementwise, _element, _print_attr_dict, _resolve, _shape
+from .stablehlo.base import BinaryTensorOp, UnaryTensorOp, element_type, shape_of
 
 _FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 
@@ -105,123 +95,43 @@ _ACCEPTS = {
 def _verify_elementwise(op: Operation, accepts: str) -> None:
     result = op.results[0]
     for value in op.operands:
-        if _shape(value) != _shape(result):
+        if shape_of(value) != shape_of(result):
             raise VerifyException(
                 f"{op.name}: operand and result shapes differ: "
                 f"{value.type} vs {result.type}"
             )
-        if _element(value) != _element(result):
+        if element_type(value) != element_type(result):
             raise VerifyException(
                 f"{op.name}: operand and result element types differ: "
                 f"{value.type} vs {result.type}"
             )
     what, test = _ACCEPTS[accepts]
-    if not test(_element(result)):
+    if not test(element_type(result)):
         raise VerifyException(
             f"{op.name}: expected a tensor of {what} values, got {result.type}"
         )
 
 
-class UnaryOp(IRDLOperation):
+class UnaryOp(UnaryTensorOp):
     """``%r = chlo.<op> %x : T -> T``."""
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure(), Elementwise())
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
 
     # Key of _ACCEPTS: the element types the op takes.
     ACCEPTS: ClassVar[str] = "float"
-
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand = SSAValue.get(operand)
-        super().__init__(
-            operands=[operand],
-            result_types=[result_type or operand.type],
-            attributes=attributes,
-        )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> UnaryOp:
-        operand = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        operand_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        (x,) = _resolve(parser, [operand], [operand_type])
-        return cls(x, result_type, attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
-        _print_attr_dict(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.operand.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         _verify_elementwise(self, self.ACCEPTS)
 
 
-class BinaryOp(IRDLOperation):
+class BinaryOp(BinaryTensorOp):
     """``%r = chlo.<op> %a, %b : A, B -> R`` (same shapes: no broadcasting)."""
 
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure(), Elementwise())
+    assembly_format = (
+        "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+    )
 
     ACCEPTS: ClassVar[str] = "float"
-
-    def __init__(
-        self,
-        lhs: SSAValue | Operation,
-        rhs: SSAValue | Operation,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        lhs, rhs = SSAValue.get(lhs), SSAValue.get(rhs)
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[result_type or lhs.type],
-            attributes=attributes,
-        )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> BinaryOp:
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        lhs_type = parser.parse_type()
-        parser.parse_punctuation(",")
-        rhs_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        a, b = _resolve(parser, [lhs, rhs], [lhs_type, rhs_type])
-        return cls(a, b, result_type, attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
-        _print_attr_dict(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.rhs.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         _verify_elementwise(self, self.ACCEPTS)

@@ -1,0 +1,256 @@
+"""Placement resolution: where every value lives, and the layouts the IR fixes.
+
+A value lives on the placement its definition names (``sbp.cast ... on``,
+``sbp.transfer``, a collective's ``on``, a func argument's
+``sbp.placement``), else on that of the values it is computed from, else on
+the module's.  Constants, and values computed from constants only, float:
+they live wherever they are used.  ``value_placement`` answers for one value
+(cheaply, with a hop budget, for op verifiers); ``placement_map`` for a whole
+module in one walk.
+
+The sbp ops say what they fix through ``LayoutOpInterface``, so this module
+reads them without depending on their definitions (the ops' verifiers in turn
+use the resolution here).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.traits import OpTrait
+
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import NdSbp
+
+from .annotations import (
+    PLACEMENT,
+    SIG,
+    get_arg_attr,
+    get_nd_sbp_arg_attr,
+    module_placement,
+)
+from .attrs import PlacementAttr, SignatureAttr
+from .checks import is_tensor
+
+
+class LayoutOpInterface(OpTrait, ABC):
+    """An op that fixes its result's layout and may name its placement.
+
+    Implemented by every sbp op (cast, collectives, transfer); others say
+    nothing about layouts except through ``sbp.sig``.
+    """
+
+    @abstractmethod
+    def result_layout(self, op: Operation) -> NdSbp:
+        """The layout ``op``'s result has."""
+
+    @abstractmethod
+    def named_placement(self, op: Operation) -> Placement | None:
+        """The placement ``op`` puts its result on, None when it names none."""
+
+
+def _layout_op(op: Operation) -> LayoutOpInterface | None:
+    return op.get_trait(LayoutOpInterface)
+
+
+def _explicit_placement(value: SSAValue) -> Placement | None:
+    """The placement ``value``'s definition names, None when it names none."""
+    if isinstance(value, OpResult):
+        op = value.op
+        interface = _layout_op(op)
+        return None if interface is None else interface.named_placement(op)
+    if isinstance(value, BlockArgument):
+        func = _entry_block_func(value.block)
+        if func is not None:
+            attr = get_arg_attr(func, value.index, PLACEMENT)
+            if isinstance(attr, PlacementAttr):
+                return attr.placement
+    return None
+
+
+def _entry_block_func(block: Block) -> FuncOp | None:
+    parent = block.parent_op()
+    if isinstance(parent, FuncOp) and parent.body.first_block is block:
+        return parent
+    return None
+
+
+def _placement_sources(value: SSAValue) -> tuple[list[SSAValue], bool]:
+    """The tensor values ``value`` inherits its placement from, and whether
+    ``value`` is a function argument (which lives on the module's placement)."""
+    if isinstance(value, OpResult):
+        return [v for v in value.op.operands if is_tensor(v)], False
+    parent = value.block.parent_op()
+    if parent is None or isinstance(parent, FuncOp):
+        return [], True
+    # Region arguments (loop-carried values): the enclosing op's placement.
+    return [v for v in parent.operands if is_tensor(v)], False
+
+
+def _owner(value: SSAValue) -> Operation | None:
+    return value.op if isinstance(value, OpResult) else value.block.parent_op()
+
+
+# (placement, floating): a floating value (a constant, or computed from
+# constants only) has no placement of its own; it lives where it is used.
+Resolved = tuple[Placement | None, bool]
+
+
+def _combine(value: SSAValue, sources: Sequence[Resolved], is_arg: bool) -> Resolved:
+    for placement, floating in sources:
+        if not floating:
+            return placement, False
+    if sources:
+        return sources[0]
+    owner = _owner(value)
+    default = module_placement(owner) if owner is not None else None
+    return default, not is_arg
+
+
+def resolve_placement(value: SSAValue, budget: list[int]) -> Resolved | None:
+    """(placement, floating) of ``value`` by bounded depth-first search; None
+    when ``budget`` (a one-element list, decremented per value visited) runs out."""
+    explicit = _explicit_placement(value)
+    if explicit is not None:
+        return explicit, False
+    sources, is_arg = _placement_sources(value)
+    resolved: list[Resolved] = []
+    for src in sources:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        got = resolve_placement(src, budget)
+        if got is None:
+            return None
+        resolved.append(got)
+        if not got[1]:
+            break  # the first operand with a placement of its own decides
+    return _combine(value, resolved, is_arg)
+
+
+def value_placement(value: SSAValue, max_hops: int | None = None) -> Placement | None:
+    """The placement ``value`` lives on.
+
+    Explicit where the IR names one (``sbp.cast ... on``, ``sbp.transfer``, a
+    collective's ``on``, a func argument's ``sbp.placement``); a func argument
+    without one lives on the module's placement; any other value on that of
+    the first of its defining op's tensor operands (the enclosing op's, for
+    region arguments) that has a placement of its own.  Constants, and values
+    computed from constants only, have none: they take the module's here, and
+    ``placement_map`` marks them ``floating``.
+
+    With ``max_hops``, gives up (None) after visiting that many values, so
+    local verifiers stay cheap; without, falls back to ``placement_map``.
+    """
+    got = resolve_placement(value, [64 if max_hops is None else max_hops])
+    if got is not None:
+        return got[0]
+    if max_hops is not None:
+        return None
+    top = _owner(value)
+    while top is not None and top.parent_op() is not None:
+        top = top.parent_op()
+    if isinstance(top, ModuleOp):
+        return placement_map(top).get(value)
+    return None
+
+
+class PlacementMap(dict[SSAValue, Placement]):
+    """Placement of every value of a module; ``floating`` holds the values that
+    have none of their own (constants and what is computed from them only)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.floating: set[SSAValue] = set()
+
+
+def placement_map(module: ModuleOp) -> PlacementMap:
+    """Placement of every value of ``module`` (the rules of ``value_placement``),
+    in one forward walk."""
+    out = PlacementMap()
+
+    def resolved(value: SSAValue) -> Resolved:
+        if value in out:
+            return out[value], value in out.floating
+        got = resolve_placement(value, [1 << 30])  # defined later (graph regions): rare
+        assert got is not None
+        return got
+
+    def record(value: SSAValue) -> None:
+        explicit = _explicit_placement(value)
+        if explicit is not None:
+            placement, floating = explicit, False
+        else:
+            sources, is_arg = _placement_sources(value)
+            placement, floating = _combine(
+                value, [resolved(v) for v in sources], is_arg
+            )
+        if placement is not None:
+            out[value] = placement
+        if floating:
+            out.floating.add(value)
+
+    for op in module.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    record(arg)
+        for res in op.results:
+            record(res)
+    return out
+
+
+def placement_in_force(
+    op: Operation, placements: dict[SSAValue, Placement] | None = None
+) -> Placement | None:
+    """The placement ``op`` computes on: an sbp op's own ``on`` (the target of a
+    transfer), else that of its first tensor operand with a placement of its
+    own, else the module's."""
+    interface = _layout_op(op)
+    if interface is not None:
+        named = interface.named_placement(op)
+        if named is not None:
+            return named
+    floating = placements.floating if isinstance(placements, PlacementMap) else set()
+    first: Placement | None = None
+    for operand in op.operands:
+        if not is_tensor(operand):
+            continue
+        if placements is not None and operand in placements:
+            here = placements[operand]
+            if operand not in floating:
+                return here
+            first = first or here
+        else:
+            got = resolve_placement(operand, [64])
+            if got is None:
+                return value_placement(operand)
+            if not got[1]:
+                return got[0]
+            first = first or got[0]
+    return first or module_placement(op)
+
+
+def value_layout(value: SSAValue) -> NdSbp | None:
+    """The layout ``value`` is known to have, from its definition alone.
+
+    ``sbp.cast``/collectives/``sbp.transfer`` results, results of an op with
+    ``sbp.sig``, and func arguments with ``sbp.nd_sbp``; None otherwise.
+    """
+    if isinstance(value, OpResult):
+        op = value.op
+        if (interface := _layout_op(op)) is not None:
+            return interface.result_layout(op)
+        sig = op.attributes.get(SIG)
+        if isinstance(sig, SignatureAttr) and value.index < len(sig.outputs.data):
+            return sig.outputs.data[value.index].nd_sbp
+        return None
+    if isinstance(value, BlockArgument):
+        func = _entry_block_func(value.block)
+        if func is not None:
+            return get_nd_sbp_arg_attr(func, value.index)
+    return None

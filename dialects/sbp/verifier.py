@@ -1,0 +1,185 @@
+"""The whole-module check of sbp annotations, run by ``sbpc-opt`` after parsing.
+
+Op verifiers see only a few hops of dataflow; this one sees the module:
+``sbp.placement`` on the module, ``sbp.nd_sbp``/``sbp.placement`` on func
+arguments and results, ``sbp.sig`` on ops, every sbp op against the
+placement in force, and that each op computes on one placement.  A problem
+raises ``LocatedError`` naming the op at fault (the ``func.func`` for
+argument and result attributes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from sbpc.algebra.placement import Placement
+from sbpc.dialects.diagnostics import LocatedError
+
+from .annotations import (
+    ND_SBP,
+    NO_PLACEMENT,
+    PLACEMENT,
+    SIG,
+    get_arg_attr,
+    get_arg_placement,
+    get_res_attr,
+    module_placement,
+)
+from .attrs import NdSbpAttr, PlacementAttr, SignatureAttr
+from .checks import InvalidLayout, check_layout, is_tensor
+from .ops import CollectiveOp, LayoutOp, TransferOp
+from .placement import PlacementMap, placement_in_force, placement_map
+
+
+def verify_sbp_annotations(module: ModuleOp) -> None:
+    """Check every sbp annotation of ``module``; raise ``LocatedError`` at the op
+    at fault (the func.func for argument/result attributes)."""
+    for op in module.walk():
+        if isinstance(op, ModuleOp) and PLACEMENT in op.attributes:
+            attr = op.attributes[PLACEMENT]
+            if not isinstance(attr, PlacementAttr):
+                raise LocatedError(
+                    op,
+                    f"{PLACEMENT} on the module must be a #sbp.placement<...> "
+                    f"attribute, got {attr}",
+                )
+    placements = placement_map(module)
+    for op in module.walk():
+        try:
+            if isinstance(op, FuncOp):
+                _verify_func(op, placements)
+            if isinstance(op, LayoutOp):
+                _verify_layout_op(op, placements)
+            if SIG in op.attributes:
+                _verify_sig(op, placements)
+            elif not isinstance(op, LayoutOp | ReturnOp):
+                _verify_same_placement(op, placements)
+        except InvalidLayout as err:
+            raise LocatedError(op, str(err)) from err
+
+
+def _need_placement(op: Operation, placement: Placement | None) -> Placement:
+    if placement is None:
+        raise InvalidLayout(NO_PLACEMENT)
+    return placement
+
+
+def _verify_func(func: FuncOp, placements: PlacementMap) -> None:
+    inputs = func.function_type.inputs.data
+    for i, ty in enumerate(inputs):
+        where = f"argument {i}"
+        p_attr = get_arg_attr(func, i, PLACEMENT)
+        if p_attr is not None and not isinstance(p_attr, PlacementAttr):
+            raise InvalidLayout(
+                f"{PLACEMENT} of {where} must be a #sbp.placement<...> attribute, "
+                f"got {p_attr}"
+            )
+        nd_attr = get_arg_attr(func, i, ND_SBP)
+        if nd_attr is None:
+            continue
+        if not isinstance(nd_attr, NdSbpAttr):
+            raise InvalidLayout(
+                f"{ND_SBP} of {where} must be an #sbp.nd<[...]> attribute, "
+                f"got {nd_attr}"
+            )
+        placement = _need_placement(func, get_arg_placement(func, i))
+        check_layout(nd_attr.nd_sbp, ty, placement, f"{ND_SBP} of {where}:")
+    returned = _returned_values(func)
+    for i, ty in enumerate(func.function_type.outputs.data):
+        where = f"result {i}"
+        p_attr = get_res_attr(func, i, PLACEMENT)
+        if p_attr is not None and not isinstance(p_attr, PlacementAttr):
+            raise InvalidLayout(
+                f"{PLACEMENT} of {where} must be a #sbp.placement<...> attribute, "
+                f"got {p_attr}"
+            )
+        nd_attr = get_res_attr(func, i, ND_SBP)
+        if nd_attr is None:
+            continue
+        if not isinstance(nd_attr, NdSbpAttr):
+            raise InvalidLayout(
+                f"{ND_SBP} of {where} must be an #sbp.nd<[...]> attribute, "
+                f"got {nd_attr}"
+            )
+        if isinstance(p_attr, PlacementAttr):
+            placement = p_attr.placement
+        elif returned is not None and i < len(returned):
+            placement = placements.get(returned[i]) or module_placement(func)
+        else:
+            placement = module_placement(func)
+        placement = _need_placement(func, placement)
+        check_layout(nd_attr.nd_sbp, ty, placement, f"{ND_SBP} of {where}:")
+
+
+def _returned_values(func: FuncOp) -> Sequence[SSAValue] | None:
+    block = func.body.first_block
+    if block is None or not isinstance(block.last_op, ReturnOp):
+        return None
+    return block.last_op.operands
+
+
+def _verify_sig(op: Operation, placements: PlacementMap) -> None:
+    attr = op.attributes[SIG]
+    if not isinstance(attr, SignatureAttr):
+        raise InvalidLayout(f"{SIG} must be an #sbp.sig<...> attribute, got {attr}")
+    sig = attr.signature
+    if len(sig.inputs) != len(op.operands):
+        raise InvalidLayout(
+            f"signature has {len(sig.inputs)} operand layouts but the op has "
+            f"{len(op.operands)} operands"
+        )
+    if len(sig.outputs) != len(op.results):
+        raise InvalidLayout(
+            f"signature has {len(sig.outputs)} result layouts but the op has "
+            f"{len(op.results)} results"
+        )
+    placement = _need_placement(op, placement_in_force(op, placements))
+    _verify_same_placement(op, placements)
+    for i, (nd, v) in enumerate(zip(sig.inputs, op.operands, strict=True)):
+        check_layout(nd, v.type, placement, f"signature: layout of operand {i}")
+    for i, (nd, v) in enumerate(zip(sig.outputs, op.results, strict=True)):
+        check_layout(nd, v.type, placement, f"signature: layout of result {i}")
+
+
+def _verify_same_placement(op: Operation, placements: PlacementMap) -> None:
+    """An op computes on one placement: all its tensor operands live there
+    (constants live wherever they are used)."""
+    if not op.results:
+        return
+    seen: tuple[int, Placement] | None = None
+    for i, v in enumerate(op.operands):
+        p = placements.get(v)
+        if p is None or v in placements.floating or not is_tensor(v):
+            continue
+        if seen is None:
+            seen = (i, p)
+        elif p != seen[1]:
+            raise InvalidLayout(
+                f"operands live on different placements: operand {seen[0]} on "
+                f"{PlacementAttr(seen[1])}, operand {i} on {PlacementAttr(p)}; "
+                "move one with sbp.cast ... on or sbp.transfer"
+            )
+
+
+def _verify_layout_op(op: LayoutOp, placements: PlacementMap) -> None:
+    try:
+        op.verify_types()
+    except VerifyException as err:
+        raise InvalidLayout(str(err)) from err
+    placement = placement_in_force(op, placements)
+    if not isinstance(op, TransferOp):
+        placement = _need_placement(op, placement)
+    if isinstance(op, CollectiveOp) and op.placement is not None:
+        here = placements.get(op.input)
+        floating = op.input in placements.floating
+        if here is not None and not floating and here != op.placement.placement:
+            raise InvalidLayout(
+                f"{op.name} on {op.placement}, but its operand lives on "
+                f"{PlacementAttr(here)}; move it with sbp.transfer first"
+            )
+    op.verify_layouts(placement)

@@ -1,0 +1,237 @@
+"""The StableHLO subset that JAX emits for real models, as an xDSL dialect.
+
+xDSL 0.74 ships no ``stablehlo`` dialect. This one reads both spellings MLIR
+has for every op:
+
+* the pretty form that ``jax.jit(f).lower(*args).as_text()`` prints, e.g.
+  ``%0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], ...``;
+* the generic form ``"stablehlo.add"(%a, %b) : (...) -> ...`` with
+  ``<{...}>`` properties and the ``#stablehlo.dot<...>``,
+  ``#stablehlo.gather<...>``, ``#stablehlo<comparison_direction GT>``,
+  ``#stablehlo<comparison_type FLOAT>`` and ``#stablehlo<precision DEFAULT>``
+  attributes,
+
+and prints the pretty form exactly as MLIR (and so JAX) prints it, constants
+included (see ``_mlir_text``), so printed text re-parses to identical text.
+``stablehlo.gather`` and ``stablehlo.scatter`` have no custom syntax in
+StableHLO either: they print in the generic form, exactly as JAX does.
+
+Every op verifies shapes and element types and reports a problem as a
+``VerifyException`` whose message starts with the op name, e.g.
+``stablehlo.dot_general: contracting dimension sizes differ: 16 vs 8``.
+
+Python accessors return plain values (``DotGeneralOp.lhs_contracting_dimensions
+-> tuple[int, ...]``, ``CompareOp.comparison_direction -> str``,
+``ReduceOp.reduction_kind -> "add" | "max" | ... | None``); the underlying
+attributes are the ``*_attr`` fields. Elementwise ops carry the
+``Elementwise`` trait so passes can treat them alike.
+
+The package is laid out as xDSL lays out a large dialect: ``syntax`` (the
+shared parsing/printing pieces and custom format directives), ``attrs``,
+``base`` (type accessors, traits, abstract ops), the op families
+``constants``, ``elementwise``, ``shape``, ``reduction`` and
+``gather_scatter``, and ``plain`` (attributes as plain values); this module
+assembles the ``StableHLO`` dialect and re-exports the public names.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Dialect
+
+from .. import _xdsl_fixes
+from .attrs import (
+    ComparisonDirection,
+    ComparisonDirectionAttr,
+    ComparisonType,
+    ComparisonTypeAttr,
+    DotDimensionNumbersAttr,
+    GatherDimensionNumbersAttr,
+    Precision,
+    PrecisionAttr,
+    ScatterDimensionNumbersAttr,
+)
+from .base import Elementwise
+from .constants import ConstantOp, IotaOp
+from .elementwise import (
+    BINARY_ELEMENTWISE_OPS,
+    REDUCTION_OPS,
+    UNARY_ELEMENTWISE_OPS,
+    AbsOp,
+    AddOp,
+    AndOp,
+    Atan2Op,
+    BinaryElementwiseOp,
+    CbrtOp,
+    CeilOp,
+    ClampOp,
+    CommutativeBinaryOp,
+    CompareOp,
+    ConvertOp,
+    CosineOp,
+    CountLeadingZerosOp,
+    DivOp,
+    Expm1Op,
+    ExpOp,
+    FloorOp,
+    IsFiniteOp,
+    Log1pOp,
+    LogisticOp,
+    LogOp,
+    MaxOp,
+    MinOp,
+    MulOp,
+    NegOp,
+    NotOp,
+    OrOp,
+    PopulationCountOp,
+    PowOp,
+    RemOp,
+    RoundNearestAfzOp,
+    RoundNearestEvenOp,
+    RsqrtOp,
+    SelectOp,
+    ShiftLeftOp,
+    ShiftRightArithmeticOp,
+    ShiftRightLogicalOp,
+    SignOp,
+    SineOp,
+    SqrtOp,
+    SubtractOp,
+    TanhOp,
+    TanOp,
+    UnaryElementwiseOp,
+    XorOp,
+)
+from .gather_scatter import GatherOp, ScatterOp
+from .plain import constant_array, plain_attrs
+from .reduction import DotGeneralOp, ReduceOp, ReturnOp
+from .shape import (
+    BroadcastInDimOp,
+    ConcatenateOp,
+    DynamicSliceOp,
+    DynamicUpdateSliceOp,
+    PadOp,
+    ReshapeOp,
+    ReverseOp,
+    SliceOp,
+    TransposeOp,
+)
+
+# JAX writes -inf as dense<0xFF800000>; xDSL 0.74 misreads that without this.
+_xdsl_fixes.install()
+
+StableHLO = Dialect(
+    "stablehlo",
+    [
+        ConstantOp,
+        IotaOp,
+        *UNARY_ELEMENTWISE_OPS,
+        IsFiniteOp,
+        *BINARY_ELEMENTWISE_OPS,
+        ClampOp,
+        CompareOp,
+        SelectOp,
+        BroadcastInDimOp,
+        ReshapeOp,
+        TransposeOp,
+        ReverseOp,
+        ConcatenateOp,
+        SliceOp,
+        DynamicSliceOp,
+        DynamicUpdateSliceOp,
+        PadOp,
+        DotGeneralOp,
+        ReduceOp,
+        ReturnOp,
+        GatherOp,
+        ScatterOp,
+    ],
+    [
+        ComparisonDirectionAttr,
+        ComparisonTypeAttr,
+        PrecisionAttr,
+        DotDimensionNumbersAttr,
+        GatherDimensionNumbersAttr,
+        ScatterDimensionNumbersAttr,
+    ],
+)
+
+__all__ = [
+    "BINARY_ELEMENTWISE_OPS",
+    "REDUCTION_OPS",
+    "UNARY_ELEMENTWISE_OPS",
+    "AbsOp",
+    "AddOp",
+    "AndOp",
+    "Atan2Op",
+    "BinaryElementwiseOp",
+    "BroadcastInDimOp",
+    "CbrtOp",
+    "CeilOp",
+    "ClampOp",
+    "CommutativeBinaryOp",
+    "CompareOp",
+    "ComparisonDirection",
+    "ComparisonDirectionAttr",
+    "ComparisonType",
+    "ComparisonTypeAttr",
+    "ConcatenateOp",
+    "ConstantOp",
+    "ConvertOp",
+    "CosineOp",
+    "CountLeadingZerosOp",
+    "DivOp",
+    "DotDimensionNumbersAttr",
+    "DotGeneralOp",
+    "DynamicSliceOp",
+    "DynamicUpdateSliceOp",
+    "Elementwise",
+    "ExpOp",
+    "Expm1Op",
+    "FloorOp",
+    "GatherDimensionNumbersAttr",
+    "GatherOp",
+    "IotaOp",
+    "IsFiniteOp",
+    "Log1pOp",
+    "LogOp",
+    "LogisticOp",
+    "MaxOp",
+    "MinOp",
+    "MulOp",
+    "NegOp",
+    "NotOp",
+    "OrOp",
+    "PadOp",
+    "PopulationCountOp",
+    "PowOp",
+    "Precision",
+    "PrecisionAttr",
+    "ReduceOp",
+    "RemOp",
+    "ReshapeOp",
+    "ReturnOp",
+    "ReverseOp",
+    "RoundNearestAfzOp",
+    "RoundNearestEvenOp",
+    "RsqrtOp",
+    "ScatterDimensionNumbersAttr",
+    "ScatterOp",
+    "SelectOp",
+    "ShiftLeftOp",
+    "ShiftRightArithmeticOp",
+    "ShiftRightLogicalOp",
+    "SignOp",
+    "SineOp",
+    "SliceOp",
+    "SqrtOp",
+    "StableHLO",
+    "SubtractOp",
+    "TanOp",
+    "TanhOp",
+    "TransposeOp",
+    "UnaryElementwiseOp",
+    "XorOp",
+    "constant_array",
+    "plain_attrs",
+]

@@ -1,0 +1,117 @@
+"""Ops that make values from nothing: ``stablehlo.constant`` and ``stablehlo.iota``.
+
+``constant`` keeps a hand-written parser and printer, as StableHLO's own
+does: its value prints through ``_mlir_text`` (MLIR's exact float spelling,
+which xDSL's attribute printer does not reproduce) and its result is named
+``%cst``/``%c`` as MLIR names it.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    I64,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import ConstantLike, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from .._mlir_text import format_dense
+from .attrs import i64_attr
+from .base import shape_of
+from .syntax import print_attr_dict
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """``%c = stablehlo.constant dense<[1, 2]> : tensor<2xi32>``."""
+
+    name = "stablehlo.constant"
+
+    value = prop_def(DenseIntOrFPElementsAttr)
+    output = result_def(TensorType)
+
+    traits = traits_def(Pure(), ConstantLike())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr):
+        super().__init__(properties={"value": value}, result_types=[value.type])
+        # MLIR names constants %cst (floats) and %c (integers and booleans).
+        is_int = isinstance(value.get_element_type(), IntegerType)
+        self.output.name_hint = "c" if is_int else "cst"
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        attributes = parser.parse_optional_attr_dict()
+        pos = parser.pos
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            parser.raise_error("expected a dense elements attribute", pos)
+        op = cls(value)
+        op.attributes |= attributes
+        # Parsed values keep the name written in the text, whatever the form.
+        op.output.name_hint = None
+        return op
+
+    def print(self, printer: Printer) -> None:
+        # The result type is the value's type (verify_ checks they agree).
+        print_attr_dict(printer, self)
+        printer.print_string(" ")
+        if (text := format_dense(self.value)) is not None:
+            printer.print_string(text)
+        else:
+            self.value.print_without_type(printer)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        if self.value.type != self.output.type:
+            raise VerifyException(
+                f"{self.name}: value type {self.value.type} differs from result "
+                f"type {self.output.type}"
+            )
+
+
+@irdl_op_definition
+class IotaOp(IRDLOperation):
+    """``%0 = stablehlo.iota dim = 0 : tensor<8xi32>``."""
+
+    name = "stablehlo.iota"
+
+    iota_dimension_attr = prop_def(IntegerAttr[I64], prop_name="iota_dimension")
+    output = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "`dim` `=` $iota_dimension attr-dict `:` type($output)"
+
+    def __init__(self, iota_dimension: int, result_type: Attribute):
+        super().__init__(
+            properties={"iota_dimension": i64_attr(iota_dimension)},
+            result_types=[result_type],
+        )
+
+    @property
+    def iota_dimension(self) -> int:
+        return self.iota_dimension_attr.value.data
+
+    def verify_(self) -> None:
+        rank = len(shape_of(self.output))
+        if rank == 0:
+            raise VerifyException(f"{self.name}: output must have rank at least 1")
+        if not 0 <= self.iota_dimension < rank:
+            raise VerifyException(
+                f"{self.name}: iota dimension {self.iota_dimension} is out of range "
+                f"for rank {rank}"
+            )
