@@ -298,8 +298,10 @@ class Distributed:
     in_paths: list[str]
     out_paths: list[str]
     donated: tuple[int, ...] = ()  # flat argument positions, jax.jit's donation
+    donate_argnums: tuple[int, ...] = ()  # the positional arguments they come from
     _step: Callable[..., Any] | None = field(default=None, repr=False)
     _mesh_cache: tuple[Any, ...] | None = field(default=None, repr=False)
+    _fast: Callable[..., Any] | None = field(default=None, repr=False)
     _in_sharding_cache: list[NamedSharding] | None = field(default=None, repr=False)
 
     @property
@@ -351,11 +353,39 @@ class Distributed:
             leaves.append(leaf)
         targets = self._in_shardings()
         if all(
-            isinstance(leaf, jax.Array) and leaf.sharding.is_equivalent_to(s, leaf.ndim)
+            isinstance(leaf, jax.Array)
+            and (leaf.sharding == s or leaf.sharding.is_equivalent_to(s, leaf.ndim))
             for leaf, s in zip(leaves, targets, strict=True)
         ):
             return tuple(leaves)  # already placed: jax.jit's fast path
         return tuple(self.program.put_args(*leaves, mesh=self._meshes()))
+
+    def _fast_call(self) -> Callable[..., Any] | None:
+        """``fn``'s signature as one ``jax.jit`` (its C++ dispatch path: a
+        small step costs no Python per call), for arguments that are already
+        ``jax.Array``\\ s of the compiled shapes and dtypes; ``None`` for a
+        pipeline over several placements.  Anything else raises at trace time
+        and ``__call__`` takes the checked path."""
+        if self._fast is None:
+            step = self.step
+            if not hasattr(step, "lower") or isinstance(step, self.program.Pipeline):
+                return None
+            in_tree, out_tree = self.in_tree, self.out_tree
+            types = [(tuple(s), np.dtype(d)) for s, d in self.program.ARG_TYPES]
+
+            def call(*args: Any, **kwargs: Any) -> Any:
+                leaves, tree = jax.tree_util.tree_flatten((args, kwargs))
+                if (
+                    tree != in_tree
+                    or [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves] != types
+                ):
+                    raise TypeError("not the compiled arguments")
+                outs = step(*leaves)
+                outs = outs if isinstance(outs, tuple | list) else (outs,)
+                return jax.tree_util.tree_unflatten(out_tree, list(outs))
+
+            self._fast = jax.jit(call, donate_argnums=self.donate_argnums)
+        return self._fast
 
     def _meshes(self) -> tuple[jax.sharding.Mesh, ...]:
         """The program's meshes, made once (making them per call costs more
@@ -376,6 +406,14 @@ class Distributed:
         return self._in_sharding_cache
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves = jax.tree_util.tree_leaves((args, kwargs))
+        if all(isinstance(x, jax.Array) for x in leaves):
+            fast = self._fast_call()
+            if fast is not None:
+                try:
+                    return fast(*args, **kwargs)
+                except Exception:  # the checked path below says what is wrong
+                    pass
         outs = self.step(*self.place(*args, **kwargs))
         if not isinstance(outs, tuple | list):
             outs = (outs,)
@@ -477,6 +515,13 @@ def distribute(
         in_paths=annotated.in_paths,
         out_paths=annotated.out_paths,
         donated=donated,
+        donate_argnums=tuple(
+            sorted(
+                {donate_argnums}
+                if isinstance(donate_argnums, int)
+                else set(donate_argnums)
+            )
+        ),
     )
 
 

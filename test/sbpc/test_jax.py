@@ -271,3 +271,26 @@ def test_emitted_build_checks_donated_positions():
     dist = sj.distribute(lambda a: a * 2, x, mesh=4, strategy="greedy")
     with pytest.raises(ValueError, match="argument 3 does not exist"):
         dist.program.build(donate=(3,))
+
+
+def test_calls_with_placed_arrays_take_one_jit_and_keep_every_check():
+    """``jax.Array`` arguments go through one ``jax.jit`` of the whole call
+    (jax's own dispatch, donation by positional argument); arguments of
+    another shape or dtype still get the checked path's error."""
+    rng = np.random.default_rng(2)
+    params, x = _params(rng), rng.standard_normal((8, 16)).astype(np.float32)
+    want = jax.jit(_sgd)(params, x)
+    dist = sj.distribute(
+        _sgd, params, x, mesh=4, in_layouts=("B", "S(0)"), out_layouts=("B", "B"),
+        donate_argnums=0, strategy="greedy",
+    )  # fmt: skip
+    assert dist._fast_call() is not None
+    p, xs = jax.tree.map(jnp.asarray, params), jnp.asarray(x)
+    _close(dist(p, xs), want)
+    assert jax.tree.leaves(p)[0].is_deleted() and not xs.is_deleted()
+    with pytest.raises(TypeError, match="has shape"):
+        dist(jax.tree.map(jnp.asarray, params), jnp.ones((4, 16), jnp.float32))
+    kept = sj.distribute(_sgd, params, x, mesh=4, in_layouts=("B", "S(0)"))
+    p = jax.tree.map(jnp.asarray, params)
+    _close(kept(p, xs), jax.jit(_sgd)(params, x))
+    assert not any(a.is_deleted() for a in jax.tree.leaves(p))
