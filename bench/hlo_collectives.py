@@ -667,10 +667,10 @@ def format_table(collectives: Sequence[Collective]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m sbpc.hlo_collectives FILE [--devices N]``: print the table."""
+    """``python bench/hlo_collectives.py FILE [--devices N]``: print the table."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m sbpc.hlo_collectives")
+    parser = argparse.ArgumentParser(prog="bench/hlo_collectives.py")
     parser.add_argument("file", help="compiled HLO text ('-' for stdin)")
     parser.add_argument(
         "--devices", type=int, default=None, help="devices that replica_groups={} means"
