@@ -29,7 +29,7 @@ def run_and_exit(
         status = 130
     except SystemExit:
         raise
-    except Exception as e:  # a bug in sbpc: say so, without a traceback
+    except BaseException as e:  # a bug in sbpc (or a library's BaseException)
         if os.environ.get("SBPC_TRACEBACK"):
             traceback.print_exc()
         print(

@@ -32,7 +32,12 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -187,8 +192,16 @@ class SbpcOptMain(xDSLOptMain):
         try:
             super().setup_pipeline()
             self._check_target()
-        except Exception as e:  # unknown pass / bad option: a usage error
-            raise _UsageError(str(e)) from e
+        # Unknown pass, bad option, or a pipeline xDSL cannot lex (its error
+        # is a BaseException): the user's, said without a traceback.
+        except (Exception, ArgSpecParseError) as e:
+            message = str(e).rstrip()
+            if "Unknown token" in message:
+                message += (
+                    "\n(quote option values that hold characters other than "
+                    "letters, digits, '_', '-' and '.', e.g. report=\"/tmp/plan.txt\")"
+                )
+            raise _UsageError(message) from e
 
     def _check_target(self) -> None:
         """Build the target once, so a bad target option fails before any pass runs."""
