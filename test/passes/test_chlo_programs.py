@@ -11,7 +11,6 @@ function, and so must the numpy simulator's.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import jax
@@ -106,18 +105,14 @@ def test_programs_really_contain_chlo(name: str) -> None:
         assert f"chlo.{op} " in text, op
 
 
-def _load(source: str, path: Path):
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("name, mesh, layout, strategy", CASES)
 def test_sharded_chlo_program_matches_jax_jit(
-    name: str, mesh: tuple[int, ...], layout: str, strategy: str, tmp_path: Path
+    name: str,
+    mesh: tuple[int, ...],
+    layout: str,
+    strategy: str,
+    tmp_path: Path,
+    load_module,
 ) -> None:
     module = parse_module(exported(name))
     sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
@@ -136,7 +131,9 @@ def test_sharded_chlo_program_matches_jax_jit(
     args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     want = jax.jit(fn)(*args)
     want = [np.asarray(w) for w in (want if isinstance(want, tuple) else (want,))]
-    emitted = _load(jax_source(module), tmp_path / f"{name}_{layout}_{strategy}.py")
+    emitted = load_module(
+        jax_source(module), tmp_path / f"{name}_{layout}_{strategy}.py"
+    )
     got = emitted.logical(emitted.build()(*emitted.put_args(*args)))
     simulated = simulate(program, args, rng)
     assert len(got) == len(want) == len(simulated)

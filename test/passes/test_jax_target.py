@@ -86,15 +86,6 @@ def _inputs(name: str, rng: np.random.Generator) -> list[np.ndarray]:
     return out
 
 
-def _load(source: str, path: Path):
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _compile(name: str, layout: str, strategy: str):
     module = parse_module((EXAMPLES / "stablehlo" / f"{name}.mlir").read_text())
     sbp_dialect.set_module_placement(module, Placement.of_size((2, 4)))
@@ -108,9 +99,13 @@ def _compile(name: str, layout: str, strategy: str):
 
 
 @pytest.mark.parametrize("name, layout, strategy", CASES)
-def test_sharded_program_matches_jax_jit(name, layout, strategy, tmp_path) -> None:
+def test_sharded_program_matches_jax_jit(
+    name, layout, strategy, tmp_path, load_module
+) -> None:
     module = _compile(name, layout, strategy)
-    emitted = _load(jax_source(module), tmp_path / f"{name}_{layout}_{strategy}.py")
+    emitted = load_module(
+        jax_source(module), tmp_path / f"{name}_{layout}_{strategy}.py"
+    )
     rng = np.random.default_rng(11)
     args = _inputs(name, rng)
     fn = EXPORT.PROGRAMS[name][0]
@@ -174,34 +169,22 @@ def test_optimal_is_never_worse_than_greedy_or_bfs(name, layout, tmp_path) -> No
         assert t["peak_memory_per_device"] > 0 and t["bytes"] >= 0
 
 
-LIT = Path(__file__).resolve().parent
-
-
-@pytest.mark.parametrize(
-    "path, spec",
-    [
-        (
-            "sbp-propagate/mindspore-ffn.mlir",
-            "sbp-propagate{strategy=bfs},sbp-lower-boxing",
-        ),
-        ("sbp-lower-boxing/cross-placement.mlir", "sbp-propagate,sbp-lower-boxing"),
-        ("sbp-lower-boxing/two-d.mlir", "sbp-lower-boxing"),
-        ("sbp-lower-boxing/table.mlir", "sbp-lower-boxing"),
-    ],
-)
-def test_lit_examples_run_through_jax(path: str, spec: str, tmp_path) -> None:
+def test_lit_examples_run_through_jax(lit_example, tmp_path, load_module) -> None:
     """The FileCheck examples, emitted and run: JAX == simulator == unsharded."""
     from xdsl.dialects import func
 
     from sbpc.simulator.execute import evaluate_whole
 
-    for c, chunk in enumerate((LIT / path).read_text().split("// -----")):
+    path, spec = lit_example
+    for c, chunk in enumerate(path.read_text().split("// -----")):
         module = parse_module(chunk)
         run_passes(module, spec)
         for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
             name = f.sym_name.data
             program = program_of(module, f)
-            emitted = _load(jax_source(module, name), tmp_path / f"m{c}_{name}.py")
+            emitted = load_module(
+                jax_source(module, name), tmp_path / f"m{c}_{name}.py"
+            )
             rng = np.random.default_rng(5)
             args = [
                 (rng.standard_normal(program.types[a.value].shape)).astype(np.float32)
@@ -216,7 +199,7 @@ def test_lit_examples_run_through_jax(path: str, spec: str, tmp_path) -> None:
 
 
 @pytest.mark.parametrize("hierarchy", [(8,), (2, 4), (2, 2, 2)])
-def test_boxing_plans_run_through_jax(hierarchy, tmp_path) -> None:
+def test_boxing_plans_run_through_jax(hierarchy, tmp_path, load_module) -> None:
     """A seeded sample of layout pairs per mesh: sbp-lower-boxing's plan,
     emitted as JAX, moves the numbers exactly as the simulator does."""
     import random
@@ -251,7 +234,7 @@ def test_boxing_plans_run_through_jax(hierarchy, tmp_path) -> None:
         module = parse_module(text)
         run_passes(module, "sbp-lower-boxing")
         program = program_of(module, main_function(module))
-        emitted = _load(jax_source(module), tmp_path / f"pair{k}.py")
+        emitted = load_module(jax_source(module), tmp_path / f"pair{k}.py")
         x = rng.standard_normal((8, 16)).astype(np.float32)
         got = emitted.logical(emitted.build()(*emitted.put_args(x)))[0]
         assert any(True for _ in program.body), "the pair needs at least one step"

@@ -47,6 +47,16 @@ def _inputs(program, rng: np.random.Generator) -> list[np.ndarray]:
     return out
 
 
+def _assert_simulation_matches(program, seed: int) -> None:
+    """The sharded simulation computes what the unsharded program does."""
+    rng = np.random.default_rng(seed)
+    inputs = _inputs(program, rng)
+    want = evaluate_whole(program, inputs)
+    got = simulate(program, inputs, rng)
+    for w, g in zip(want, got, strict=True):
+        np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
+
+
 @pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_pipeline_matches_unsharded(case: str, strategy: str) -> None:
@@ -59,43 +69,17 @@ def test_pipeline_matches_unsharded(case: str, strategy: str) -> None:
     run_passes(
         module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
     )
-    program = program_of(module, main_function(module))
-    rng = np.random.default_rng(7)
-    inputs = _inputs(program, rng)
-    want = evaluate_whole(program, inputs)
-    got = simulate(program, inputs, rng)
-    for w, g in zip(want, got, strict=True):
-        np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
+    _assert_simulation_matches(program_of(module, main_function(module)), seed=7)
 
 
-LIT_EXAMPLES = Path(__file__).resolve().parent
-
-
-@pytest.mark.parametrize(
-    "path, spec",
-    [
-        (
-            "sbp-propagate/mindspore-ffn.mlir",
-            "sbp-propagate{strategy=bfs},sbp-lower-boxing",
-        ),
-        ("sbp-lower-boxing/cross-placement.mlir", "sbp-propagate,sbp-lower-boxing"),
-        ("sbp-lower-boxing/two-d.mlir", "sbp-lower-boxing"),
-        ("sbp-lower-boxing/table.mlir", "sbp-lower-boxing"),
-    ],
-)
-def test_lit_examples_compute_the_same_numbers(path: str, spec: str) -> None:
+def test_lit_examples_compute_the_same_numbers(lit_example) -> None:
     """The FileCheck examples' boxed programs are also right numerically."""
-    text = (LIT_EXAMPLES / path).read_text()
+    path, spec = lit_example
+    text = path.read_text()
     for chunk in text.split("// -----"):
         module = parse_module(chunk)
         run_passes(module, spec)
         from xdsl.dialects import func
 
         for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
-            program = program_of(module, f)
-            rng = np.random.default_rng(3)
-            inputs = _inputs(program, rng)
-            want = evaluate_whole(program, inputs)
-            got = simulate(program, inputs, rng)
-            for w, g in zip(want, got, strict=True):
-                np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
+            _assert_simulation_matches(program_of(module, f), seed=3)

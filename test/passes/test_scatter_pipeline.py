@@ -7,9 +7,6 @@ the numpy simulator)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -84,18 +81,11 @@ def _export(name: str) -> str:
     return jax.jit(PROGRAMS[name]).lower(*args).as_text()
 
 
-def _load(source: str, path: Path):
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize("case", sorted(LAYOUTS))
-def test_scatter_program_matches_jax_jit(case: str, strategy: str, tmp_path) -> None:
+def test_scatter_program_matches_jax_jit(
+    case: str, strategy: str, tmp_path, load_module
+) -> None:
     name, mesh, layouts = LAYOUTS[case]
     text = _export(name)
     assert '"stablehlo.scatter"' in text
@@ -107,7 +97,7 @@ def test_scatter_program_matches_jax_jit(case: str, strategy: str, tmp_path) -> 
     run_passes(
         module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
     )
-    emitted = _load(jax_source(module), tmp_path / f"{name}_{strategy}.py")
+    emitted = load_module(jax_source(module), tmp_path / f"{name}_{strategy}.py")
     rng = np.random.default_rng(5)
     args = _args(name, rng)
     want = np.asarray(jax.jit(PROGRAMS[name])(*args))
