@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from sbpc.algebra.placement import Placement
@@ -69,43 +69,41 @@ def _need_placement(op: Operation, placement: Placement | None) -> Placement:
     return placement
 
 
+def _layout_attrs(
+    p_attr: Attribute | None, nd_attr: Attribute | None, where: str
+) -> tuple[PlacementAttr | None, NdSbpAttr | None]:
+    """Check the kinds of an argument's or result's placement and nd_sbp attributes."""
+    if p_attr is not None and not isinstance(p_attr, PlacementAttr):
+        raise InvalidLayout(
+            f"{PLACEMENT} of {where} must be a #sbp.placement<...> attribute, "
+            f"got {p_attr}"
+        )
+    if nd_attr is not None and not isinstance(nd_attr, NdSbpAttr):
+        raise InvalidLayout(
+            f"{ND_SBP} of {where} must be an #sbp.nd<[...]> attribute, got {nd_attr}"
+        )
+    return p_attr, nd_attr
+
+
 def _verify_func(func: FuncOp, placements: PlacementMap) -> None:
     inputs = func.function_type.inputs.data
     for i, ty in enumerate(inputs):
         where = f"argument {i}"
-        p_attr = get_arg_attr(func, i, PLACEMENT)
-        if p_attr is not None and not isinstance(p_attr, PlacementAttr):
-            raise InvalidLayout(
-                f"{PLACEMENT} of {where} must be a #sbp.placement<...> attribute, "
-                f"got {p_attr}"
-            )
-        nd_attr = get_arg_attr(func, i, ND_SBP)
+        p_attr, nd_attr = _layout_attrs(
+            get_arg_attr(func, i, PLACEMENT), get_arg_attr(func, i, ND_SBP), where
+        )
         if nd_attr is None:
             continue
-        if not isinstance(nd_attr, NdSbpAttr):
-            raise InvalidLayout(
-                f"{ND_SBP} of {where} must be an #sbp.nd<[...]> attribute, "
-                f"got {nd_attr}"
-            )
         placement = _need_placement(func, get_arg_placement(func, i))
         check_layout(nd_attr.nd_sbp, ty, placement, f"{ND_SBP} of {where}:")
     returned = _returned_values(func)
     for i, ty in enumerate(func.function_type.outputs.data):
         where = f"result {i}"
-        p_attr = get_res_attr(func, i, PLACEMENT)
-        if p_attr is not None and not isinstance(p_attr, PlacementAttr):
-            raise InvalidLayout(
-                f"{PLACEMENT} of {where} must be a #sbp.placement<...> attribute, "
-                f"got {p_attr}"
-            )
-        nd_attr = get_res_attr(func, i, ND_SBP)
+        p_attr, nd_attr = _layout_attrs(
+            get_res_attr(func, i, PLACEMENT), get_res_attr(func, i, ND_SBP), where
+        )
         if nd_attr is None:
             continue
-        if not isinstance(nd_attr, NdSbpAttr):
-            raise InvalidLayout(
-                f"{ND_SBP} of {where} must be an #sbp.nd<[...]> attribute, "
-                f"got {nd_attr}"
-            )
         if isinstance(p_attr, PlacementAttr):
             placement = p_attr.placement
         elif returned is not None and i < len(returned):

@@ -106,6 +106,7 @@ from .gather_scatter import GatherOp, ScatterOp
 from .plain import constant_array, plain_attrs
 from .reduction import DotGeneralOp, ReduceOp, ReturnOp
 from .shape import (
+    SHAPE_OPS,
     BroadcastInDimOp,
     ConcatenateOp,
     DynamicSliceOp,
@@ -131,15 +132,7 @@ StableHLO = Dialect(
         ClampOp,
         CompareOp,
         SelectOp,
-        BroadcastInDimOp,
-        ReshapeOp,
-        TransposeOp,
-        ReverseOp,
-        ConcatenateOp,
-        SliceOp,
-        DynamicSliceOp,
-        DynamicUpdateSliceOp,
-        PadOp,
+        *SHAPE_OPS,
         DotGeneralOp,
         ReduceOp,
         ReturnOp,
