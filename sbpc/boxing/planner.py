@@ -76,8 +76,23 @@ class BoxingError(ValueError):
     """A layout change that cannot be planned, with a diagnostic message."""
 
 
+class _ExactCost:
+    """``bytes``/``time``: the floats of a subclass's ``exact_bytes``/``exact_time``."""
+
+    exact_bytes: Fraction
+    exact_time: Fraction
+
+    @property
+    def bytes(self) -> float:
+        return float(self.exact_bytes)
+
+    @property
+    def time(self) -> float:
+        return float(self.exact_time)
+
+
 @dataclass(frozen=True)
-class BoxingStep:
+class BoxingStep(_ExactCost):
     """One collective (or local op, or transfer) of a boxing plan.
 
     ``dims`` are the hierarchy dims whose device groups run it (ordered; a
@@ -102,14 +117,6 @@ class BoxingStep:
     dst_placement: Placement | None = None
     sources: tuple[int, ...] = ()
 
-    @property
-    def bytes(self) -> float:
-        return float(self.exact_bytes)
-
-    @property
-    def time(self) -> float:
-        return float(self.exact_time)
-
     def __str__(self) -> str:
         kind = f"{self.kind}({self.reduce})" if self.reduce else self.kind
         where = f"dims {list(self.dims)}"
@@ -122,7 +129,7 @@ class BoxingStep:
 
 
 @dataclass(frozen=True)
-class BoxingPlan:
+class BoxingPlan(_ExactCost):
     """Steps from ``src`` to ``dst``, with their total bytes per device and time.
 
     For ``plan_between``, the steps before the transfer run on
@@ -136,14 +143,6 @@ class BoxingPlan:
     exact_time: Fraction = Fraction(0)
     src_placement: Placement | None = None
     dst_placement: Placement | None = None
-
-    @property
-    def bytes(self) -> float:
-        return float(self.exact_bytes)
-
-    @property
-    def time(self) -> float:
-        return float(self.exact_time)
 
     def __str__(self) -> str:
         head = (

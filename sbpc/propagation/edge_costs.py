@@ -17,6 +17,15 @@ from sbpc.propagation.graph import EdgeCost
 Key = tuple[NdSbp, NdSbp, TensorType]
 
 
+def _memo(cache: dict[Key, float], price: EdgeCost, key: Key) -> float:
+    """``price(*key)`` as a float, computed once per key."""
+    value = cache.get(key)
+    if value is None:
+        value = float(price(*key))
+        cache[key] = value
+    return value
+
+
 class EdgeCosts:
     def __init__(
         self,
@@ -37,12 +46,7 @@ class EdgeCosts:
     def time(self, src: NdSbp, dst: NdSbp | None, tensor: TensorType) -> float:
         if dst is None or src == dst or self.single_device:
             return 0.0
-        key = (src, dst, tensor)
-        cost = self._time_cache.get(key)
-        if cost is None:
-            cost = float(self._cost(src, dst, tensor))
-            self._time_cache[key] = cost
-        return cost
+        return _memo(self._time_cache, self._cost, (src, dst, tensor))
 
     def bytes(self, src: NdSbp, dst: NdSbp | None, tensor: TensorType) -> float | None:
         """Bytes moved, or None when no ``edge_bytes`` callback was given."""
@@ -50,9 +54,4 @@ class EdgeCosts:
             return None
         if dst is None or src == dst or self.single_device:
             return 0.0
-        key = (src, dst, tensor)
-        moved = self._bytes_cache.get(key)
-        if moved is None:
-            moved = float(self._bytes(src, dst, tensor))
-            self._bytes_cache[key] = moved
-        return moved
+        return _memo(self._bytes_cache, self._bytes, (src, dst, tensor))
