@@ -2,5 +2,26 @@
 
 import os
 
+import pytest
+
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+
+def _row_gather(index_vector_dim: int, slice_sizes: tuple[int, ...]) -> dict:
+    """Gather dimension numbers taking whole rows of a 2-D operand by index."""
+    return {
+        "offset_dims": (1,),
+        "collapsed_slice_dims": (0,),
+        "operand_batching_dims": (),
+        "start_indices_batching_dims": (),
+        "start_index_map": (0,),
+        "index_vector_dim": index_vector_dim,
+        "slice_sizes": slice_sizes,
+    }
+
+
+@pytest.fixture
+def row_gather():
+    """``row_gather(index_vector_dim, slice_sizes)``: a row lookup's gather attrs."""
+    return _row_gather

@@ -24,7 +24,7 @@ def test_plain_attrs_of_exported_programs(parse, program):
     assert "stablehlo.dot_general" in seen
 
 
-def test_plain_attrs_values(parse):
+def test_plain_attrs_values(parse, row_gather):
     module = parse(
         "func.func @f(%x: tensor<8x16xf32>, %i: tensor<2x1xi32>) {\n"
         "  %c = stablehlo.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xui8>\n"
@@ -48,13 +48,7 @@ def test_plain_attrs_values(parse):
     assert shlo.plain_attrs(flags)["value"].tolist() == [True, False]
     assert shlo.plain_attrs(minus_inf)["value"] == -np.inf
     assert shlo.plain_attrs(gather) == {
-        "offset_dims": (1,),
-        "collapsed_slice_dims": (0,),
-        "operand_batching_dims": (),
-        "start_indices_batching_dims": (),
-        "start_index_map": (0,),
-        "index_vector_dim": 1,
-        "slice_sizes": (1, 16),
+        **row_gather(1, (1, 16)),
         "indices_are_sorted": False,
     }
     assert shlo.plain_attrs(reduce) == {"dimensions": (1,), "kind": "max"}

@@ -243,7 +243,7 @@ DOT = {
 }
 
 
-def test_op_families_with_boxing_between_them(tmp_path: Path) -> None:
+def test_op_families_with_boxing_between_them(tmp_path: Path, row_gather) -> None:
     """A small model on 2x4: each op under a split signature, boxing in between.
 
     matmul with a P output + all_reduce, bias via broadcast_in_dim, elementwise,
@@ -316,15 +316,7 @@ def test_op_families_with_boxing_between_them(tmp_path: Path) -> None:
         "stablehlo.gather",
         [T(32, 8), T(8, 1, e="i32")],
         [T(8, 8)],
-        {
-            "offset_dims": (1,),
-            "collapsed_slice_dims": (0,),
-            "operand_batching_dims": (),
-            "start_indices_batching_dims": (),
-            "start_index_map": (0,),
-            "index_vector_dim": 1,
-            "slice_sizes": (1, 8),
-        },
+        row_gather(1, (1, 8)),
     )
     (e,) = b.op(g, sig_with(g, h, [(B, S(1)), (S(0), B)], [(S(0), S(1))]), [table, ids])
     cat = OpSpec(

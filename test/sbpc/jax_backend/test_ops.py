@@ -108,7 +108,7 @@ def test_float_compare_predicates_with_nan() -> None:
         )
 
 
-def test_layout_ops_with_unusual_attributes() -> None:
+def test_layout_ops_with_unusual_attributes(row_gather) -> None:
     bcast = OpSpec(
         "stablehlo.broadcast_in_dim",
         [T(16, 8)],
@@ -120,15 +120,7 @@ def test_layout_ops_with_unusual_attributes() -> None:
         "stablehlo.gather",
         [T(8, 16), T(1, 3, e="i32")],
         [T(3, 16)],
-        {
-            "offset_dims": (1,),
-            "collapsed_slice_dims": (0,),
-            "operand_batching_dims": (),
-            "start_indices_batching_dims": (),
-            "start_index_map": (0,),
-            "index_vector_dim": 0,
-            "slice_sizes": (1, 16),
-        },
+        row_gather(0, (1, 16)),
     )
     check(gather, [X, np.array([[3, 40, -2]], np.int32)])
     reduce = OpSpec(

@@ -238,18 +238,10 @@ def test_gather_matches_xla(index: int) -> None:
     _check(op, [x, indices], want)
 
 
-def test_gather_index_vector_dim_first() -> None:
+def test_gather_index_vector_dim_first(row_gather) -> None:
     x = RNG.standard_normal((32, 16)).astype(np.float32)
     indices = np.array([[3, 40, 0]], np.int32)  # index vector along dim 0
-    attrs = {
-        "offset_dims": (1,),
-        "collapsed_slice_dims": (0,),
-        "operand_batching_dims": (),
-        "start_indices_batching_dims": (),
-        "start_index_map": (0,),
-        "index_vector_dim": 0,
-        "slice_sizes": (1, 16),
-    }
+    attrs = row_gather(0, (1, 16))
     op = OpSpec("stablehlo.gather", [T(32, 16), T(1, 3, e="i32")], [T(3, 16)], attrs)
     _check(op, [x, indices], x[np.clip(indices[0], 0, 31)])
 
