@@ -76,12 +76,7 @@ SBP = Dialect(
     "sbp",
     [
         CastOp,
-        AllGatherOp,
-        AllReduceOp,
-        ReduceScatterOp,
-        AllToAllOp,
-        LocalSliceOp,
-        LocalToPartialOp,
+        *COLLECTIVE_OPS,
         TransferOp,
     ],
     [NdSbpAttr, PlacementAttr, SignatureAttr],
