@@ -25,3 +25,20 @@ def _row_gather(index_vector_dim: int, slice_sizes: tuple[int, ...]) -> dict:
 def row_gather():
     """``row_gather(index_vector_dim, slice_sizes)``: a row lookup's gather attrs."""
     return _row_gather
+
+
+@pytest.fixture
+def registered():
+    """``registered(strategy)``: register a propagation strategy for one test."""
+    from sbpc.propagation.driver import STRATEGIES, register
+
+    names: list[str] = []
+
+    def _register(strategy):
+        strategy = register(strategy)
+        names.append(strategy.name)
+        return strategy
+
+    yield _register
+    for name in names:
+        del STRATEGIES[name]

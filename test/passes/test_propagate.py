@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from xdsl.dialects import func
 
@@ -11,7 +9,6 @@ from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.passes.pipeline import parse_module, run_passes
 from sbpc.passes.propagate import SbpPropagatePass
-from sbpc.propagation.driver import STRATEGIES, register
 from sbpc.propagation.graph import OpNode, SourceNode
 from sbpc.propagation.strategy import Choice, Problem, Strategy
 
@@ -40,10 +37,8 @@ class FirstCandidate(Strategy):
 
 
 @pytest.fixture
-def first_candidate() -> Iterator[Strategy]:
-    strategy = register(FirstCandidate())
-    yield strategy
-    del STRATEGIES[strategy.name]
+def first_candidate(registered) -> Strategy:
+    return registered(FirstCandidate())
 
 
 def test_a_registered_strategy_is_a_pass_option(first_candidate: Strategy) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -70,10 +68,8 @@ class AllBroadcast(Strategy):
 
 
 @pytest.fixture
-def all_broadcast() -> Iterator[AllBroadcast]:
-    strategy = register(AllBroadcast())
-    yield strategy
-    del STRATEGIES[strategy.name]
+def all_broadcast(registered) -> AllBroadcast:
+    return registered(AllBroadcast())
 
 
 def test_a_registered_strategy_runs_by_name(all_broadcast: AllBroadcast) -> None:
