@@ -7,6 +7,8 @@ Not a test module (no ``test_`` prefix); the tests load it by path because
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -132,6 +134,21 @@ def load(
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def run_script(path: Path) -> subprocess.CompletedProcess[str]:
+    """``python path`` as a user runs an emitted module: its own self-check on
+    simulated CPU devices (no XLA_FLAGS inherited: the module sets them)."""
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env["JAX_PLATFORMS"] = "cpu"
+    return subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:

@@ -13,7 +13,6 @@ import importlib.util
 import itertools
 import random
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -426,27 +425,13 @@ def test_self_check_script(tmp_path: Path) -> None:
     assert "jax_enable_x64" in source
     path = tmp_path / "prog.py"
     path.write_text(source)
-    env = {k: v for k, v in __import__("os").environ.items() if k != "XLA_FLAGS"}
-    env["JAX_PLATFORMS"] = "cpu"
-    run = subprocess.run(
-        [sys.executable, str(path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    run = jp.run_script(path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "ok" in run.stdout
     broken = tmp_path / "broken.py"
     assert "lax.psum(" in source
     broken.write_text(source.replace("lax.psum(", "(lambda x, axes: x)(", 1))
-    run = subprocess.run(
-        [sys.executable, str(broken)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    run = jp.run_script(broken)
     assert run.returncode == 1 and "MISMATCH" in run.stdout, run.stdout + run.stderr
 
 

@@ -4,8 +4,6 @@ module is made of."""
 from __future__ import annotations
 
 import importlib.util
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -71,16 +69,7 @@ def test_emitted_module_drops_stand_ins_and_ends_with_main(tmp_path: Path) -> No
     assert source.index("def _all_gather_many(") < source.index('__main__":\n    sys')
     path = tmp_path / "gathers.py"
     path.write_text(source)
-    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
-    env["JAX_PLATFORMS"] = "cpu"
-    run = subprocess.run(
-        [sys.executable, str(path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    run = _programs().run_script(path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "ok" in run.stdout
 
