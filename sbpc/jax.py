@@ -412,7 +412,9 @@ class Distributed:
             if fast is not None:
                 try:
                     return fast(*args, **kwargs)
-                except Exception:  # the checked path below says what is wrong
+                except (TypeError, ValueError):
+                    # Refused while tracing (other shapes, dtypes or devices):
+                    # the checked path below places them or says what is wrong.
                     pass
         outs = self.step(*self.place(*args, **kwargs))
         if not isinstance(outs, tuple | list):
