@@ -18,7 +18,7 @@ raises ``UnsupportedOpError``; the caller turns it into a located error.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol, cast, overload
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -79,10 +79,6 @@ def _unsigned(element: str) -> str:
     return f"jnp.uint{_bits(element)}"
 
 
-@overload
-def register_emitter(op_name: str, fn: Emitter) -> Emitter: ...
-@overload
-def register_emitter(op_name: str, fn: None = None) -> Callable[[Emitter], Emitter]: ...
 def register_emitter(
     op_name: str, fn: Emitter | None = None
 ) -> Emitter | Callable[[Emitter], Emitter]:
@@ -91,12 +87,7 @@ def register_emitter(
     The emitter is the ``jax_emitter`` facet of the op kind's record
     (``sbpc.ops.kind``); a later registration replaces an earlier one.
     """
-
-    def add(f: Emitter) -> Emitter:
-        OP_KINDS.set(op_name, "jax_emitter", f)
-        return f
-
-    return add if fn is None else add(fn)
+    return OP_KINDS.registrar(op_name, "jax_emitter", fn)
 
 
 def _emitter(op_name: str) -> Emitter | None:

@@ -12,7 +12,6 @@ merged in on first use, with the rules.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import overload
 
 import numpy as np
 
@@ -32,10 +31,6 @@ class NoEvaluatorError(KeyError):
     """``evaluate`` was asked for an op kind nobody registered."""
 
 
-@overload
-def register_evaluator(op_name: str, fn: EvalFn) -> EvalFn: ...
-@overload
-def register_evaluator(op_name: str, fn: None = None) -> Callable[[EvalFn], EvalFn]: ...
 def register_evaluator(
     op_name: str, fn: EvalFn | None = None
 ) -> EvalFn | Callable[[EvalFn], EvalFn]:
@@ -44,12 +39,7 @@ def register_evaluator(
     Replaces an earlier registration; the built-ins, merged in on first use,
     never replace one made before them.
     """
-
-    def add(f: EvalFn) -> EvalFn:
-        OP_KINDS.set(op_name, "evaluator", f)
-        return f
-
-    return add if fn is None else add(fn)
+    return OP_KINDS.registrar(op_name, "evaluator", fn)
 
 
 def _evaluator(op_name: str) -> EvalFn | None:

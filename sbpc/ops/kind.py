@@ -157,6 +157,18 @@ class OpKinds:
         self.set(name, facet, fn)
         return fn
 
+    def registrar(
+        self, name: str, facet: Facet, fn: F | None = None
+    ) -> F | Callable[[F], F]:
+        """Set ``fn`` as ``name``'s ``facet``, or without ``fn`` a decorator that does.
+
+        The one body behind the public ``register_local``/``register_evaluator``/
+        ``register_emitter``/``extracts`` style entry points.
+        """
+        if fn is None:
+            return lambda f: self._set_returning(name, facet, f)
+        return self._set_returning(name, facet, fn)
+
 
 OP_KINDS = OpKinds()
 _builtins_merged = False

@@ -92,10 +92,6 @@ def unregister_rule(op_name: str, fn: RuleFn | None = None) -> None:
     op_kinds().remove_rule(op_name, fn)
 
 
-@overload
-def register_local(op_name: str, fn: LocalFn) -> LocalFn: ...
-@overload
-def register_local(op_name: str, fn: None = None) -> Callable[[LocalFn], LocalFn]: ...
 def register_local(
     op_name: str, fn: LocalFn | None = None
 ) -> LocalFn | Callable[[LocalFn], LocalFn]:
@@ -104,12 +100,7 @@ def register_local(
     Replaces an earlier registration; the built-ins, merged in on first use,
     never replace one made before them.
     """
-
-    def add(f: LocalFn) -> LocalFn:
-        OP_KINDS.set(op_name, "local", f)
-        return f
-
-    return add if fn is None else add(fn)
+    return OP_KINDS.registrar(op_name, "local", fn)
 
 
 def _name(op: OpSpec | str) -> str:
