@@ -196,8 +196,8 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
 
 
-def _balanced(text: str, start: int) -> int:
-    """Index just past the bracket group opening at ``text[start]``."""
+def _brackets(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """Each index and character outside quotes, with the bracket depth after it."""
     depth = 0
     quote = ""
     i = start
@@ -210,43 +210,26 @@ def _balanced(text: str, start: int) -> int:
                 quote = ""
         elif ch in "\"'":
             quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
+        else:
+            depth += (ch in "([{") - (ch in ")]}")
+            yield i, ch, depth
         i += 1
+
+
+def _balanced(text: str, start: int) -> int:
+    """Index just past the bracket group opening at ``text[start]``."""
+    for i, ch, depth in _brackets(text, start):
+        if depth == 0 and ch in ")]}":
+            return i + 1
     raise HloCollectiveError(f"unbalanced brackets in {text[start : start + 80]!r}")
 
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
     """Split at ``sep`` outside brackets and quotes."""
-    parts, depth, quote, cur = [], 0, "", []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        cur.append(ch)
-        if quote:
-            if ch == "\\" and i + 1 < len(text):
-                cur.append(text[i + 1])
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            cur.pop()
-            parts.append("".join(cur).strip())
-            cur = []
-        i += 1
-    if "".join(cur).strip():
-        parts.append("".join(cur).strip())
-    return parts
+    cuts = [i for i, ch, depth in _brackets(text) if ch == sep and depth == 0]
+    bounds = zip([-1, *cuts], [*cuts, len(text)], strict=True)
+    parts = [text[a + 1 : b].strip() for a, b in bounds]
+    return [p for k, p in enumerate(parts) if p or k < len(parts) - 1]
 
 
 _ARRAY = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]")

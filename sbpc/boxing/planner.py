@@ -396,6 +396,30 @@ class _Tree:
             steps.append(step)
         return steps[::-1]
 
+    def plan(
+        self,
+        node: int,
+        src: NdSbp,
+        dst: NdSbp,
+        dens: tuple[int, int],
+        unreachable: str,
+        placements: tuple[Placement | None, Placement | None] = (None, None),
+    ) -> BoxingPlan:
+        """The plan of the cheapest path to ``node`` (costs scaled by ``dens``,
+        bytes then time); ``unreachable`` is the error when there is none."""
+        if node not in self.cost:
+            raise BoxingError(unreachable)
+        t, b, _ = self.cost[node]
+        bden, tden = dens
+        return BoxingPlan(
+            src,
+            dst,
+            tuple(self.path(node)),
+            Fraction(b, bden),
+            Fraction(t, tden),
+            *placements,
+        )
+
 
 def _dijkstra(
     start: int,
@@ -466,20 +490,13 @@ def _plan(
         _check_layout(dst, tensor, hierarchy, "target")
     if src == dst:
         return BoxingPlan(src, dst, ())
-    tree = _tree(src, tensor, hierarchy, cost_model)
-    node = graph.index[dst]
-    if node not in tree.cost:
-        raise BoxingError(
-            f"no sequence of collectives turns {format_nd_sbp(src)} into "
-            f"{format_nd_sbp(dst)} for {tensor} on hierarchy {list(hierarchy)}"
-        )
-    t, b, _ = tree.cost[node]
-    return BoxingPlan(
+    return _tree(src, tensor, hierarchy, cost_model).plan(
+        graph.index[dst],
         src,
         dst,
-        tuple(tree.path(node)),
-        Fraction(b, graph.bytes_den),
-        Fraction(t, graph.time_den),
+        (graph.bytes_den, graph.time_den),
+        f"no sequence of collectives turns {format_nd_sbp(src)} into "
+        f"{format_nd_sbp(dst)} for {tensor} on hierarchy {list(hierarchy)}",
     )
 
 
@@ -604,21 +621,14 @@ def _plan_between(
             )
 
     target = size + graph.index[dst_nd]
-    tree = _dijkstra(graph.index[src_nd], neighbours, target)
-    if target not in tree.cost:  # pragma: no cover - every even layout is reachable
-        raise BoxingError(
-            f"no sequence of steps moves {format_nd_sbp(src_nd)} on "
-            f"{src_placement} to {format_nd_sbp(dst_nd)} on {dst_placement}"
-        )
-    t, b, _ = tree.cost[target]
-    return BoxingPlan(
+    return _dijkstra(graph.index[src_nd], neighbours, target).plan(
+        target,
         src_nd,
         dst_nd,
-        tuple(tree.path(target)),
-        Fraction(b, bden),
-        Fraction(t, tden),
-        src_placement,
-        dst_placement,
+        (bden, tden),
+        f"no sequence of steps moves {format_nd_sbp(src_nd)} on "
+        f"{src_placement} to {format_nd_sbp(dst_nd)} on {dst_placement}",
+        (src_placement, dst_placement),
     )
 
 
