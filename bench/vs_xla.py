@@ -124,15 +124,7 @@ def bench_one(
 
     start = time.perf_counter()
     try:
-        dist = sbpc.jax.distribute(
-            example.fn,
-            *example.args,
-            mesh=example.mesh(scheme),
-            in_layouts=example.in_layouts(scheme),
-            out_layouts=example.out_layouts(scheme),
-            strategy=strategy,
-            cost_model=cost_model,
-        )
+        dist = example.distribute(scheme, strategy=strategy, cost_model=cost_model)
     except sbpc.jax.SbpcError as e:
         return Row(name, scheme, None, None, f"sbpc failed: {str(e).splitlines()[0]}")
     placed = dist.place(*example.args)

@@ -54,14 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     example = EXAMPLES[args.example]()
     start = time.perf_counter()
     try:
-        step = sbpc.jax.distribute(
-            example.fn,
-            *example.args,
-            mesh=example.mesh(args.scheme),
-            in_layouts=example.in_layouts(args.scheme),
-            out_layouts=example.out_layouts(args.scheme),
-            strategy=args.strategy,
-        )
+        step = example.distribute(args.scheme, strategy=args.strategy)
     except sbpc.jax.SbpcError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

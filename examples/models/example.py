@@ -22,6 +22,8 @@ from typing import Any
 
 import jax
 
+import sbpc.jax
+
 from .optim import adam_init, opt_roles
 
 DATA = "data"
@@ -44,6 +46,17 @@ class Example:
 
     def out_layouts(self, scheme: str) -> Any:
         return layouts(self.out_roles, scheme)
+
+    def distribute(self, scheme: str, **options: Any) -> sbpc.jax.Distributed:
+        """``sbpc.jax.distribute`` of the example under ``scheme``'s mesh and layouts."""
+        return sbpc.jax.distribute(
+            self.fn,
+            *self.args,
+            mesh=self.mesh(scheme),
+            in_layouts=self.in_layouts(scheme),
+            out_layouts=self.out_layouts(scheme),
+            **options,
+        )
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .example import Model
-from .optim import adam_update
+from .optim import adam_step, cross_entropy
 
 VOCAB, SEQ, MODEL, HEADS, HIDDEN, LAYERS, BATCH = 256, 32, 64, 8, 256, 2, 16
 
@@ -52,15 +52,11 @@ def forward(params, tokens):
 
 def loss_fn(params, tokens, targets):
     """Mean next-token cross-entropy."""
-    logp = jax.nn.log_softmax(forward(params, tokens), -1)
-    return -jnp.mean(jnp.sum(jax.nn.one_hot(targets, VOCAB) * logp, -1))
+    return cross_entropy(forward(params, tokens), targets, VOCAB)
 
 
-def train_step(params, opt, tokens, targets):
-    """One Adam step: returns the loss, new parameters and new optimizer state."""
-    loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets)
-    params, opt = adam_update(params, grads, opt)
-    return loss, params, opt
+# (params, opt, tokens, targets) -> (loss, params, opt)
+train_step = adam_step(loss_fn)
 
 
 def init_params(seed: int = 0):

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .example import REPLICATED, Model
-from .optim import adam_update
+from .optim import adam_step, cross_entropy
 
 IMAGE, PATCH, CHANNELS, WIDTH, TOKEN_HIDDEN, CHANNEL_HIDDEN = 32, 4, 3, 64, 128, 256
 BLOCKS, CLASSES, BATCH = 2, 16, 16
@@ -50,14 +50,11 @@ def forward(params, images):
 
 
 def loss_fn(params, images, labels):
-    logp = jax.nn.log_softmax(forward(params, images), -1)
-    return -jnp.mean(jnp.sum(jax.nn.one_hot(labels, CLASSES) * logp, -1))
+    return cross_entropy(forward(params, images), labels, CLASSES)
 
 
-def train_step(params, opt, images, labels):
-    loss, grads = jax.value_and_grad(loss_fn)(params, images, labels)
-    params, opt = adam_update(params, grads, opt)
-    return loss, params, opt
+# (params, opt, images, labels) -> (loss, params, opt)
+train_step = adam_step(loss_fn)
 
 
 def init_params(seed: int = 0):

@@ -5,11 +5,10 @@ from __future__ import annotations
 import itertools
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from .example import REPLICATED, Model
-from .optim import adam_update
+from .optim import adam_step, cross_entropy
 
 SIZES, CLASSES, BATCH = (128, 512, 512, 128), 16, 64
 
@@ -22,14 +21,11 @@ def forward(params, x):
 
 
 def loss_fn(params, x, labels):
-    logp = jax.nn.log_softmax(forward(params, x), -1)
-    return -jnp.mean(jnp.sum(jax.nn.one_hot(labels, CLASSES) * logp, -1))
+    return cross_entropy(forward(params, x), labels, CLASSES)
 
 
-def train_step(params, opt, x, labels):
-    loss, grads = jax.value_and_grad(loss_fn)(params, x, labels)
-    params, opt = adam_update(params, grads, opt)
-    return loss, params, opt
+# (params, opt, x, labels) -> (loss, params, opt)
+train_step = adam_step(loss_fn)
 
 
 def init_params(seed: int = 0):

@@ -33,3 +33,24 @@ def adam_update(params, grads, opt):
 def opt_roles(param_roles):
     """Optimizer state is laid out like the parameters; the step count replicated."""
     return {"m": param_roles, "v": param_roles, "step": "B"}
+
+
+def cross_entropy(logits, labels, classes: int):
+    """Mean cross-entropy of integer ``labels`` under ``logits`` (last axis)."""
+    logp = jax.nn.log_softmax(logits, -1)
+    return -jnp.mean(jnp.sum(jax.nn.one_hot(labels, classes) * logp, -1))
+
+
+def adam_step(loss_fn):
+    """The training step of ``loss_fn(params, *batch)``: one Adam update.
+
+    ``train_step(params, opt, *batch)`` returns the loss, new parameters and
+    new optimizer state.
+    """
+
+    def train_step(params, opt, *batch):
+        loss, grads = jax.value_and_grad(loss_fn)(params, *batch)
+        params, opt = adam_update(params, grads, opt)
+        return loss, params, opt
+
+    return train_step

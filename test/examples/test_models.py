@@ -11,8 +11,6 @@ from models.optim import LR
 from run import main as run_main
 from run import max_error
 
-import sbpc.jax
-
 STRATEGIES = ("greedy", "bfs", "optimal")
 CASES = [(name, "2d", strategy) for name in EXAMPLES for strategy in STRATEGIES] + [
     (name, scheme, "optimal") for name in EXAMPLES for scheme in ("dp", "tp")
@@ -68,14 +66,7 @@ def unsharded():
 @pytest.mark.parametrize(("name", "scheme", "strategy"), CASES)
 def test_example_matches_unsharded(name, scheme, strategy, unsharded):
     example = EXAMPLES[name]()
-    dist = sbpc.jax.distribute(
-        example.fn,
-        *example.args,
-        mesh=example.mesh(scheme),
-        in_layouts=example.in_layouts(scheme),
-        out_layouts=example.out_layouts(scheme),
-        strategy=strategy,
-    )
+    dist = example.distribute(scheme, strategy=strategy)
     check(name, dist(*example.args), unsharded(name))
     # the layouts asked for are the layouts the program takes
     in_shardings, _ = dist.shardings()
@@ -91,13 +82,7 @@ def test_example_matches_unsharded(name, scheme, strategy, unsharded):
 def test_training_steps_train():
     """The sharded Adam step lowers the loss over a few steps, like jax.jit's."""
     example = EXAMPLES["mlp_train"]()
-    dist = sbpc.jax.distribute(
-        example.fn,
-        *example.args,
-        mesh=(2, 4),
-        in_layouts=example.in_layouts("2d"),
-        out_layouts=example.out_layouts("2d"),
-    )
+    dist = example.distribute("2d")
     params, opt, x, labels = example.args
     losses = []
     for _ in range(5):
