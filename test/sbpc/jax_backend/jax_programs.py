@@ -22,6 +22,7 @@ from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.jax_backend.collectives import check_step
 from sbpc.jax_backend.emit import emit_jax
+from sbpc.ops.registry import nd_signatures
 from sbpc.ops.spec import OpSpec
 from sbpc.program import Arg, CollectiveInstr, OpInstr, Program, Result, ValueId
 from sbpc.simulator.execute import evaluate_whole
@@ -128,12 +129,29 @@ def load(
     """Emit ``program``, write it to ``directory/name.py`` and import it."""
     path = directory / f"{name}.py"
     path.write_text(emit_jax(program, **emit_options))
+    return import_path(name, path)
+
+
+def import_path(name: str, path: Path) -> ModuleType:
+    """Import the file ``path`` as module ``name`` (tests are not a package)."""
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def sig_with(
+    op: OpSpec, hierarchy: Sequence[int], inputs=None, outputs=None
+) -> Signature:
+    """The N-D signature of ``op`` with these operand / result layouts."""
+    for sig in nd_signatures(op, hierarchy):
+        if (inputs is None or sig.inputs == tuple(inputs)) and (
+            outputs is None or sig.outputs == tuple(outputs)
+        ):
+            return sig
+    raise AssertionError(f"{op.name} has no signature {inputs} -> {outputs}")
 
 
 def run_script(path: Path) -> subprocess.CompletedProcess[str]:

@@ -9,13 +9,12 @@ fast on two cores).
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import random
 import re
-import sys
 from pathlib import Path
 
+import jax_programs as jp
 import numpy as np
 import pytest
 
@@ -33,16 +32,6 @@ jax = pytest.importorskip("jax")
 _HERE = Path(__file__).parent
 
 
-def _load_by_path(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-jp = _load_by_path("sbpc_test_jax_programs", _HERE / "jax_programs.py")
 Builder = jp.Builder
 
 HIERARCHIES = [(8,), (2, 4), (2, 2, 2)]
@@ -173,7 +162,7 @@ def test_multi_axis_spec_matches_nd_sbp_meaning(tmp_path: Path) -> None:
 
 # --- every op of the rule catalogue, under sampled signatures -----------------------
 
-rules = _load_by_path(
+rules = jp.import_path(
     "sbpc_test_op_rules_cases", _HERE.parent / "ops" / "test_registry.py"
 )
 _X64 = {"i64", "ui64", "f64", "index"}
@@ -224,14 +213,7 @@ def test_every_op_under_sampled_signatures(
 # --- named op families in one distributed program -------------------------------------
 
 
-def sig_with(op: OpSpec, hierarchy, inputs=None, outputs=None) -> Signature:
-    """The N-D signature of ``op`` with these operand / result layouts."""
-    for sig in nd_signatures(op, hierarchy):
-        if (inputs is None or sig.inputs == tuple(inputs)) and (
-            outputs is None or sig.outputs == tuple(outputs)
-        ):
-            return sig
-    raise AssertionError(f"{op.name} has no signature {inputs} -> {outputs}")
+sig_with = jp.sig_with
 
 
 DOT = {

@@ -18,6 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jax_programs as jp
 import numpy as np
 import pytest
 
@@ -26,7 +27,6 @@ from sbpc.algebra.sbp import B, P, Partial, S
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.jax_backend.emit import emit_jax
-from sbpc.ops.registry import nd_signatures
 from sbpc.ops.spec import OpSpec
 from sbpc.program import Program
 
@@ -35,13 +35,6 @@ if "jax_cpu_collectives_implementation" not in jax.config.values:
     pytest.skip("this jax has no CPU collectives option", allow_module_level=True)
 
 _HERE = Path(__file__).parent
-_spec = importlib.util.spec_from_file_location(
-    "sbpc_test_jax_programs_mh", _HERE / "jax_programs.py"
-)
-assert _spec is not None and _spec.loader is not None
-jp = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = jp
-_spec.loader.exec_module(jp)
 
 TIMEOUT_S = 240
 DOT = {
@@ -88,13 +81,7 @@ def T(*shape: int, e: str = "f32") -> TensorType:
     return TensorType(tuple(shape), e)
 
 
-def _sig(op: OpSpec, h, inputs=None, outputs=None) -> Signature:
-    for sig in nd_signatures(op, h):
-        if (inputs is None or sig.inputs == tuple(inputs)) and (
-            outputs is None or sig.outputs == tuple(outputs)
-        ):
-            return sig
-    raise AssertionError(f"{op.name}: no signature {inputs} -> {outputs}")
+_sig = jp.sig_with
 
 
 def mesh_program() -> Program:

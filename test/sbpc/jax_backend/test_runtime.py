@@ -3,10 +3,9 @@ module is made of."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
+import jax_programs as jp
 import numpy as np
 
 from sbpc.algebra.placement import Placement
@@ -37,7 +36,7 @@ def test_sections_split_on_markers_only() -> None:
 
 def _gathers(n: int) -> Program:
     """``n`` independent all-gathers on one axis: the emitter combines them."""
-    b = _programs().Builder(Placement.of_size((4,)))
+    b = jp.Builder(Placement.of_size((4,)))
     for _ in range(n):
         b.ret(
             b.step(
@@ -45,17 +44,6 @@ def _gathers(n: int) -> Program:
             )
         )
     return b.program
-
-
-def _programs():
-    spec = importlib.util.spec_from_file_location(
-        "sbpc_test_jax_programs_rt", Path(__file__).parent / "jax_programs.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_emitted_module_drops_stand_ins_and_ends_with_main(tmp_path: Path) -> None:
@@ -69,7 +57,7 @@ def test_emitted_module_drops_stand_ins_and_ends_with_main(tmp_path: Path) -> No
     assert source.index("def _all_gather_many(") < source.index('__main__":\n    sys')
     path = tmp_path / "gathers.py"
     path.write_text(source)
-    run = _programs().run_script(path)
+    run = jp.run_script(path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "ok" in run.stdout
 
@@ -78,7 +66,6 @@ def test_pipeline_donates_each_argument_to_its_last_reader(tmp_path: Path) -> No
     """Across placements a donated argument goes to the last stage that reads
     it (an earlier stage would free it too soon), and one returned as it is
     stays the caller's."""
-    jp = _programs()
     p0 = Placement("cpu", (4,), (0, 1, 2, 3))
     p1 = Placement("cpu", (4,), (4, 5, 6, 7))
     t = TensorType((8, 4), "f32")
