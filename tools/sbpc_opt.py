@@ -47,6 +47,8 @@ from sbpc.dialects.diagnostics import (
     make_diagnostic,
     set_sink,
 )
+from sbpc.propagation import progress
+from sbpc.propagation.progress import Progress, reporting
 
 from .cli import run_and_exit
 
@@ -159,6 +161,12 @@ class SbpcOptMain(xDSLOptMain):
             action="store_true",
             help="skip verifying sbp annotations (placements, nd_sbp, sig) after parsing",
         )
+        arg_parser.add_argument(
+            "--quiet",
+            default=False,
+            action="store_true",
+            help="no progress lines on a terminal (never shown when stderr is not one)",
+        )
 
     def register_all_frontends(self) -> None:
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
@@ -219,7 +227,8 @@ class SbpcOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         self.verify_module(prog)
         for p in self.pipeline.passes:
-            p.apply(self.ctx, prog)
+            with progress.current().phase(p.name):
+                p.apply(self.ctx, prog)
             if not self.args.disable_verify:
                 self.verify_module(prog, after=p)
 
@@ -364,9 +373,12 @@ def format_error(e: ParseError | DiagnosticException, offset: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    run_and_exit(
-        "sbpc-opt", lambda: SbpcOptMain(args=argv).run_chunks(), (_UsageError,)
-    )
+    def run() -> int:
+        opt = SbpcOptMain(args=argv)
+        with reporting(Progress.for_terminal(opt.args.quiet)):
+            return opt.run_chunks()
+
+    run_and_exit("sbpc-opt", run, (_UsageError,))
 
 
 if __name__ == "__main__":
