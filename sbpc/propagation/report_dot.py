@@ -48,6 +48,11 @@ class ReportError(RuntimeError):
     """A report that cannot be made (Graphviz missing or failing)."""
 
 
+def _clip(text: str, limit: int = 2000) -> str:
+    """Graphviz refuses quoted strings over 16 KiB; tooltips need far less."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def colours(view: PlanView) -> dict[str, str]:
     """Fill colour of each output layout (most frequent layouts first)."""
     layouts = view.layouts()
@@ -109,7 +114,7 @@ def plan_graph(view: PlanView, prefix: str = "") -> graphviz.Digraph:
         attrs = {
             "id": f"{prefix}{node.key}",
             "class": node.kind,
-            "tooltip": node.tooltip,
+            "tooltip": _clip(node.tooltip),
         }
         if node.kind == "op":
             label = f"{node.name}\\n{node.layout or '()'}"
@@ -125,7 +130,7 @@ def plan_graph(view: PlanView, prefix: str = "") -> graphviz.Digraph:
             label = f"{node.name}\\n{node.layout or 'any'}"
             attrs.update(shape="doubleoctagon", fillcolor="white")
         else:
-            label = f"{node.name}\\n{node.detail}"
+            label = f"{node.name}\\n" + node.detail.replace("; ", "\\n")
             attrs.update(shape="box3d", fillcolor="#f5f5f5", style="filled,dashed")
         target = subgraphs.get(cluster_of[node.key]) if node.key in cluster_of else g
         assert target is not None
@@ -158,7 +163,7 @@ def plan_graph(view: PlanView, prefix: str = "") -> graphviz.Digraph:
             )
         else:
             attrs["class"] = "use"
-        attrs["tooltip"] = tip
+        attrs["tooltip"] = _clip(tip)
         g.edge(edge.src, edge.dst, **attrs)
     return g
 

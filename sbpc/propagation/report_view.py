@@ -63,7 +63,7 @@ class ViewNode:
     layout: str | None  # the colour key: the (first) output layout
     detail: str  # signature, "given", the accepted layout, the repeat's span
     tooltip: str
-    members: tuple[NodeId, ...]  # the graph nodes it stands for
+    members: tuple[NodeId, ...]  # the graph nodes it stands for (ops, then args)
 
 
 @dataclass(frozen=True)
@@ -252,9 +252,23 @@ def plan_view(
         for k in range(rep.start + rep.period, rep.start + rep.period * rep.count):
             collapsed[k] = r
     position = {op.id: k for k, op in enumerate(ops)}
+    # arguments only collapsed ops use (their weights) go into the box too
+    folded: dict[NodeId, int] = {}
+    for source in graph.sources():
+        owners = {
+            collapsed.get(position.get(graph.edges[e].dst, -1), -1)
+            for e in source.out_edges
+        }
+        if len(owners) == 1 and (r := owners.pop()) >= 0:
+            folded[source.id] = r
+    folded_of: dict[int, list[NodeId]] = {}
+    for source_id, r in folded.items():
+        folded_of.setdefault(r, []).append(source_id)
     emitted_repeat: set[int] = set()
     for node in graph.nodes:
-        if isinstance(node, SourceNode):
+        if isinstance(node, SourceNode) and node.id in folded:
+            key_of[node.id] = f"repeat{folded[node.id]}"
+        elif isinstance(node, SourceNode):
             key = f"arg{node.id}"
             layout = format_nd_sbp(plan.sources[node.id])
             tensor = graph.values[node.result].tensor
@@ -280,17 +294,27 @@ def plan_view(
                     span = range(
                         rep.start + rep.period, rep.start + rep.period * rep.count
                     )
-                    members = tuple(ops[i].id for i in span)
+                    args = folded_of.get(r, [])
+                    detail = f"{rep.period} ops each, ops {span.start}-{span.stop - 1}"
+                    if args:
+                        detail += f"; and {len(args)} arguments only they use"
                     nodes.append(
                         ViewNode(
                             f"repeat{r}",
                             "repeat",
                             f"{rep.count - 1} more x the layer above",
                             None,
-                            f"{rep.period} ops each, ops {span.start}-{span.stop - 1}",
-                            f"{len(members)} ops collapsed: "
-                            + ", ".join(sorted({ops[i].name for i in span})),
-                            members,
+                            detail,
+                            f"{len(span)} ops collapsed: "
+                            + ", ".join(
+                                sorted({re.sub(r"\d+", "#", ops[i].name) for i in span})
+                            )
+                            + (
+                                f"; arguments {', '.join(graph.nodes[a].name for a in args)}"
+                                if args
+                                else ""
+                            ),
+                            (*(ops[i].id for i in span), *args),
                         )
                     )
                 continue

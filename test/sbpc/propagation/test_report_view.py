@@ -10,7 +10,7 @@ from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
 from sbpc.propagation.driver import propagate
-from sbpc.propagation.graph import SbpGraph
+from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode
 from sbpc.propagation.report_view import (
     Repeat,
     find_repeats,
@@ -138,9 +138,17 @@ def test_repeated_layers_collapse() -> None:
     rep = view.repeats[0]
     assert rep.period == 17 and rep.count >= 5
     (box,) = [n for n in view.nodes if n.kind == "repeat"]
-    assert len(box.members) == rep.period * (rep.count - 1)
+    op_members = [m for m in box.members if isinstance(graph.nodes[m], OpNode)]
+    assert len(op_members) == rep.period * (rep.count - 1)
     ops_shown = [n for n in view.nodes if n.kind == "op"]
-    assert len(ops_shown) + len(box.members) == n_ops
+    assert len(ops_shown) + len(op_members) == n_ops
+    # the weights of the collapsed layers (7 a layer: q, k, v, out, up, bias,
+    # down) are in the box too
+    arg_members = [m for m in box.members if isinstance(graph.nodes[m], SourceNode)]
+    assert len(arg_members) == 7 * (rep.count - 1)
+    assert f"and {len(arg_members)} arguments only they use" in box.detail
+    args_shown = [n for n in view.nodes if n.kind == "arg"]
+    assert len(args_shown) + len(arg_members) == len(list(graph.sources()))
     # the first instance is the cluster; the rest are not drawn op by op
     assert len(view.clusters[0]) == rep.period
     # every graph edge is drawn, merged into the box, or inside it
