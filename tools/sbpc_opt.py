@@ -51,6 +51,7 @@ from sbpc.propagation import progress
 from sbpc.propagation.progress import Progress, reporting
 
 from .cli import run_and_exit
+from .pipeline_text import quote_paths
 
 
 class LocatingParser(Parser):
@@ -197,6 +198,8 @@ class SbpcOptMain(xDSLOptMain):
             ) from None
 
     def setup_pipeline(self) -> None:
+        if self.args.passes:  # report=plan.html, as mlir-opt takes it
+            self.args.passes = quote_paths(self.args.passes)
         try:
             super().setup_pipeline()
             self._check_target()

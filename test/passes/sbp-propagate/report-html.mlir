@@ -1,9 +1,9 @@
-// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal memory_budget=30000 report="%t.html" report_format=html}' -o /dev/null
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal memory_budget=30000 report=%t.html report_format=html}' -o /dev/null
 // RUN: filecheck %s --input-file=%t.html --check-prefix=HTML
 // RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal report=- report_format=dot}' 2>&1 >/dev/null | filecheck %s --check-prefix=DOT
 // RUN: not sbpc-opt %s -p 'sbp-propagate{report=- report_format=png}' 2>&1 | filecheck %s --check-prefix=BAD
 
-// The plan as a picture: a Megatron FFN on 2x4 devices whose second matmul
+// The plan as a picture (the path unquoted, as mlir-opt users write it): a Megatron FFN on 2x4 devices whose second matmul
 // leaves a partial sum; the result is wanted as [S(0), B].
 
 // HTML: <!DOCTYPE html>
