@@ -79,9 +79,14 @@ class SbpPropagatePass(ModulePass):
                 raise LocatedError(op, str(e)) from e
             if self.report == "-":
                 print(text, file=sys.stderr)
-            else:
+                return
+            try:
                 with open(self.report, "w") as out:
                     out.write(text + ("\n" if text and not text.endswith("\n") else ""))
+            except OSError as e:
+                raise LocatedError(
+                    op, f"cannot write the report to '{self.report}': {e.strerror}"
+                ) from e
 
     def plan_module(self, op: ModuleOp) -> list[FunctionPlan]:
         """Propagate every defined function, write the answer back, and return
