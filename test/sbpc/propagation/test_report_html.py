@@ -10,6 +10,10 @@ import xml.etree.ElementTree as ET
 import graphviz
 import pytest
 
+from sbpc.algebra.sbp import B, S
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.propagation.driver import propagate
+from sbpc.propagation.graph import SbpGraph
 from sbpc.propagation.report_dot import (
     BOXING_COLOUR,
     ReportError,
@@ -112,3 +116,26 @@ def test_missing_graphviz_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(ReportError, match="needs Graphviz's 'dot' program"):
         format_html([plan_view(matmul_plan())])
+
+
+def test_several_functions_share_a_page_with_unique_ids() -> None:
+    views = [plan_view(matmul_plan(), "@f"), plan_view(transformer_plan(2), "@g")]
+    page = format_html(views)
+    ids = re.findall(r'<g id="([^"]+)" class="node', page)
+    assert len(ids) == len(set(ids)) == sum(len(v.nodes) for v in views)
+    assert {i.split("&#45;")[0] for i in ids} == {"f0", "f1"}
+    assert page.count('<section class="function"') == 2
+    dot = format_dot(views)
+    assert dot.count("digraph ") == 2
+
+
+def test_a_function_without_ops() -> None:
+    g = SbpGraph((2,))
+    x = g.add_argument("x", TensorType((4, 4)), layout=(S(0),))
+    g.add_result("y", x, (B,))
+    plan = propagate(g, lambda s, d, t: 1e-6, "greedy", edge_bytes=lambda s, d, t: 32.0)
+    view = plan_view(plan, "@id")
+    groups = svg_groups(render_svg(plan_graph(view)))
+    assert len(groups["arg"]) == 1 and len(groups["result"]) == 1
+    assert "op" not in groups and len(groups["boxing"]) == 1
+    assert "<svg" in format_html([view])
