@@ -278,7 +278,8 @@ class SbpcOptMain(xDSLOptMain):
 
         module = self.parse_chunk(BytesIO(text.encode()), ext, offset)
         self.apply_passes(module)
-        return self.output_resulting_program(module)
+        with progress.current().phase(f"-t {self.args.target}"):
+            return self.output_resulting_program(module)
 
     def _run_plain(self, text: str, offset: int, ext: str, output: IO[str]) -> int:
         try:

@@ -1,5 +1,6 @@
 """sbpc-opt's progress lines: on a terminal a line per pass (and the optimal
-strategy's phases), nothing with --quiet or when stderr is not a terminal."""
+strategy's phases) and for the target, nothing with --quiet or when stderr
+is not a terminal."""
 
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ def test_progress_on_a_terminal() -> None:
         "sbpc: optimal: shrink (core of 0 nodes)",
         "sbpc: sbp-propagate",
         "sbpc: sbp-lower-boxing",
+        "sbpc: -t mlir",
     ], lines
     assert all(line.endswith(" s") for line in lines)
 
