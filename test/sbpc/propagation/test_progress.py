@@ -97,7 +97,9 @@ def test_optimal_reports_its_phases_while_highs_runs(
         for p in running
     ), running
     status = plan.stats["status"]
-    assert re.search(rf"sbpc: optimal: ILP \({status}, gap [^)]+\) +[\d.]+ s\n", text)
+    assert re.search(
+        rf"sbpc: optimal: ILP \({re.escape(status)}, gap [^)]+\) +[\d.]+ s\n", text
+    )
     assert text.endswith("\n")  # the ticker stopped with the ILP's line
 
 
