@@ -96,10 +96,11 @@ def _changes_table(view: PlanView, prefix: str) -> str:
         )
     rows = []
     for c in view.changes[:TOP_CHANGES]:
+        into = "" if c.consumer.startswith("result") else f" #{c.operand}"
         rows.append(
             f'<tr data-node="{_e(prefix + c.consumer)}">'
             f"<td>{_e(c.value)}</td><td>{_e(c.producer_name)}</td>"
-            f"<td>{_e(c.consumer_name)} #{c.operand}</td><td>{_e(c.tensor)}</td>"
+            f"<td>{_e(c.consumer_name)}{into}</td><td>{_e(c.tensor)}</td>"
             f"<td>{_e(c.src)} &rarr; {_e(c.dst)}</td>"
             f"<td>{_e(' + '.join(c.collectives) or 'none')}</td>"
             f'<td class="num">{_e(format_bytes(c.bytes))}</td>'
