@@ -19,11 +19,11 @@ import sbpc.jax as sj
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def ffn(x, w1, w2):
+def ffn(x: jax.Array, w1: jax.Array, w2: jax.Array) -> jax.Array:
     return x + jax.nn.gelu(x @ w1) @ w2
 
 
-def _args():
+def _args() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(0)
     x = rng.standard_normal((16, 32)).astype(np.float32)
     w1 = rng.standard_normal((32, 64)).astype(np.float32)

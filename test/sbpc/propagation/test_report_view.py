@@ -10,7 +10,8 @@ from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
 from sbpc.propagation.driver import propagate
-from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode
+from sbpc.propagation.graph import EdgeCost, OpNode, SbpGraph, SourceNode
+from sbpc.propagation.plan import Plan
 from sbpc.propagation.report_view import (
     Repeat,
     find_repeats,
@@ -22,7 +23,7 @@ from sbpc.testing.synthetic_graphs import RingCost, transformer_graph
 T = TensorType((8, 8))  # 256 bytes
 
 
-def boxing_cost(hierarchy):
+def boxing_cost(hierarchy: tuple[int, ...]) -> tuple[EdgeCost, EdgeCost]:
     def time(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
         return boxing.plan(src, dst, tensor, hierarchy).time
 
@@ -32,7 +33,7 @@ def boxing_cost(hierarchy):
     return time, nbytes
 
 
-def matmul_plan():
+def matmul_plan() -> Plan:
     """x S(0) given, a row-parallel matmul whose partial result must become
     S(0): one reduce-scatter, plus the changes into the matmul."""
     g = SbpGraph((4,))
@@ -120,7 +121,7 @@ def test_find_repeats_prefers_the_run_covering_most() -> None:
     assert find_repeats(layer * 3 + ["z"]) == [Repeat(0, 12, 3)]
 
 
-def transformer_plan(n_layers: int):
+def transformer_plan(n_layers: int) -> Plan:
     g = transformer_graph(n_layers, (2, 2), seq=64, hidden=32, ffn=64)
     ring = RingCost((2, 2))
     return propagate(g, ring.time, "greedy", edge_bytes=ring.bytes)
