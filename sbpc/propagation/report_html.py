@@ -32,9 +32,6 @@ def memory_svg(view: PlanView) -> str:
     kept as text so the page stays small and searchable.
     """
     import matplotlib
-
-    matplotlib.rcParams["svg.fonttype"] = "none"
-    matplotlib.rcParams["svg.hashsalt"] = "sbpc"  # stable ids across runs
     from matplotlib.figure import Figure
     from matplotlib.ticker import MultipleLocator
 
@@ -78,7 +75,9 @@ def memory_svg(view: PlanView) -> str:
     ax.grid(axis="y", alpha=0.3)
     out = io.StringIO()
     # no date or creator: the same plan gives the same page
-    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+    # text kept as text, ids stable across runs; the user's settings untouched
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "sbpc"}):
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
     svg = out.getvalue()
     # its RDF metadata names vocabularies by URL: nothing a page needs
     svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)

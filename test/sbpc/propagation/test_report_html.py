@@ -139,3 +139,14 @@ def test_a_function_without_ops() -> None:
     assert len(groups["arg"]) == 1 and len(groups["result"]) == 1
     assert "op" not in groups and len(groups["boxing"]) == 1
     assert "<svg" in format_html([view])
+
+
+def test_memory_plot_is_stable_and_leaves_matplotlib_settings_alone() -> None:
+    import matplotlib
+
+    before = dict(matplotlib.rcParams)
+    view = plan_view(matmul_plan())
+    first = memory_svg(view)
+    assert memory_svg(view) == first  # the same plan, the same picture
+    assert "<text" in first  # text stays text (svg.fonttype none)
+    assert dict(matplotlib.rcParams) == before
