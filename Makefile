@@ -5,7 +5,17 @@ BIN := $(VENV)/bin
 # Simulated devices for everything that runs JAX on the CPU.
 export XLA_FLAGS ?= --xla_force_host_platform_device_count=8
 
-.PHONY: setup run test lint format bench-xla
+.PHONY: setup test-setup run test lint format bench-xla plan-picture
+
+# A Debian package when its program is missing: installed as root with
+# apt-get, else a note saying what to install (only the report needs them).
+define need
+	@command -v $(1) >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing $(2) ($(3))"; apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
+	  else echo "note: $(1) not found: install the $(2) package for $(3)" >&2; fi; }
+endef
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,13 +24,18 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 setup: $(VENV)/.installed
+	$(call need,dot,graphviz,the HTML and dot plan reports)
+
+# The tests also render the HTML plan report in a headless browser.
+test-setup: setup
+	$(call need,chromium,chromium,the plan report's browser test)
 
 # The main job: the furthest the pipeline reaches today (see README).
 run: setup
 	$(BIN)/python examples/main_job.py
 
 # Every test: lit + FileCheck regression tests, then pytest.
-test: setup
+test: test-setup
 	$(BIN)/lit -sv test
 	$(BIN)/pytest -q
 
@@ -35,3 +50,8 @@ lint: setup
 format: setup
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# docs/plan-report.png (README): sbpc-opt's HTML report of an example, as
+# headless Chromium shows it.
+plan-picture: test-setup
+	$(BIN)/python examples/plan_picture.py docs/plan-report.png

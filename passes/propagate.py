@@ -12,7 +12,8 @@ boxing planner under the cost model; the bridge writes the answer back:
   later passes see every layout.
 
 Options: ``strategy``, ``cost_model`` (``CostModel.parse`` syntax),
-``report`` (a path, or ``-`` for stderr) with ``report_format`` text|json,
+``report`` (a path, or ``-`` for stderr) with ``report_format`` text|json|html|dot
+(html: one self-contained page with the plan's picture, ``docs/plan-report.md``),
 ``memory_budget`` (bytes per device, optimal only), ``time_limit`` (seconds,
 optimal only).
 """
@@ -38,8 +39,13 @@ from sbpc.propagation.driver import STRATEGIES, propagate
 from sbpc.propagation.graph import GraphError, PropagationError, SbpGraph
 from sbpc.propagation.plan import Plan
 from sbpc.propagation.report import format_report
+from sbpc.propagation.report_dot import ReportError, format_dot
+from sbpc.propagation.report_html import format_html
+from sbpc.propagation.report_view import plan_view
 
 from .bridge.graph import function_graphs
+
+REPORT_FORMATS = ("text", "json", "html", "dot")
 
 
 @dataclass(frozen=True)
@@ -67,12 +73,20 @@ class SbpPropagatePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         plans = self.plan_module(op)
         if self.report:
-            text = "\n".join(self._report(p) for p in plans)
+            try:
+                text = self.format_plans(plans)
+            except ReportError as e:
+                raise LocatedError(op, str(e)) from e
             if self.report == "-":
                 print(text, file=sys.stderr)
-            else:
+                return
+            try:
                 with open(self.report, "w") as out:
                     out.write(text + ("\n" if text and not text.endswith("\n") else ""))
+            except OSError as e:
+                raise LocatedError(
+                    op, f"cannot write the report to '{self.report}': {e.strerror}"
+                ) from e
 
     def plan_module(self, op: ModuleOp) -> list[FunctionPlan]:
         """Propagate every defined function, write the answer back, and return
@@ -83,9 +97,11 @@ class SbpPropagatePass(ModulePass):
                 f"unknown strategy '{self.strategy}', expected one of "
                 + ", ".join(STRATEGIES),
             )
-        if self.report_format not in ("text", "json"):
+        if self.report_format not in REPORT_FORMATS:
             raise LocatedError(
-                op, f"unknown report_format '{self.report_format}' (text or json)"
+                op,
+                f"unknown report_format '{self.report_format}' "
+                f"({', '.join(REPORT_FORMATS)})",
             )
         try:
             cost_model = CostModel.parse(self.cost_model)
@@ -100,6 +116,24 @@ class SbpPropagatePass(ModulePass):
                     graphs.write_back(placement, plan)
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
         return plans
+
+    def format_plans(self, plans: list[FunctionPlan]) -> str:
+        """The report of ``plans`` in ``report_format``."""
+        if self.report_format in ("html", "dot"):
+            cost_model = CostModel.parse(self.cost_model)
+            views = [
+                plan_view(
+                    p.plan,
+                    f"@{p.function} on {p.placement}",
+                    cost_model=cost_model,
+                    memory_budget=self.memory_budget or None,
+                )
+                for p in plans
+            ]
+            if self.report_format == "dot":
+                return format_dot(views)
+            return format_html(views)
+        return "\n".join(self._report(p) for p in plans)
 
     def _report(self, p: FunctionPlan) -> str:
         if self.report_format == "json":

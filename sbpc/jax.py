@@ -64,7 +64,9 @@ from sbpc.passes.jax_target import jax_source
 from sbpc.passes.lower_boxing import SbpLowerBoxingPass
 from sbpc.passes.pipeline import default_context
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
+from sbpc.propagation.progress import Progress, reporting
 from sbpc.propagation.report import format_report
+from sbpc.propagation.report_dot import ReportError
 
 __all__ = [
     "Distributed",
@@ -299,6 +301,8 @@ class Distributed:
     out_paths: list[str]
     donated: tuple[int, ...] = ()  # flat argument positions, jax.jit's donation
     donate_argnums: tuple[int, ...] = ()  # the positional arguments they come from
+    cost_model: str = "default"  # what the plan was priced with (its report)
+    memory_budget: float = 0
     _step: Callable[..., Any] | None = field(default=None, repr=False)
     _mesh_cache: tuple[Any, ...] | None = field(default=None, repr=False)
     _fast: Callable[..., Any] | None = field(default=None, repr=False)
@@ -311,6 +315,25 @@ class Distributed:
     @property
     def plan_json(self) -> str:
         return "\n".join(format_report(p.plan, "json") for p in self.plans)
+
+    def report_html(self, path: str | None = None) -> str:
+        """The plan as one self-contained HTML page with its picture (what
+        ``sbp-propagate{report_format=html}`` writes; docs/plan-report.md);
+        also written to ``path`` when given."""
+        reporter = SbpPropagatePass(
+            strategy=self.strategy,
+            cost_model=self.cost_model,
+            memory_budget=self.memory_budget,
+            report_format="html",
+        )
+        try:
+            page = reporter.format_plans(self.plans)
+        except ReportError as e:
+            raise SbpcError(str(e)) from e
+        if path is not None:
+            with open(path, "w") as out:
+                out.write(page)
+        return page
 
     @property
     def step(self) -> Callable[..., Any]:
@@ -460,6 +483,7 @@ def distribute(
     time_limit: float = 0,
     combine_bytes: int = DEFAULT_MAX_BYTES,
     donate_argnums: int | Sequence[int] = (),
+    quiet: bool = False,
     **kwargs: Any,
 ) -> Distributed:
     """Distribute ``fn`` over ``mesh`` (see the module docstring).
@@ -471,26 +495,38 @@ def distribute(
     reuse for its results, as in ``jax.jit`` (a training step that updates
     parameters in place then needs no second copy of them); a donated
     argument must not be used after the call.
+    ``quiet``: no progress lines (shown only when stderr is a terminal).
     """
     if combine_bytes < 0:
         raise SbpcError(f"combine_bytes must be >= 0, not {combine_bytes}")
     donated = _donated_leaves(donate_argnums, args)
-    annotated = annotate(
-        fn, *args, mesh=mesh, in_layouts=in_layouts, out_layouts=out_layouts, **kwargs
-    )
+    shown = Progress.for_terminal(quiet)
+    with shown.phase("jax lowering and layouts"):
+        annotated = annotate(
+            fn,
+            *args,
+            mesh=mesh,
+            in_layouts=in_layouts,
+            out_layouts=out_layouts,
+            **kwargs,
+        )
     module = annotated.module
     ctx = default_context()
     try:
-        SbpInlinePass().apply(ctx, module)
-        plans = SbpPropagatePass(
-            strategy=strategy,
-            cost_model=cost_model,
-            memory_budget=memory_budget,
-            time_limit=time_limit,
-        ).plan_module(module)
-        SbpLowerBoxingPass().apply(ctx, module)
+        with shown.phase("sbp-inline"):
+            SbpInlinePass().apply(ctx, module)
+        with reporting(shown), shown.phase(f"sbp-propagate ({strategy})"):
+            plans = SbpPropagatePass(
+                strategy=strategy,
+                cost_model=cost_model,
+                memory_budget=memory_budget,
+                time_limit=time_limit,
+            ).plan_module(module)
+        with shown.phase("sbp-lower-boxing"):
+            SbpLowerBoxingPass().apply(ctx, module)
         module.verify()
-        source = jax_source(module, combine_bytes=combine_bytes)
+        with shown.phase("jax emission"):
+            source = jax_source(module, combine_bytes=combine_bytes)
     except DiagnosticException as e:
         raise SbpcError(_located(e, annotated.name, annotated.text)) from e
     f = main_function(module)
@@ -501,7 +537,8 @@ def distribute(
         sbp_dialect.get_nd_sbp_res_attr(f, i)
         for i in range(len(f.function_type.outputs))
     ]
-    program = _load(source, annotated.name)
+    with shown.phase("loading the program"):
+        program = _load(source, annotated.name)
     return Distributed(
         name=annotated.name,
         strategy=strategy,
@@ -524,6 +561,8 @@ def distribute(
                 else set(donate_argnums)
             )
         ),
+        cost_model=cost_model,
+        memory_budget=memory_budget,
     )
 
 

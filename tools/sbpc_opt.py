@@ -47,8 +47,11 @@ from sbpc.dialects.diagnostics import (
     make_diagnostic,
     set_sink,
 )
+from sbpc.propagation import progress
+from sbpc.propagation.progress import Progress, reporting
 
 from .cli import run_and_exit
+from .pipeline_text import quote_paths
 
 
 class LocatingParser(Parser):
@@ -159,6 +162,12 @@ class SbpcOptMain(xDSLOptMain):
             action="store_true",
             help="skip verifying sbp annotations (placements, nd_sbp, sig) after parsing",
         )
+        arg_parser.add_argument(
+            "--quiet",
+            default=False,
+            action="store_true",
+            help="no progress lines on a terminal (never shown when stderr is not one)",
+        )
 
     def register_all_frontends(self) -> None:
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
@@ -189,6 +198,8 @@ class SbpcOptMain(xDSLOptMain):
             ) from None
 
     def setup_pipeline(self) -> None:
+        if self.args.passes:  # report=plan.html, as mlir-opt takes it
+            self.args.passes = quote_paths(self.args.passes)
         try:
             super().setup_pipeline()
             self._check_target()
@@ -219,7 +230,8 @@ class SbpcOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         self.verify_module(prog)
         for p in self.pipeline.passes:
-            p.apply(self.ctx, prog)
+            with progress.current().phase(p.name):
+                p.apply(self.ctx, prog)
             if not self.args.disable_verify:
                 self.verify_module(prog, after=p)
 
@@ -266,7 +278,8 @@ class SbpcOptMain(xDSLOptMain):
 
         module = self.parse_chunk(BytesIO(text.encode()), ext, offset)
         self.apply_passes(module)
-        return self.output_resulting_program(module)
+        with progress.current().phase(f"-t {self.args.target}"):
+            return self.output_resulting_program(module)
 
     def _run_plain(self, text: str, offset: int, ext: str, output: IO[str]) -> int:
         try:
@@ -364,9 +377,12 @@ def format_error(e: ParseError | DiagnosticException, offset: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    run_and_exit(
-        "sbpc-opt", lambda: SbpcOptMain(args=argv).run_chunks(), (_UsageError,)
-    )
+    def run() -> int:
+        opt = SbpcOptMain(args=argv)
+        with reporting(Progress.for_terminal(opt.args.quiet)):
+            return opt.run_chunks()
+
+    run_and_exit("sbpc-opt", run, (_UsageError,))
 
 
 if __name__ == "__main__":

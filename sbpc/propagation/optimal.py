@@ -37,6 +37,7 @@ from typing import ClassVar
 import highspy
 import numpy as np
 
+from sbpc.propagation import progress
 from sbpc.propagation.graph import OpNode, PropagationError, SbpGraph, SourceNode
 from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.memory import critical_steps, live_intervals, local_bytes
@@ -93,6 +94,11 @@ class Optimal(Strategy):
                 records += shrink(pairwise, frozen, start=pairwise.touched)
         core = [v for v in range(len(pairwise)) if pairwise.alive[v]]
         shrunk = time.perf_counter()
+        report = progress.current()
+        report.done(
+            "optimal: pairwise problem", built - started, f"{nodes_before} nodes"
+        )
+        report.done("optimal: shrink", shrunk - built, f"core of {len(core)} nodes")
         stats = {
             "nodes": nodes_before,
             "factors": factors_before,
@@ -137,6 +143,10 @@ class Optimal(Strategy):
         stats["seconds_shrink"] = shrunk - built
         stats["seconds_solve"] = solved - shrunk
         return Choice(labels, stats)
+
+
+def _percent(gap: float) -> str:
+    return f"{100 * gap:.3g}%" if math.isfinite(gap) else "unknown"
 
 
 def _greedy_start(
@@ -372,6 +382,8 @@ class _Ilp:
         h.passModel(lp)
         if start is not None:
             h.setSolution(self._solution_of(start))
+        report = progress.current()
+        report.watch_highs(h, f"optimal: ILP of {self.n_cols} columns")
         started = time.perf_counter()
         h.run()
         seconds = time.perf_counter() - started
@@ -380,6 +392,7 @@ class _Ilp:
         feasible = info.primal_solution_status == 2  # kSolutionStatusFeasible
         proven = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
         gap = 0.0 if proven and not math.isfinite(info.mip_gap) else float(info.mip_gap)
+        report.done("optimal: ILP", seconds, f"{status}, gap {_percent(gap)}")
         stats = {
             "ilp_columns": self.n_cols,
             "ilp_rows": self.n_rows,

@@ -1,6 +1,10 @@
-// A pass pipeline xDSL cannot lex (an unquoted path) is a usage error with a
-// caret and a hint, never a traceback; the quoted form works.
-// RUN: not sbpc-opt %s -p 'sbp-propagate{report=%t/plan.txt}' 2>&1 | filecheck %s --check-prefix=UNQUOTED
+// A pass pipeline xDSL cannot lex (an unterminated quote) is a usage error
+// with a caret and a hint, never a traceback; a path works quoted or not (as
+// in mlir-opt), and a report that cannot be written is a located error.
+// RUN: not sbpc-opt %s -p 'sbp-propagate{report="%t/plan.txt}' 2>&1 | filecheck %s --check-prefix=UNQUOTED
+// RUN: sbpc-opt %s -p 'sbp-propagate{report=%t.unquoted.txt}' -o /dev/null
+// RUN: filecheck %s --check-prefix=REPORT < %t.unquoted.txt
+// RUN: not sbpc-opt %s -p 'sbp-propagate{report=%t/no/such/dir/plan.txt}' 2>&1 | filecheck %s --check-prefix=NODIR
 // RUN: not sbpc-opt %s -p 'sbp-propagate{' 2>&1 | filecheck %s --check-prefix=OPEN
 // RUN: sbpc-opt %s -p 'sbp-propagate{report="%t.plan.txt"}' | filecheck %s
 // RUN: filecheck %s --check-prefix=REPORT < %t.plan.txt
@@ -9,6 +13,8 @@
 // UNQUOTED: Unknown token
 // UNQUOTED: (quote option values {{.*}} e.g. report="/tmp/plan.txt")
 // UNQUOTED-NOT: Traceback
+// NODIR: pipeline-syntax.mlir:[[# @LINE + 6]]:1: error: cannot write the report to '{{.*}}/no/such/dir/plan.txt': No such file or directory
+// NODIR-NOT: internal error
 // OPEN: sbpc-opt: error:
 // OPEN-NOT: Traceback
 // CHECK: sbp.sig
