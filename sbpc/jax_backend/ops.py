@@ -740,6 +740,10 @@ def _bool_combine(kind: str) -> str:
 def _reduce(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
+    if op.attr("kind") in ("argmax", "argmin"):  # JAX's two-input body
+        from sbpc.jax_backend.window_ops import arg_reduce_exprs
+
+        return arg_reduce_exprs(op, args)
     n = len(args) // 2
     return _reduce_exprs(
         op, op.attr("kind"), _ints(op, "dimensions"), args[:n], args[n:]
@@ -754,3 +758,7 @@ def _linalg_reduce(
     return _reduce_exprs(
         op, op.attr("kind"), _ints(op, "dimensions"), args[:n], args[n:]
     )
+
+
+# Convolution, windows, sorting: their own module, registered with these.
+from sbpc.jax_backend import window_ops as _window_ops  # noqa: E402, F401
