@@ -202,6 +202,7 @@ _BINARY = {
     "maximum_num": "jnp.fmax({0}, {1})",
     "minimum_num": "jnp.fmin({0}, {1})",
     "power": "jnp.power({0}, {1})",
+    "atan2": "jnp.arctan2({0}, {1})",
     "and": "jnp.bitwise_and({0}, {1})",
     "or": "jnp.bitwise_or({0}, {1})",
     "xor": "jnp.bitwise_xor({0}, {1})",
@@ -258,7 +259,19 @@ def _elementwise(name: str, kind: str, n_outs: int = 0) -> None:
 
 for _kind in (
     *("add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum"),
-    *("power", "and", "or", "xor", "not", "negate", "abs", "sign", "floor", "ceil"),
+    *(
+        "power",
+        "atan2",
+        "and",
+        "or",
+        "xor",
+        "not",
+        "negate",
+        "abs",
+        "sign",
+        "floor",
+        "ceil",
+    ),
     *("exponential", "exponential_minus_one", "log", "log_plus_one", "tanh"),
     *("logistic", "sqrt", "rsqrt", "cbrt", "sine", "cosine", "is_finite"),
     *("clamp", "select", "convert"),

@@ -107,6 +107,7 @@ _ELEMENTWISE = [
     "maximum",
     "minimum",
     "power",
+    "atan2",
     "and",
     "or",
     "xor",
