@@ -23,7 +23,6 @@ compared with a reference:
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -123,34 +122,42 @@ class BodyError(Exception):
     """A body uses an op the interpreter does not know."""
 
 
-def _compare(op: CompareOp, a: Any, b: Any) -> np.bool_:
-    kind = op.compare_type
-    if kind == "TOTALORDER" and isinstance(a, np.floating):
-        bits = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
-        ia, ib = (int(np.asarray(v).view(bits)) for v in (a, b))
-        top = (1 << (8 * a.dtype.itemsize - 1)) - 1
-        a, b = (i ^ top if i < 0 else i for i in (ia, ib))
-    fns: dict[str, Callable[[Any, Any], Any]] = {
-        "EQ": lambda x, y: x == y,
-        "NE": lambda x, y: x != y,
-        "LT": lambda x, y: x < y,
-        "LE": lambda x, y: x <= y,
-        "GT": lambda x, y: x > y,
-        "GE": lambda x, y: x >= y,
-    }
-    return np.bool_(fns[op.comparison_direction](a, b))
+def _total_order(x: np.ndarray) -> np.ndarray:
+    """Signed integers ordered as the floats ``x`` in IEEE total order."""
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[x.dtype.itemsize]
+    i = x.view(bits).astype(np.int64)
+    top = (1 << (8 * x.dtype.itemsize - 1)) - 1
+    return np.where(i < 0, i ^ top, i)
 
 
-def _scalar_op(op: Operation, args: list[Any]) -> list[Any]:
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "EQ": np.equal,
+    "NE": np.not_equal,
+    "LT": np.less,
+    "LE": np.less_equal,
+    "GT": np.greater,
+    "GE": np.greater_equal,
+}
+
+
+def _compare(op: CompareOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if op.compare_type == "TOTALORDER" and a.dtype.kind == "f":
+        a, b = _total_order(a), _total_order(b)
+    return _COMPARE[op.comparison_direction](a, b)
+
+
+def _vector_op(op: Operation, args: list[np.ndarray], n: int) -> list[np.ndarray]:
+    """``op`` on vectors of ``n`` cases at once (each operand one scalar per case)."""
     name = op.name.removeprefix("stablehlo.")
     if isinstance(op, ConstantOp):
-        return [constant_array(op.value)[()]]
+        value = constant_array(op.value)
+        return [np.full(n, value[()], dtype=value.dtype)]
     if isinstance(op, CompareOp):
         return [_compare(op, *args)]
     with np.errstate(all="ignore"):
         match name:
             case "select":
-                return [args[1] if args[0] else args[2]]
+                return [np.where(args[0], args[1], args[2])]
             case "and":
                 return [args[0] & args[1]]
             case "or":
@@ -173,49 +180,52 @@ def _scalar_op(op: Operation, args: list[Any]) -> list[Any]:
                 return [-args[0]]
             case "convert":
                 element = element_type(op.results[0])
-                return [np.asarray(args[0]).astype(_numpy_dtype(element))[()]]
+                return [args[0].astype(_numpy_dtype(element))]
     raise BodyError(f"cannot interpret '{op.name}' in a body")
 
 
-def evaluate_body(block: Block, args: Sequence[Any]) -> list[Any]:
-    """The values ``block`` returns for scalar ``args`` (numpy scalars)."""
-    env: dict[SSAValue, Any] = dict(zip(block.args, args, strict=True))
+def evaluate_body(block: Block, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The values ``block`` returns for ``args``: equal-length vectors, one
+    element per case (every op of a body is elementwise on scalars)."""
+    n = len(args[0]) if args else 1
+    env: dict[SSAValue, np.ndarray] = dict(zip(block.args, args, strict=True))
     for op in block.ops:
         values = [env[v] for v in op.operands]
         if op.name.split(".")[-1] == "return":
             return values
         if op.regions:
             raise BodyError(f"cannot interpret '{op.name}' in a body")
-        for r, v in zip(op.results, _scalar_op(op, values), strict=True):
-            env[r] = v
+        for r, v in zip(op.results, _vector_op(op, values, n), strict=True):
+            env[r] = np.broadcast_to(v, (n,))
     raise BodyError("a body without a return")
 
 
-def samples(element: Any) -> list[Any]:
+def samples(element: Any) -> np.ndarray:
     """Representative scalars of an element type, for probing bodies."""
     dtype = np.dtype(_numpy_dtype(element))
     if dtype == np.bool_:
-        return [np.bool_(False), np.bool_(True)]
+        return np.array([False, True])
     if dtype.kind in "f" or dtype.name == "bfloat16":
-        values = [-np.inf, -2.5, -0.0, 0.0, 1.0, 2.5, np.inf, np.nan]
+        values: list[float] = [-np.inf, -2.5, -0.0, 0.0, 1.0, 2.5, np.inf, np.nan]
     elif dtype.kind == "u":
         values = [0, 1, 7]
     else:
         values = [-3, 0, 1, 7]
-    return [dtype.type(v) for v in values]
+    return np.array(values, dtype=dtype)
 
 
 _LIMIT = 4096
 
 
-def _cases(
-    pools: Sequence[Sequence[Any]], rng: np.random.Generator
-) -> list[tuple[Any, ...]]:
-    """Every combination of the pools, or ``_LIMIT`` random ones if too many."""
-    total = int(np.prod([len(p) for p in pools], dtype=np.float64))
-    if total <= _LIMIT:
-        return list(itertools.product(*pools))
-    return [tuple(p[rng.integers(len(p))] for p in pools) for _ in range(_LIMIT)]
+def _cases(pools: Sequence[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """One vector per pool: every combination of the pools' values, or
+    ``_LIMIT`` random combinations if there are more."""
+    sizes = [len(p) for p in pools]
+    if float(np.prod(sizes, dtype=np.float64)) <= _LIMIT:
+        grid = np.indices(sizes).reshape(len(pools), -1)
+    else:
+        grid = np.stack([rng.integers(0, k, _LIMIT) for k in sizes])
+    return [p[g] for p, g in zip(pools, grid, strict=True)]
 
 
 def _body_block(region: Region) -> Block | None:
@@ -228,27 +238,17 @@ def sort_num_keys(op: SortOp) -> int | None:
     block = _body_block(op.comparator)
     if block is None:
         return None
-    types = [element_type(x) for x in op.inputs]
-    rng = np.random.default_rng(0)
-    for k in range(1, len(types) + 1):
-        pools = []
-        for t in types:
-            s = samples(t)
-            pools += [s, s]
-        ok = True
-        try:
-            for case in _cases(pools, rng):
-                xs, ys = case[0 : 2 * k : 2], case[1 : 2 * k : 2]
-                want = bool(
-                    sort_less([np.asarray(x) for x in xs], [np.asarray(y) for y in ys])
-                )
-                got = evaluate_body(block, case)
-                if len(got) != 1 or bool(got[0]) != want:
-                    ok = False
-                    break
-        except BodyError:
-            return None
-        if ok:
+    pools = []
+    for x in op.inputs:
+        s = samples(element_type(x))
+        pools += [s, s]
+    cases = _cases(pools, np.random.default_rng(0))
+    try:
+        (got,) = evaluate_body(block, cases)
+    except (BodyError, ValueError):
+        return None
+    for k in range(1, len(op.inputs) + 1):
+        if np.array_equal(got, sort_less(cases[0 : 2 * k : 2], cases[1 : 2 * k : 2])):
             return k
     return None
 
@@ -263,25 +263,19 @@ def arg_reduction_kind(inputs: Sequence[SSAValue], body: Region) -> str | None:
     if np.dtype(_numpy_dtype(index_t)).kind not in "iu":
         return None
     pools = [samples(value_t), samples(index_t), samples(value_t), samples(index_t)]
-    rng = np.random.default_rng(0)
+    cases = _cases(pools, np.random.default_rng(0))
+    try:
+        got = evaluate_body(block, cases)
+    except (BodyError, ValueError):
+        return None
     for kind in ("argmax", "argmin"):
-        try:
-            ok = all(
-                _same(evaluate_body(block, case), arg_combine(kind, *case))
-                for case in _cases(pools, rng)
-            )
-        except BodyError:
-            return None
-        if ok:
+        if _same(got, arg_combine(kind, *cases)):
             return kind
     return None
 
 
-def _same(got: Sequence[Any], want: Sequence[Any]) -> bool:
-    if len(got) != len(want):
-        return False
-    for g, w in zip(got, want, strict=True):
-        g, w = np.asarray(g), np.asarray(w)
-        if not (g == w or (g != g and w != w)):
-            return False
-    return True
+def _same(got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> bool:
+    return len(got) == len(want) and all(
+        np.array_equal(g, w, equal_nan=g.dtype.kind == "f")
+        for g, w in zip(got, want, strict=True)
+    )

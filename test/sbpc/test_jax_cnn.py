@@ -5,12 +5,16 @@ channels) and 2-D layouts, each strategy; every result equals ``jax.jit``."""
 
 from __future__ import annotations
 
+import re
+
 import equinox as eqx
 import flax.linen as nn
 import jax
+import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from jax import lax
 
 import sbpc.jax as sj
 
@@ -199,3 +203,49 @@ def test_equinox_cnn_gradient_step(strategy, mesh) -> None:
         strategy=strategy,
     )
     _close(dist(params, x, y), jax.jit(step)(params, x, y))
+
+
+def _conv_contracts(text: str) -> list[tuple[str, str]]:
+    """(attribute dictionary, element types) of each convolution in ``text``."""
+    out = []
+    for line in re.findall(r"stablehlo\.convolution[^\n]*", text):
+        attrs = re.search(r"\{batch_group_count[^}]*\}", line)
+        types = re.sub(r"tensor<(?:\d+x)*", "tensor<", line.rsplit(" : ", 1)[1])
+        out.append((attrs.group(0) if attrs else "", types))
+    return sorted(out)
+
+
+def test_convolution_keeps_precision_groups_and_types() -> None:
+    """The sharded program's convolutions are the input's: precision config,
+    group counts, bf16 operands accumulating to f32."""
+
+    def f(x, w, d):
+        a = lax.conv_general_dilated(
+            x.astype(jnp.bfloat16),
+            w.astype(jnp.bfloat16),
+            (1, 1),
+            "SAME",
+            dimension_numbers=("NHWC", "HWIO", "NHWC"),
+            preferred_element_type=jnp.float32,
+        )
+        b = lax.conv_general_dilated(
+            a,
+            d,
+            (1, 1),
+            "SAME",
+            dimension_numbers=("NHWC", "HWIO", "NHWC"),
+            feature_group_count=8,
+            precision=(lax.Precision.DEFAULT, lax.Precision.HIGHEST),
+        )
+        return b
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 8, 8, 4)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 4, 8)).astype(np.float32)
+    d = rng.standard_normal((3, 3, 1, 8)).astype(np.float32)
+    dist = sj.distribute(f, x, w, d, mesh=4, in_layouts=("[S(0)]", None, None))
+    got = _conv_contracts(dist.step.lower(*dist.place(x, w, d)).as_text())
+    want = _conv_contracts(jax.jit(f).lower(x, w, d).as_text())
+    assert len(want) == 2 and got == want
+    assert any("bf16" in t and t.endswith("f32>") for _, t in got)
+    _close(dist(x, w, d), jax.jit(f)(x, w, d))
