@@ -49,7 +49,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .attrs import PrecisionAttr, i64_array, int_array_attr, int_tuple
+from .attrs import Precision, PrecisionAttr, i64_array, int_array_attr, int_tuple
 from .base import shape_of
 from .syntax import dims_text, parse_int_list, print_functional_type, resolve_operands
 
@@ -387,8 +387,6 @@ class ConvolutionOp(IRDLOperation):
         if window_reversal is not None:
             props["window_reversal"] = bool_array(window_reversal)
         if precision is not None:
-            from .attrs import Precision
-
             props["precision_config"] = ArrayAttr(
                 PrecisionAttr(Precision(p)) for p in precision
             )

@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
+from xdsl.ir import Region
 from xdsl.irdl import (
     IRDLOperation,
     SameVariadicOperandSize,
@@ -97,22 +98,27 @@ class _WindowAttrs(IRDLOperation):
         return ((0, 0),) * len(self.window_dimensions)
 
     def _check_window(self, rank: int, keys: Sequence[str]) -> None:
+        """Each window list has one entry per operand dimension; sizes,
+        strides and dilations are positive (padding may be negative)."""
+        if len(self.padding) != rank:
+            raise VerifyException(
+                f"{self.name}: padding has {len(self.padding)} entries, the operand "
+                f"has rank {rank}"
+            )
         for key in keys:
             values = (
-                self.padding
-                if key == "padding"
+                self.window_dimensions
+                if key == "window_dimensions"
                 else self._ints(key, 1)
-                if key != "window_dimensions"
-                else self.window_dimensions
             )
             if len(values) != rank:
                 raise VerifyException(
                     f"{self.name}: {key} has {len(values)} entries, the operand "
                     f"has rank {rank}"
                 )
-            if key != "padding" and any(int(v) < 1 for v in values):  # type: ignore[call-overload]
+            if any(v < 1 for v in values):
                 raise VerifyException(
-                    f"{self.name}: {key} must be positive, got {dims_text(values)}"  # type: ignore[arg-type]
+                    f"{self.name}: {key} must be positive, got {dims_text(values)}"
                 )
 
 
@@ -184,7 +190,6 @@ class ReduceWindowOp(_WindowAttrs):
             (
                 "window_dimensions",
                 "window_strides",
-                "padding",
                 "base_dilations",
                 "window_dilations",
             ),
@@ -303,10 +308,8 @@ class SelectAndScatterOp(_WindowAttrs):
         _check_body(self, self.scatter, 2, 1)
 
 
-def _check_body(op: IRDLOperation, region: object, n_args: int, n_returns: int) -> None:
-    from xdsl.ir import Region
-
-    assert isinstance(region, Region)
+def _check_body(op: IRDLOperation, region: Region, n_args: int, n_returns: int) -> None:
+    """A body block of ``n_args`` rank-0 arguments returning ``n_returns`` values."""
     block = region.blocks.first
     if block is None or len(block.args) != n_args:
         raise VerifyException(f"{op.name}: a body must take {n_args} arguments")

@@ -125,13 +125,16 @@ def sort_rule(op: OpSpec) -> list[Signature]:
 def _sort(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     """A stable lexicographic sort (``np.lexsort``: last key primary)."""
     dim = int(op.attr("dimension"))
-    k = int(op.attr("num_keys", 1))
+    if op.attr("num_keys") is None:
+        raise ValueError(
+            "stablehlo.sort: cannot evaluate a comparator sbpc cannot name"
+        )
+    k = int(op.attr("num_keys"))
     keys = []
     for x in reversed(xs[:k]):
         value, nan = _keys(x)
         keys += [value, nan]  # NaN flag is the more significant of the pair
-    moved = [np.moveaxis(a, dim, -1) for a in keys]
-    order = np.lexsort(moved, axis=-1) if moved else None
+    order = np.lexsort([np.moveaxis(a, dim, -1) for a in keys], axis=-1)
     return [
         np.moveaxis(np.take_along_axis(np.moveaxis(x, dim, -1), order, -1), -1, dim)
         for x in xs
