@@ -120,6 +120,7 @@ from .shape import (
     TransposeOp,
 )
 from .sort import SortOp
+from .unsupported import UNSUPPORTED_OPS
 from .windows import ReduceWindowOp, SelectAndScatterOp
 
 # JAX writes -inf as dense<0xFF800000>; xDSL 0.74 misreads that without this.
@@ -146,6 +147,7 @@ StableHLO = Dialect(
         ReduceWindowOp,
         SelectAndScatterOp,
         SortOp,
+        *UNSUPPORTED_OPS,
     ],
     [
         ComparisonDirectionAttr,
@@ -162,6 +164,7 @@ __all__ = [
     "BINARY_ELEMENTWISE_OPS",
     "REDUCTION_OPS",
     "UNARY_ELEMENTWISE_OPS",
+    "UNSUPPORTED_OPS",
     "AbsOp",
     "AddOp",
     "AndOp",
