@@ -90,6 +90,8 @@ LAYOUTS = {
     "patches-rows": ("patches", (4,), {0: "[S(1)]"}),
     "patches-2d": ("patches", (2, 2), {0: "[S(1), S(2)]"}),
     "pool-batch": ("pool_grads", (8,), {0: "[S(0)]"}),
+    "pool-rows": ("pool_grads", (4,), {0: "[S(1)]"}),
+    "scans-rows": ("scans", (2, 2), {0: "[S(1), S(3)]"}),
     "pool-2d": ("pool_grads", (2, 4), {0: "[S(0), S(3)]"}),
     "scans-batch": ("scans", (4,), {0: "[S(0)]"}),
     "ordering-batch": ("ordering", (4,), {0: "[S(0)]"}),
