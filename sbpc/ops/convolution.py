@@ -149,7 +149,7 @@ def convolution_local(
     return local
 
 
-def _dilate(
+def dilate_axis(
     x: np.ndarray, axis: int, factor: int, fill: float | np.ndarray
 ) -> np.ndarray:
     """Insert ``factor - 1`` fill elements between neighbours along ``axis``."""
@@ -203,9 +203,9 @@ def convolve(op: OpSpec, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         w = np.flip(w, axis=flips)
     strides = _window(op, "window_strides")
     for j, (lo, hi) in enumerate(_padding(op)):
-        x = _dilate(x, 2 + j, _window(op, "lhs_dilation")[j], 0)
+        x = dilate_axis(x, 2 + j, _window(op, "lhs_dilation")[j], 0)
         x = pad_axis(x, 2 + j, lo, hi, 0)
-        w = _dilate(w, 2 + j, _window(op, "rhs_dilation")[j], 0)
+        w = dilate_axis(w, 2 + j, _window(op, "rhs_dilation")[j], 0)
     windows = sliding_window_view(x, w.shape[2:], axis=tuple(range(2, 2 + k)))
     windows = windows[
         (slice(None), slice(None), *(slice(None, None, s) for s in strides))

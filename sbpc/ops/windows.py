@@ -29,7 +29,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from sbpc.algebra.signature import Signature
-from sbpc.ops.convolution import _dilate, pad_axis
+from sbpc.ops.convolution import dilate_axis, pad_axis
 from sbpc.ops.derive import Factor, factor_signatures, joint, linear
 from sbpc.ops.kind import OpKinds
 from sbpc.ops.spec import OpSpec
@@ -105,7 +105,7 @@ def reduce_window_array(op: OpSpec, x: np.ndarray, init: np.ndarray) -> np.ndarr
     window, strides = _ints(op, "window_dimensions"), _ints(op, "window_strides")
     dilation = _ints(op, "window_dilations")
     for d, (lo, hi) in enumerate(_padding(op)):
-        x = _dilate(x, d, _ints(op, "base_dilations")[d], init)
+        x = dilate_axis(x, d, _ints(op, "base_dilations")[d], init)
         x = pad_axis(x, d, lo, hi, init)
     spans = [(w - 1) * r + 1 for w, r in zip(window, dilation, strict=True)]
     views = sliding_window_view(x, spans)
