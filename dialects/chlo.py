@@ -31,8 +31,8 @@ op                 emitted by
 
 Not here: ``chlo.tan`` (JAX emits ``stablehlo.tan``), ``chlo.is_inf`` /
 ``is_neg_inf`` / ``is_pos_inf`` (``jnp.isinf`` and friends lower to StableHLO
-compares), ``chlo.conj`` (complex only), and the non-elementwise
-``chlo.top_k`` and ``chlo.ragged_dot``.
+compares), ``chlo.conj`` (complex only) and ``chlo.ragged_dot``.  ``chlo.top_k``
+(``lax.top_k``) is the one non-elementwise op here.
 
 Syntax, as JAX prints it (and this dialect prints it back)::
 
@@ -58,10 +58,22 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
+    IntegerAttr,
     IntegerType,
+    TensorType,
+    i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation
-from xdsl.irdl import irdl_op_definition
+from xdsl.irdl import (
+    EqAttrConstraint,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .stablehlo.base import BinaryTensorOp, UnaryTensorOp, element_type, shape_of
@@ -268,4 +280,54 @@ UNARY_OPS: tuple[type[UnaryOp], ...] = (
 
 BINARY_OPS: tuple[type[BinaryOp], ...] = (NextAfterOp, PolygammaOp, ZetaOp, MulhiOp)
 
-CHLO = Dialect("chlo", [*UNARY_OPS, *BINARY_OPS], [])
+
+@irdl_op_definition
+class TopKOp(IRDLOperation):
+    """``%v, %i = chlo.top_k(%x, k = 3) : tensor<4x8xf32> -> (tensor<4x3xf32>,
+    tensor<4x3xi32>)``: the k largest of each row (last dimension), in
+    descending order, and their indices (``lax.top_k``)."""
+
+    name = "chlo.top_k"
+
+    operand = operand_def(TensorType)
+    values = result_def(TensorType)
+    indices = result_def(TensorType)
+    k_attr = prop_def(IntegerAttr.constr(type=EqAttrConstraint(i64)), prop_name="k")
+
+    traits = traits_def(Pure())
+
+    assembly_format = (
+        "`(` $operand `,` `k` `=` $k `)` attr-dict `:` type($operand) `->` "
+        "`(` type($values) `,` type($indices) `)`"
+    )
+
+    @property
+    def k(self) -> int:
+        return self.k_attr.value.data
+
+    def verify_(self) -> None:
+        shape = shape_of(self.operand)
+        if not shape:
+            raise VerifyException(f"{self.name}: operand must have rank >= 1")
+        k = self.k
+        if not 0 <= k <= shape[-1]:
+            raise VerifyException(
+                f"{self.name}: k = {k} is out of range for a last dimension of "
+                f"{shape[-1]}"
+            )
+        expected = (*shape[:-1], k)
+        for what, value in (("values", self.values), ("indices", self.indices)):
+            if shape_of(value) != expected:
+                raise VerifyException(
+                    f"{self.name}: {what} have shape {list(shape_of(value))}, "
+                    f"expected {list(expected)}"
+                )
+        if element_type(self.values) != element_type(self.operand):
+            raise VerifyException(
+                f"{self.name}: values must have the operand's element type"
+            )
+        if not _is_integer(element_type(self.indices)):
+            raise VerifyException(f"{self.name}: indices must be integers")
+
+
+CHLO = Dialect("chlo", [*UNARY_OPS, *BINARY_OPS, TopKOp], [])

@@ -29,8 +29,9 @@ attributes are the ``*_attr`` fields. Elementwise ops carry the
 The package is laid out as xDSL lays out a large dialect: ``syntax`` (the
 shared parsing/printing pieces and custom format directives), ``attrs``,
 ``base`` (type accessors, traits, abstract ops), the op families
-``constants``, ``elementwise``, ``shape``, ``reduction`` and
-``gather_scatter``, and ``plain`` (attributes as plain values); this module
+``constants``, ``elementwise``, ``shape``, ``reduction``,
+``gather_scatter``, ``convolution``, ``windows`` (``reduce_window``,
+``select_and_scatter``) and ``sort``, and ``plain`` (attributes as plain values); this module
 assembles the ``StableHLO`` dialect and re-exports the public names.
 """
 
@@ -52,6 +53,7 @@ from .attrs import (
 )
 from .base import Elementwise
 from .constants import ConstantOp, IotaOp
+from .convolution import ConvDimensionNumbersAttr, ConvolutionOp
 from .elementwise import (
     BINARY_ELEMENTWISE_OPS,
     REDUCTION_OPS,
@@ -117,6 +119,9 @@ from .shape import (
     SliceOp,
     TransposeOp,
 )
+from .sort import SortOp
+from .unsupported import UNSUPPORTED_OPS
+from .windows import ReduceWindowOp, SelectAndScatterOp
 
 # JAX writes -inf as dense<0xFF800000>; xDSL 0.74 misreads that without this.
 _xdsl_fixes.install()
@@ -138,6 +143,11 @@ StableHLO = Dialect(
         ReturnOp,
         GatherOp,
         ScatterOp,
+        ConvolutionOp,
+        ReduceWindowOp,
+        SelectAndScatterOp,
+        SortOp,
+        *UNSUPPORTED_OPS,
     ],
     [
         ComparisonDirectionAttr,
@@ -146,6 +156,7 @@ StableHLO = Dialect(
         DotDimensionNumbersAttr,
         GatherDimensionNumbersAttr,
         ScatterDimensionNumbersAttr,
+        ConvDimensionNumbersAttr,
     ],
 )
 
@@ -153,6 +164,7 @@ __all__ = [
     "BINARY_ELEMENTWISE_OPS",
     "REDUCTION_OPS",
     "UNARY_ELEMENTWISE_OPS",
+    "UNSUPPORTED_OPS",
     "AbsOp",
     "AddOp",
     "AndOp",
@@ -170,7 +182,9 @@ __all__ = [
     "ComparisonTypeAttr",
     "ConcatenateOp",
     "ConstantOp",
+    "ConvDimensionNumbersAttr",
     "ConvertOp",
+    "ConvolutionOp",
     "CosineOp",
     "CountLeadingZerosOp",
     "DivOp",
@@ -201,6 +215,7 @@ __all__ = [
     "Precision",
     "PrecisionAttr",
     "ReduceOp",
+    "ReduceWindowOp",
     "RemOp",
     "ReshapeOp",
     "ReturnOp",
@@ -210,6 +225,7 @@ __all__ = [
     "RsqrtOp",
     "ScatterDimensionNumbersAttr",
     "ScatterOp",
+    "SelectAndScatterOp",
     "SelectOp",
     "ShiftLeftOp",
     "ShiftRightArithmeticOp",
@@ -217,6 +233,7 @@ __all__ = [
     "SignOp",
     "SineOp",
     "SliceOp",
+    "SortOp",
     "SqrtOp",
     "StableHLO",
     "SubtractOp",

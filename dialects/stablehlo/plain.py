@@ -140,4 +140,6 @@ def plain_attrs(op: Operation) -> dict[str, Any]:
         case ReverseOp():
             return {"dimensions": op.dimensions}
         case _:
-            return {}
+            # Ops of their own modules (convolution, windows, sort) say it themselves.
+            own = getattr(op, "plain_attrs", None)
+            return own() if callable(own) else {}

@@ -26,8 +26,10 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation
 
 from sbpc.algebra.tensor_type import TensorType as PlainTensorType
+from sbpc.dialects import chlo
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.dialects.stablehlo.sort import arg_reduction_kind
 from sbpc.ops.kind import OP_KINDS
 from sbpc.ops.spec import OpSpec, scatter_kinds
 
@@ -102,6 +104,20 @@ def _scatter(op: Operation, spec: OpSpec) -> dict[str, Any]:
             + ", ".join(k for k in kinds if k != "replace"),
         )
     return attrs
+
+
+@extracts(shlo.ReduceOp)
+def _reduce(op: shlo.ReduceOp, spec: OpSpec) -> dict[str, Any]:
+    """A reduce's attributes; a two-input body may be JAX's argmax/argmin."""
+    attrs = shlo.plain_attrs(op)
+    if attrs.get("kind") is None:
+        attrs["kind"] = arg_reduction_kind(op.inputs, op.body)
+    return attrs
+
+
+@extracts(chlo.TopKOp)
+def _top_k(op: chlo.TopKOp, spec: OpSpec) -> dict[str, Any]:
+    return {"k": op.k}
 
 
 # -- arith and linalg ----------------------------------------------------------

@@ -193,6 +193,7 @@ _BINARY = {
     "maximum_num": "jnp.fmax({0}, {1})",
     "minimum_num": "jnp.fmin({0}, {1})",
     "power": "jnp.power({0}, {1})",
+    "atan2": "jnp.arctan2({0}, {1})",
     "and": "jnp.bitwise_and({0}, {1})",
     "or": "jnp.bitwise_or({0}, {1})",
     "xor": "jnp.bitwise_xor({0}, {1})",
@@ -249,7 +250,19 @@ def _elementwise(name: str, kind: str, n_outs: int = 0) -> None:
 
 for _kind in (
     *("add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum"),
-    *("power", "and", "or", "xor", "not", "negate", "abs", "sign", "floor", "ceil"),
+    *(
+        "power",
+        "atan2",
+        "and",
+        "or",
+        "xor",
+        "not",
+        "negate",
+        "abs",
+        "sign",
+        "floor",
+        "ceil",
+    ),
     *("exponential", "exponential_minus_one", "log", "log_plus_one", "tanh"),
     *("logistic", "sqrt", "rsqrt", "cbrt", "sine", "cosine", "is_finite"),
     *("clamp", "select", "convert"),
@@ -731,6 +744,10 @@ def _bool_combine(kind: str) -> str:
 def _reduce(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> list[str]:
+    if op.attr("kind") in ("argmax", "argmin"):  # JAX's two-input body
+        from sbpc.jax_backend.window_ops import arg_reduce_exprs
+
+        return arg_reduce_exprs(op, args)
     n = len(args) // 2
     return _reduce_exprs(
         op, op.attr("kind"), _ints(op, "dimensions"), args[:n], args[n:]
@@ -745,3 +762,7 @@ def _linalg_reduce(
     return _reduce_exprs(
         op, op.attr("kind"), _ints(op, "dimensions"), args[:n], args[n:]
     )
+
+
+# Convolution, windows, sorting: their own module, registered with these.
+from sbpc.jax_backend import window_ops as _window_ops  # noqa: E402, F401

@@ -50,7 +50,16 @@ def _matmul_flops(local: OpSpec) -> float:
     return 2.0 * _elements(local.results[0].shape) * local.operands[0].shape[-1]
 
 
+def _convolution_flops(local: OpSpec) -> float:
+    """``2 * result * (kernel input features x kernel window)``."""
+    rhs = local.operands[1].shape
+    window = _elements([rhs[d] for d in local.attr("kernel_spatial_dimensions", ())])
+    features = rhs[int(local.attr("kernel_input_feature_dimension", 0))]
+    return 2.0 * _elements(local.results[0].shape) * features * window
+
+
 _FLOPS: dict[str, FlopsFn] = {
+    "stablehlo.convolution": _convolution_flops,
     "stablehlo.dot_general": _dot_general_flops,
     "linalg.matmul": _matmul_flops,
     "linalg.batch_matmul": _matmul_flops,

@@ -336,6 +336,7 @@ KINDS: dict[str, Elementwise] = {
     "maximum_num": Elementwise(_binary(np.fmax), _extremum("max")),
     "minimum_num": Elementwise(_binary(np.fmin), _extremum("min")),
     "power": Elementwise(_binary(np.power), _no_partials),
+    "atan2": Elementwise(_binary(np.arctan2), _no_partials),
     "and": Elementwise(_binary(np.bitwise_and), _logic("min")),
     "or": Elementwise(_binary(np.bitwise_or), _logic("max")),
     "xor": Elementwise(_binary(np.bitwise_xor), _no_partials),

@@ -22,7 +22,8 @@ dot_general                 ``lhs_batching_dimensions``,
 reduce                      ``dimensions``; ``kind``: the body's combine, one
                             of ``add`` ``max`` ``min`` ``mul`` ``and`` ``or``
                             (None or absent: unknown body, only kept
-                            dimensions split).  Operands: the inputs then one
+                            dimensions split), or ``argmax``/``argmin``
+                            (``sbpc.ops.sorting``).  Operands: the inputs then one
                             init value per input; one result per input.
 concatenate                 ``dimension``
 slice                       ``start_indices``, ``limit_indices``, ``strides``
@@ -91,6 +92,7 @@ from sbpc.ops.derive import (
 )
 from sbpc.ops.elementwise import KINDS, compare_kind, register_elementwise
 from sbpc.ops.kind import OpKinds
+from sbpc.ops.sorting import ARG_KINDS, arg_reduce_arrays
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype, scatter_kinds
 
 # This module's op kinds, merged into the registry on first use (``sbpc.ops.kind``).
@@ -105,6 +107,7 @@ _ELEMENTWISE = [
     "maximum",
     "minimum",
     "power",
+    "atan2",
     "and",
     "or",
     "xor",
@@ -614,6 +617,8 @@ def reduce_arrays(
 def _reduce(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     n = len(xs) // 2
     kind = op.attr("kind")
+    if kind in ARG_KINDS:  # (values, indices, their inits): argmax/argmin
+        return arg_reduce_arrays(str(kind), _ints(op, "dimensions"), *xs)
     if kind not in _REDUCE_KINDS:
         raise ValueError(f"stablehlo.reduce: cannot evaluate body kind {kind!r}")
     return reduce_arrays(kind, _ints(op, "dimensions"), xs[:n], xs[n:])

@@ -118,6 +118,7 @@ case(
     "divide_i32", HLO + "divide", [XI, XI], [XI], inputs=nonzero_pair((8, 16), "int32")
 )
 case("remainder", HLO + "remainder", [X, X], [X], inputs=nonzero_pair((8, 16)))
+case("atan2", HLO + "atan2", [X, X], [X])
 case(
     "power",
     HLO + "power",
@@ -953,7 +954,7 @@ STABLEHLO_OPS = [
     *("cosine", "is_finite", "clamp", "compare", "select", "convert"),
     *("broadcast_in_dim", "reshape", "transpose", "dot_general", "reduce"),
     *("concatenate", "slice", "dynamic_slice", "dynamic_update_slice", "gather"),
-    *("scatter", "pad", "reverse"),
+    *("scatter", "pad", "reverse", "atan2"),
 ]
 
 
