@@ -40,6 +40,7 @@ from sbpc.propagation.plan import Plan
 from sbpc.propagation.report import format_report
 
 from .bridge.graph import function_graphs
+from .options import positive_number, writable_file
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,22 @@ class SbpPropagatePass(ModulePass):
     cost_model: str = "default"
     report: str = ""
     report_format: str = "text"
-    memory_budget: int | float = 0
-    time_limit: int | float = 0
+    # str: ``1e30`` reaches the pass as text; ``passes/options.py`` checks both
+    memory_budget: int | float | str | None = None
+    time_limit: int | float | str | None = None
+
+    def __post_init__(self) -> None:
+        """Bad values fail as the pipeline is parsed (``OptionError``), before
+        any work is done."""
+        self.limits()
+        writable_file("report", self.report)
+
+    def limits(self) -> tuple[float | None, float | None]:
+        """``memory_budget`` and ``time_limit`` as numbers (None: unset)."""
+        return (
+            positive_number("memory_budget", self.memory_budget, "bytes"),
+            positive_number("time_limit", self.time_limit, "seconds"),
+        )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         plans = self.plan_module(op)
@@ -71,8 +86,15 @@ class SbpPropagatePass(ModulePass):
             if self.report == "-":
                 print(text, file=sys.stderr)
             else:
-                with open(self.report, "w") as out:
-                    out.write(text + ("\n" if text and not text.endswith("\n") else ""))
+                try:
+                    with open(self.report, "w") as out:
+                        out.write(
+                            text + ("\n" if text and not text.endswith("\n") else "")
+                        )
+                except OSError as e:
+                    raise LocatedError(
+                        op, f"cannot write report '{self.report}': {e.strerror}"
+                    ) from e
 
     def plan_module(self, op: ModuleOp) -> list[FunctionPlan]:
         """Propagate every defined function, write the answer back, and return
@@ -91,12 +113,13 @@ class SbpPropagatePass(ModulePass):
             cost_model = CostModel.parse(self.cost_model)
         except CostModelError as e:
             raise LocatedError(op, f"bad cost_model option: {e}") from e
+        limits = self.limits()
         plans: list[FunctionPlan] = []
         for f in op.ops:
             if isinstance(f, func.FuncOp) and not f.is_declaration:
                 graphs = function_graphs(op, f, cost_model)
                 for placement, graph in graphs.graphs.items():
-                    plan = self._solve(f, graph, placement, cost_model)
+                    plan = self._solve(f, graph, placement, cost_model, limits)
                     graphs.write_back(placement, plan)
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
         return plans
@@ -113,6 +136,7 @@ class SbpPropagatePass(ModulePass):
         graph: SbpGraph,
         placement: Placement,
         cost_model: CostModel,
+        limits: tuple[float | None, float | None] = (None, None),
     ) -> Plan:
         """The driver's plan, with layout changes priced by the boxing planner."""
 
@@ -134,8 +158,8 @@ class SbpPropagatePass(ModulePass):
                 edge_cost,
                 self.strategy,
                 edge_bytes=edge_bytes,
-                memory_budget=self.memory_budget or None,
-                time_limit=self.time_limit or None,
+                memory_budget=limits[0],
+                time_limit=limits[1],
             )
         except (PropagationError, GraphError) as e:
             raise LocatedError(f, str(e)) from e

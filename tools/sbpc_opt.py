@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import inspect
 import re
+import struct
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, NoReturn
 
 from xdsl.dialects.builtin import (
     FileLineColLoc,
@@ -49,6 +50,7 @@ from sbpc.dialects.diagnostics import (
 )
 
 from .cli import run_and_exit
+from .output import PendingOutput
 
 
 class LocatingParser(Parser):
@@ -69,7 +71,12 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except _VALUE_FAULTS as e:
+            # An attribute xDSL cannot build (an integer out of its type's
+            # range, ...): the user's input, reported at the op holding it.
+            self.raise_error(_fault_message(e), span)
         if isinstance(op.location, UnknownLoc):
             op.location = self._loc(span)
         return op
@@ -84,6 +91,14 @@ class LocatingParser(Parser):
             self.raise_error("empty input: expected an operation or a module")
         try:
             return super().parse_module(allow_implicit_module)
+        except RecursionError:
+            # The stack is unwound here; the token reached is where it got deep.
+            self.raise_error(
+                "input nested too deeply (brackets, types or regions)",
+                self._current_token.span,
+            )
+        except _VALUE_FAULTS as e:
+            self.raise_error(_fault_message(e), self._current_token.span)
         except ParseError as e:
             # xDSL reports undefined values at the end of input; MLIR at the use.
             if self.forward_ssa_references and e.msg.startswith("values used but"):
@@ -92,6 +107,17 @@ class LocatingParser(Parser):
                     f"use of undeclared SSA value %{name}", self._first_use.get(name)
                 )
             raise
+
+
+# What xDSL raises, while parsing, for values it cannot represent.
+_VALUE_FAULTS = (ValueError, OverflowError, struct.error, VerifyException)
+
+
+def _fault_message(e: BaseException) -> str:
+    message = str(e).strip() or type(e).__name__
+    if isinstance(e, struct.error):  # numbers packed into a fixed-width array
+        message = f"integer out of range for its type ({message})"
+    return message
 
 
 @dataclass(frozen=True)
@@ -145,14 +171,18 @@ class SbpcOptMain(xDSLOptMain):
     """The driver behind ``sbpc-opt``."""
 
     def __init__(self, args: Sequence[str] | None = None) -> None:
-        super().__init__(description="sbpc modular optimizer driver", args=args)
         self._line_offset = 0
         self._chunk_text = ""
+        try:
+            super().__init__(description="sbpc modular optimizer driver", args=args)
+        except ArgSpecParseError as e:  # a -t spec xDSL cannot lex
+            raise _UsageError(f"bad target (-t): {str(e).rstrip()}") from None
 
     version_format = "sbpc-opt built from xdsl version {xdsl_version}"
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        arg_parser.error = _usage_error  # type: ignore[method-assign]
         arg_parser.add_argument(
             "--no-sbp-verify",
             default=False,
@@ -243,6 +273,27 @@ class SbpcOptMain(xDSLOptMain):
         """Process every chunk; returns the exit status."""
         chunks, file_extension = self.prepare_input()
         output = self.prepare_output()
+        status = 1
+        try:
+            status = self._run_all(chunks, file_extension, output)
+        finally:
+            if isinstance(output, PendingOutput):
+                output.finish(keep=status == 0)
+        return status
+
+    def prepare_output(self) -> IO[str]:
+        """stdout, or the ``-o`` file as a temporary one renamed on success,
+        so a failed run leaves an existing file as it was (as mlir-opt)."""
+        if self.args.output_file is None:
+            return sys.stdout
+        try:
+            return PendingOutput(self.args.output_file)
+        except OSError as e:
+            raise _UsageError(
+                f"cannot write output file '{self.args.output_file}': {e.strerror or e}"
+            ) from None
+
+    def _run_all(self, chunks, file_extension: str, output: IO[str]) -> int:
         status = 0
         try:
             for i, (chunk, offset) in enumerate(chunks):
@@ -257,7 +308,7 @@ class SbpcOptMain(xDSLOptMain):
                     status |= self._run_plain(text, offset, file_extension, output)
                 output.flush()
         finally:
-            if output is not sys.stdout:
+            if output is not sys.stdout and not isinstance(output, PendingOutput):
                 output.close()
         return status
 
@@ -310,6 +361,12 @@ class SbpcOptMain(xDSLOptMain):
 
 class _UsageError(Exception):
     pass
+
+
+def _usage_error(message: str) -> NoReturn:
+    """A bad command line: ``sbpc-opt: error: ...`` and status 1, as every
+    other user error (argparse's own handler exits 2 after a usage text)."""
+    raise _UsageError(message)
 
 
 def module_verifiers() -> list[Callable[[ModuleOp], None]]:
