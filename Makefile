@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # Simulated devices for everything that runs JAX on the CPU.
 export XLA_FLAGS ?= --xla_force_host_platform_device_count=8
 
-.PHONY: setup run test lint format bench-xla
+.PHONY: setup run test lint format bench-xla fuzz
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,13 @@ run: setup
 test: setup
 	$(BIN)/lit -sv test
 	$(BIN)/pytest -q
+
+# The fuzzer (test/fuzz/harness.py): 2,000 mutated inputs through sbpc-opt,
+# counts per outcome; fails on any traceback, internal error or hang.
+FUZZ_COUNT ?= 2000
+FUZZ_SEED ?= 0
+fuzz: setup
+	$(BIN)/python test/fuzz/harness.py --count $(FUZZ_COUNT) --seed $(FUZZ_SEED)
 
 # sbpc against XLA's partitioner on every example: writes docs/benchmarks.md.
 bench-xla: setup

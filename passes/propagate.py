@@ -34,6 +34,7 @@ from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.dialects.sbp import verify_sbp_annotations
 from sbpc.propagation.driver import STRATEGIES, propagate
 from sbpc.propagation.graph import GraphError, PropagationError, SbpGraph
 from sbpc.propagation.plan import Plan
@@ -114,10 +115,16 @@ class SbpPropagatePass(ModulePass):
         except CostModelError as e:
             raise LocatedError(op, f"bad cost_model option: {e}") from e
         limits = self.limits()
+        # The graph bridge trusts the annotations; sbpc-opt --no-sbp-verify
+        # (or an API caller) may hand over a module nobody checked.
+        verify_sbp_annotations(op)
         plans: list[FunctionPlan] = []
         for f in op.ops:
             if isinstance(f, func.FuncOp) and not f.is_declaration:
-                graphs = function_graphs(op, f, cost_model)
+                try:
+                    graphs = function_graphs(op, f, cost_model)
+                except GraphError as e:
+                    raise LocatedError(f, str(e)) from e
                 for placement, graph in graphs.graphs.items():
                     plan = self._solve(f, graph, placement, cost_model, limits)
                     graphs.write_back(placement, plan)

@@ -48,6 +48,7 @@ from sbpc.dialects.diagnostics import (
     make_diagnostic,
     set_sink,
 )
+from sbpc.dialects.ssa_order import verify_ssa_order
 
 from .cli import run_and_exit
 from .output import PendingOutput
@@ -247,6 +248,8 @@ class SbpcOptMain(xDSLOptMain):
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog: ModuleOp) -> None:
+        # Even unverified IR must be acyclic: the passes walk def-use chains.
+        verify_ssa_order(prog)
         self.verify_module(prog)
         for p in self.pipeline.passes:
             p.apply(self.ctx, prog)
