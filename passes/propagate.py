@@ -41,7 +41,7 @@ from sbpc.propagation.plan import Plan
 from sbpc.propagation.report import format_report
 
 from .bridge.graph import function_graphs
-from .options import positive_number, writable_file
+from .options import OptionError, positive_number, writable_file
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,10 @@ class SbpPropagatePass(ModulePass):
         any work is done."""
         self.limits()
         writable_file("report", self.report)
+        try:
+            CostModel.parse(self.cost_model)
+        except CostModelError as e:
+            raise OptionError(f"bad cost_model option: {e}") from e
 
     def limits(self) -> tuple[float | None, float | None]:
         """``memory_budget`` and ``time_limit`` as numbers (None: unset)."""

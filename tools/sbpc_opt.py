@@ -14,6 +14,7 @@ On top of ``xdsl-opt`` it gives what users of ``mlir-opt`` expect:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import re
 import struct
@@ -91,7 +92,10 @@ class LocatingParser(Parser):
         if self._current_token.kind.name == "EOF":
             self.raise_error("empty input: expected an operation or a module")
         try:
-            return super().parse_module(allow_implicit_module)
+            module = super().parse_module(allow_implicit_module)
+            if isinstance(module.location, UnknownLoc):  # an implicit module
+                module.location = self._loc(Span(0, 0, self.lexer.input))
+            return module
         except RecursionError:
             # The stack is unwound here; the token reached is where it got deep.
             self.raise_error(
@@ -227,12 +231,42 @@ class SbpcOptMain(xDSLOptMain):
         # is a BaseException): the user's, said without a traceback.
         except (Exception, ArgSpecParseError) as e:
             message = str(e).rstrip()
+            if message.startswith("Incompatible types"):
+                with contextlib.suppress(Exception, ArgSpecParseError):
+                    message = self._which_option(message)
             if "Unknown token" in message:
                 message += (
                     "\n(quote option values that hold characters other than "
                     "letters, digits, '_', '-' and '.', e.g. report=\"/tmp/plan.txt\")"
                 )
             raise _UsageError(message) from e
+
+    def _which_option(self, message: str) -> str:
+        """xDSL's "Incompatible types: given (1,), expected str" names no
+        option; find the one whose value does not convert."""
+        import dataclasses
+        from typing import get_type_hints
+
+        from xdsl.utils.arg_spec import _convert_arg_to_type, parse_pipeline
+
+        for spec in parse_pipeline(self.args.passes):
+            factory = self.available_passes.get(spec.name)
+            if factory is None:
+                continue
+            cls = factory()
+            hints = get_type_hints(cls)
+            fields = {f.name for f in dataclasses.fields(cls)}
+            for name, value in spec.normalize_parameter_names().parameters.items():
+                if name not in fields:
+                    continue
+                try:
+                    _convert_arg_to_type(value, hints[name])
+                except ValueError:
+                    shown = " ".join(map(str, value)) if value else "(nothing)"
+                    return (
+                        f"{spec.name}: bad value for option {name}: {shown} ({message})"
+                    )
+        return message
 
     def _check_target(self) -> None:
         """Build the target once, so a bad target option fails before any pass runs."""

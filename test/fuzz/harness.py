@@ -283,8 +283,8 @@ OPTION_VALUES = {
     ),
     "time_limit": (["1", "2.5"], ["0", "-1", "x"]),
     "cost_model": (
-        ["default", '"bw=1e11"', '"bw=1e11:1e9 lat=1e-6"', '"flops=1e12"'],
-        ['"bw=0"', '"bw=-1"', '"zzz"', '"bw=1e11:1e9:1e8:1e7"', "bw=0", '"bw=nan"'],
+        ["default", '"bw=1e11"', '"bw=1e11:1e9,lat=1e-6"', '"flops=1e12"'],
+        ['"bw=0"', '"bw=-1"', '"zzz"', '"bw=1e11 lat=1"', "bw=0", '"bw=nan"'],
     ),
     "report": (
         ["-", '"{tmp}/plan.txt"', '""'],
