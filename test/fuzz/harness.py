@@ -327,7 +327,9 @@ def random_argv(rng: random.Random, path: str, tmp: str) -> list[str]:
     if passes:
         argv += ["-p", ",".join(passes)]
     if rng.random() < 0.3:
-        argv += ["-t", rng.choice(["jax", "mlir"] * 8 + ["jax{", "nosuch"])]
+        targets = ["jax", "mlir"] * 8 + ["jax{combine-bytes=0}"] * 2
+        targets += ["jax{", "nosuch", "jax{combine-bytes=-1}", "jax{nosuch=1}"]
+        argv += ["-t", rng.choice(targets)]
     for flag in ("--split-input-file", "--verify-diagnostics", "--no-sbp-verify"):
         if rng.random() < 0.15:
             argv.append(flag)
