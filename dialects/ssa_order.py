@@ -45,11 +45,16 @@ def verify_ssa_order(root: Operation) -> None:
             if def_op is not None and position(def_op, def_block) >= position(
                 user, def_block
             ):
+                where = (
+                    "by this op"
+                    if def_op is op
+                    else "by an op enclosing this use"
+                    if def_op is user
+                    else "later"
+                )
                 raise LocatedError(
                     op,
-                    f"operand #{i} does not dominate this use (it is defined "
-                    + ("by this op" if def_op is op else "later")
-                    + ")",
+                    f"operand #{i} does not dominate this use (it is defined {where})",
                 )
 
 
