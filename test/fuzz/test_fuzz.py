@@ -81,7 +81,7 @@ def test_runs_in_process_are_classified(tmp_path) -> None:
 
 
 def test_a_slow_run_is_a_hang(tmp_path, monkeypatch) -> None:
-    """The per-input bound interrupts the driver and says so."""
+    """A run that blocks without computing meets the wall-clock guard."""
     import time
 
     import sbpc.tools.sbpc_opt as sbpc_opt
@@ -90,6 +90,21 @@ def test_a_slow_run_is_a_hang(tmp_path, monkeypatch) -> None:
     good = tmp_path / "ok.mlir"
     good.write_text(OK)
     assert harness.run_driver([str(good)], 0.2).outcome == "hang"
+
+
+def test_a_busy_run_is_a_hang(tmp_path, monkeypatch) -> None:
+    """A loop that computes forever is stopped by the CPU-time bound."""
+    import sbpc.tools.sbpc_opt as sbpc_opt
+
+    def spin(self):
+        while True:
+            pass
+
+    monkeypatch.setattr(sbpc_opt.SbpcOptMain, "run_chunks", spin)
+    good = tmp_path / "ok.mlir"
+    good.write_text(OK)
+    # the wall-clock guard far away: only the CPU bound can end this run
+    assert harness.run_driver([str(good)], 0.3, wall_bound=600).outcome == "hang"
 
 
 def test_mutations_are_replayable_and_change_the_input() -> None:
