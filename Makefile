@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # Simulated devices for everything that runs JAX on the CPU.
 export XLA_FLAGS ?= --xla_force_host_platform_device_count=8
 
-.PHONY: setup test-setup run test lint format bench-xla plan-picture
+.PHONY: setup test-setup run test lint format bench-xla plan-picture fuzz
 
 # A Debian package when its program is missing: installed as root with
 # apt-get, else a note saying what to install (only the report needs them).
@@ -38,6 +38,13 @@ run: setup
 test: test-setup
 	$(BIN)/lit -sv test
 	$(BIN)/pytest -q
+
+# The fuzzer (test/fuzz/harness.py): 2,000 mutated inputs through sbpc-opt,
+# counts per outcome; fails on any traceback, internal error or hang.
+FUZZ_COUNT ?= 2000
+FUZZ_SEED ?= 0
+fuzz: setup
+	$(BIN)/python test/fuzz/harness.py --count $(FUZZ_COUNT) --seed $(FUZZ_SEED)
 
 # sbpc against XLA's partitioner on every example: writes docs/benchmarks.md.
 bench-xla: setup

@@ -14,10 +14,17 @@ op's constraints before it resolves operands, and raises a failure as a bare
 ``VerifyException``: ``stablehlo.negate %a : f32`` would be reported without
 a location (``<unknown>:0:0``). ``install()`` also makes such a failure a
 ``ParseError`` spanning the op's text, as hand-written parsers report it.
+
+xDSL's lexer matches a string literal with ``"(?:[^"...]+|\\..)*"``: a
+``+`` inside a ``*``, so an unterminated string makes the regex engine try
+every way of splitting the rest of the line (exponential; a fuzzed input of
+one line ran for minutes).  ``install()`` swaps in the same language with
+one character per repetition, which fails in linear time.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from xdsl.dialects.builtin import AnyFloat
@@ -36,6 +43,15 @@ def install() -> None:
     """Apply every fix (idempotent)."""
     _install_hex_float_fix()
     _install_located_format_errors()
+    _install_linear_string_lexer()
+
+
+def _install_linear_string_lexer() -> None:
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    MLIRLexer._unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+    )
 
 
 def _install_hex_float_fix() -> None:

@@ -174,6 +174,7 @@ class SbpLowerBoxingPass(ModulePass):
             cost_model = CostModel.parse(self.cost_model)
         except CostModelError as e:
             raise LocatedError(op, f"bad cost_model option: {e}") from e
+        sbp_dialect.verify_sbp_annotations(op)  # trusted below; maybe unchecked
         default = sbp_dialect.module_placement(op)
         for f in list(op.ops):
             if not isinstance(f, func.FuncOp) or f.is_declaration:

@@ -35,6 +35,7 @@ from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.dialects.sbp import verify_sbp_annotations
 from sbpc.propagation.driver import STRATEGIES, propagate
 from sbpc.propagation.graph import GraphError, PropagationError, SbpGraph
 from sbpc.propagation.plan import Plan
@@ -44,6 +45,7 @@ from sbpc.propagation.report_html import format_html
 from sbpc.propagation.report_view import plan_view
 
 from .bridge.graph import function_graphs
+from .options import OptionError, positive_number, writable_file
 
 REPORT_FORMATS = ("text", "json", "html", "dot")
 
@@ -67,8 +69,26 @@ class SbpPropagatePass(ModulePass):
     cost_model: str = "default"
     report: str = ""
     report_format: str = "text"
-    memory_budget: int | float = 0
-    time_limit: int | float = 0
+    # str: ``1e30`` reaches the pass as text; ``passes/options.py`` checks both
+    memory_budget: int | float | str | None = None
+    time_limit: int | float | str | None = None
+
+    def __post_init__(self) -> None:
+        """Bad values fail as the pipeline is parsed (``OptionError``), before
+        any work is done."""
+        self.limits()
+        writable_file("report", self.report)
+        try:
+            CostModel.parse(self.cost_model)
+        except CostModelError as e:
+            raise OptionError(f"bad cost_model option: {e}") from e
+
+    def limits(self) -> tuple[float | None, float | None]:
+        """``memory_budget`` and ``time_limit`` as numbers (None: unset)."""
+        return (
+            positive_number("memory_budget", self.memory_budget, "bytes"),
+            positive_number("time_limit", self.time_limit, "seconds"),
+        )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         plans = self.plan_module(op)
@@ -79,14 +99,16 @@ class SbpPropagatePass(ModulePass):
                 raise LocatedError(op, str(e)) from e
             if self.report == "-":
                 print(text, file=sys.stderr)
-                return
-            try:
-                with open(self.report, "w") as out:
-                    out.write(text + ("\n" if text and not text.endswith("\n") else ""))
-            except OSError as e:
-                raise LocatedError(
-                    op, f"cannot write the report to '{self.report}': {e.strerror}"
-                ) from e
+            else:
+                try:
+                    with open(self.report, "w") as out:
+                        out.write(
+                            text + ("\n" if text and not text.endswith("\n") else "")
+                        )
+                except OSError as e:
+                    raise LocatedError(
+                        op, f"cannot write report '{self.report}': {e.strerror}"
+                    ) from e
 
     def plan_module(self, op: ModuleOp) -> list[FunctionPlan]:
         """Propagate every defined function, write the answer back, and return
@@ -107,12 +129,19 @@ class SbpPropagatePass(ModulePass):
             cost_model = CostModel.parse(self.cost_model)
         except CostModelError as e:
             raise LocatedError(op, f"bad cost_model option: {e}") from e
+        limits = self.limits()
+        # The graph bridge trusts the annotations; sbpc-opt --no-sbp-verify
+        # (or an API caller) may hand over a module nobody checked.
+        verify_sbp_annotations(op)
         plans: list[FunctionPlan] = []
         for f in op.ops:
             if isinstance(f, func.FuncOp) and not f.is_declaration:
-                graphs = function_graphs(op, f, cost_model)
+                try:
+                    graphs = function_graphs(op, f, cost_model)
+                except GraphError as e:
+                    raise LocatedError(f, str(e)) from e
                 for placement, graph in graphs.graphs.items():
-                    plan = self._solve(f, graph, placement, cost_model)
+                    plan = self._solve(f, graph, placement, cost_model, limits)
                     graphs.write_back(placement, plan)
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
         return plans
@@ -147,6 +176,7 @@ class SbpPropagatePass(ModulePass):
         graph: SbpGraph,
         placement: Placement,
         cost_model: CostModel,
+        limits: tuple[float | None, float | None] = (None, None),
     ) -> Plan:
         """The driver's plan, with layout changes priced by the boxing planner."""
 
@@ -168,8 +198,8 @@ class SbpPropagatePass(ModulePass):
                 edge_cost,
                 self.strategy,
                 edge_bytes=edge_bytes,
-                memory_budget=self.memory_budget or None,
-                time_limit=self.time_limit or None,
+                memory_budget=limits[0],
+                time_limit=limits[1],
             )
         except (PropagationError, GraphError) as e:
             raise LocatedError(f, str(e)) from e

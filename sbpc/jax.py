@@ -55,6 +55,7 @@ from sbpc.algebra.sbp import (
     format_nd_sbp,
     parse_nd_sbp,
 )
+from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
@@ -62,8 +63,10 @@ from sbpc.passes.bridge.program import main_function
 from sbpc.passes.inline import SbpInlinePass
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.lower_boxing import SbpLowerBoxingPass
+from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline import default_context
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
+from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
 from sbpc.propagation.report import format_report
 from sbpc.propagation.report_dot import ReportError
@@ -93,6 +96,11 @@ def parse_mesh(mesh: Placement | int | Sequence[int] | str) -> Placement:
     """A placement from ``Placement``, ``8``, ``(2, 4)`` or ``"2x4"``."""
     if isinstance(mesh, Placement):
         return mesh
+    if not _is_mesh_value(mesh):
+        raise SbpcError(
+            f"bad mesh {mesh!r} ({type(mesh).__name__}): expected a number of "
+            "devices (8), sizes ((2, 4) or '2x4') or a Placement"
+        )
     try:
         if isinstance(mesh, str):
             if not re.fullmatch(r"\s*\d+(\s*x\s*\d+)*\s*", mesh):
@@ -103,6 +111,19 @@ def parse_mesh(mesh: Placement | int | Sequence[int] | str) -> Placement:
         return Placement.of_size(tuple(int(n) for n in mesh))
     except (PlacementError, TypeError, ValueError) as e:
         raise SbpcError(f"bad mesh {mesh!r}: {e}") from e
+
+
+def _is_mesh_value(mesh: Any) -> bool:
+    """An int, a str, or a non-empty sequence of ints (bools are not sizes)."""
+    if isinstance(mesh, bool):
+        return False
+    if isinstance(mesh, int | str):
+        return True
+    return (
+        isinstance(mesh, Sequence)
+        and len(mesh) > 0
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in mesh)
+    )
 
 
 def _is_layout_leaf(x: Any) -> bool:
@@ -117,7 +138,9 @@ def _is_nd_sbp(x: Any) -> bool:
     )
 
 
-def _parse_layout(layout: Layout, placement: Placement, where: str) -> NdSbp | None:
+def _parse_layout(
+    layout: Layout, placement: Placement, where: str, param: str = "layouts"
+) -> NdSbp | None:
     if layout is None:
         return None
     if isinstance(layout, str):
@@ -125,8 +148,14 @@ def _parse_layout(layout: Layout, placement: Placement, where: str) -> NdSbp | N
             nd = parse_nd_sbp(layout)
         except SbpSyntaxError as e:
             raise SbpcError(f"{where}: {e}") from e
-    else:
+    elif _is_nd_sbp(layout):
         nd = tuple(layout)
+    else:
+        raise SbpcError(
+            f"{param}: {where}: a layout is an nd_sbp string ('[S(0), B]'), a tuple of "
+            f"sbpc.algebra.sbp values or None, not {layout!r} "
+            f"({type(layout).__name__})"
+        )
     if len(nd) != placement.ndim:
         raise SbpcError(
             f"{where}: layout {format_nd_sbp(nd)} has {len(nd)} entries but the "
@@ -151,11 +180,13 @@ def flat_layouts(
     layouts: LayoutTree, tree: Any, placement: Placement, what: str
 ) -> list[NdSbp | None]:
     """One layout per leaf of ``tree``, from a pytree prefix of layouts."""
+    param = {"argument": "in_layouts", "result": "out_layouts"}.get(what, what)
     paths = [
-        jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(tree)
+        f"{what}{jax.tree_util.keystr(p)}"
+        for p, _ in jax.tree_util.tree_leaves_with_path(tree)
     ]
     if _is_layout_leaf(layouts):
-        return [_parse_layout(layouts, placement, f"{what}{p}") for p in paths]
+        return [_parse_layout(layouts, placement, p, param) for p in paths]
     try:
         per_leaf = jax.tree_util.tree_map(
             lambda layout, sub: _Repeat(layout, len(jax.tree_util.tree_leaves(sub))),
@@ -165,7 +196,7 @@ def flat_layouts(
         )
     except (ValueError, TypeError) as e:
         raise SbpcError(
-            f"{what} layouts do not match the structure of the {what}s "
+            f"{param}: {what} layouts do not match the structure of the {what}s "
             f"(they must be a pytree prefix of them): {e}"
         ) from e
     repeats = jax.tree_util.tree_leaves(
@@ -173,7 +204,7 @@ def flat_layouts(
     )
     flat: list[Layout] = [r.layout for r in repeats for _ in range(r.times)]
     return [
-        _parse_layout(layout, placement, f"{what}{p}")
+        _parse_layout(layout, placement, p, param)
         for layout, p in zip(flat, paths, strict=True)
     ]
 
@@ -201,13 +232,18 @@ class Annotated:
 
 
 def _parse(text: str, name: str) -> ModuleOp:
-    from sbpc.tools.sbpc_opt import LocatingParser
+    from sbpc.tools.sbpc_opt import LocatingParser, parse_error_diagnostic
 
     try:
         return LocatingParser(default_context(), text, name).parse_module()
     except ParseError as e:
+        # The fault (usually an op sbpc does not know) on the first line.
+        diag = parse_error_diagnostic(e, 0)
+        lines = text.splitlines()
+        quoted = lines[diag.line - 1].strip() if 1 <= diag.line <= len(lines) else ""
         raise SbpcError(
-            f"sbpc cannot read the StableHLO JAX emitted for {name}:\n{e}"
+            f"{diag} (sbpc cannot read the StableHLO JAX emitted for {name})"
+            + (f"\n  {quoted}" if quoted else "")
         ) from e
 
 
@@ -479,8 +515,8 @@ def distribute(
     out_layouts: LayoutTree = None,
     strategy: str = "optimal",
     cost_model: str = "default",
-    memory_budget: float = 0,
-    time_limit: float = 0,
+    memory_budget: float | None = None,
+    time_limit: float | None = None,
     combine_bytes: int = DEFAULT_MAX_BYTES,
     donate_argnums: int | Sequence[int] = (),
     quiet: bool = False,
@@ -497,8 +533,10 @@ def distribute(
     argument must not be used after the call.
     ``quiet``: no progress lines (shown only when stderr is a terminal).
     """
-    if combine_bytes < 0:
-        raise SbpcError(f"combine_bytes must be >= 0, not {combine_bytes}")
+    propagate = _check_options(strategy, cost_model, memory_budget, time_limit)
+    if not isinstance(combine_bytes, int) or combine_bytes < 0:
+        raise SbpcError(f"combine_bytes must be >= 0, not {combine_bytes!r}")
+    _check_devices(parse_mesh(mesh))
     donated = _donated_leaves(donate_argnums, args)
     shown = Progress.for_terminal(quiet)
     with shown.phase("jax lowering and layouts"):
@@ -516,12 +554,7 @@ def distribute(
         with shown.phase("sbp-inline"):
             SbpInlinePass().apply(ctx, module)
         with reporting(shown), shown.phase(f"sbp-propagate ({strategy})"):
-            plans = SbpPropagatePass(
-                strategy=strategy,
-                cost_model=cost_model,
-                memory_budget=memory_budget,
-                time_limit=time_limit,
-            ).plan_module(module)
+            plans = propagate.plan_module(module)
         with shown.phase("sbp-lower-boxing"):
             SbpLowerBoxingPass().apply(ctx, module)
         module.verify()
@@ -564,6 +597,47 @@ def distribute(
         cost_model=cost_model,
         memory_budget=memory_budget,
     )
+
+
+def _check_options(
+    strategy: Any, cost_model: Any, memory_budget: Any, time_limit: Any
+) -> SbpPropagatePass:
+    """The propagation pass of these options, or ``SbpcError`` naming the bad one."""
+    if not isinstance(strategy, str) or strategy not in STRATEGIES:
+        raise SbpcError(
+            f"strategy: unknown strategy {strategy!r}, expected one of "
+            + ", ".join(STRATEGIES)
+        )
+    if not isinstance(cost_model, str):
+        raise SbpcError(f"cost_model: expected a string, not {cost_model!r}")
+    try:
+        CostModel.parse(cost_model)
+    except CostModelError as e:
+        raise SbpcError(f"cost_model: {e}") from e
+    for name, value in (("memory_budget", memory_budget), ("time_limit", time_limit)):
+        if not (value is None or isinstance(value, int | float)):
+            raise SbpcError(f"{name} must be a number, not {value!r}")
+    try:
+        return SbpPropagatePass(
+            strategy=strategy,
+            cost_model=cost_model,
+            memory_budget=memory_budget,
+            time_limit=time_limit,
+        )
+    except OptionError as e:
+        raise SbpcError(str(e)) from e
+
+
+def _check_devices(placement: Placement) -> None:
+    """The mesh's ranks must be devices JAX has (else the first call fails)."""
+    have = jax.device_count()
+    if max(placement.ranks) >= have:
+        raise SbpcError(
+            f"mesh: {_mesh_text(placement)} needs devices 0..{max(placement.ranks)} "
+            f"but JAX has {have} (on a CPU, set XLA_FLAGS="
+            f"--xla_force_host_platform_device_count={max(placement.ranks) + 1} "
+            "before importing jax)"
+        )
 
 
 def _donated_leaves(

@@ -14,12 +14,14 @@ On top of ``xdsl-opt`` it gives what users of ``mlir-opt`` expect:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import re
+import struct
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, NoReturn
 
 from xdsl.dialects.builtin import (
     FileLineColLoc,
@@ -47,10 +49,12 @@ from sbpc.dialects.diagnostics import (
     make_diagnostic,
     set_sink,
 )
+from sbpc.dialects.ssa_order import verify_ssa_order
 from sbpc.propagation import progress
 from sbpc.propagation.progress import Progress, reporting
 
 from .cli import run_and_exit
+from .output import PendingOutput
 from .pipeline_text import quote_paths
 
 
@@ -72,7 +76,12 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except _VALUE_FAULTS as e:
+            # An attribute xDSL cannot build (an integer out of its type's
+            # range, ...): the user's input, reported at the op holding it.
+            self.raise_error(_fault_message(e), span)
         if isinstance(op.location, UnknownLoc):
             op.location = self._loc(span)
         return op
@@ -86,7 +95,18 @@ class LocatingParser(Parser):
         if self._current_token.kind.name == "EOF":
             self.raise_error("empty input: expected an operation or a module")
         try:
-            return super().parse_module(allow_implicit_module)
+            module = super().parse_module(allow_implicit_module)
+            if isinstance(module.location, UnknownLoc):  # an implicit module
+                module.location = self._loc(Span(0, 0, self.lexer.input))
+            return module
+        except RecursionError:
+            # The stack is unwound here; the token reached is where it got deep.
+            self.raise_error(
+                "input nested too deeply (brackets, types or regions)",
+                self._current_token.span,
+            )
+        except _VALUE_FAULTS as e:
+            self.raise_error(_fault_message(e), self._current_token.span)
         except ParseError as e:
             # xDSL reports undefined values at the end of input; MLIR at the use.
             if self.forward_ssa_references and e.msg.startswith("values used but"):
@@ -95,6 +115,17 @@ class LocatingParser(Parser):
                     f"use of undeclared SSA value %{name}", self._first_use.get(name)
                 )
             raise
+
+
+# What xDSL raises, while parsing, for values it cannot represent.
+_VALUE_FAULTS = (ValueError, OverflowError, struct.error, VerifyException)
+
+
+def _fault_message(e: BaseException) -> str:
+    message = str(e).strip() or type(e).__name__
+    if isinstance(e, struct.error):  # numbers packed into a fixed-width array
+        message = f"integer out of range for its type ({message})"
+    return message
 
 
 @dataclass(frozen=True)
@@ -148,14 +179,18 @@ class SbpcOptMain(xDSLOptMain):
     """The driver behind ``sbpc-opt``."""
 
     def __init__(self, args: Sequence[str] | None = None) -> None:
-        super().__init__(description="sbpc modular optimizer driver", args=args)
         self._line_offset = 0
         self._chunk_text = ""
+        try:
+            super().__init__(description="sbpc modular optimizer driver", args=args)
+        except ArgSpecParseError as e:  # a -t spec xDSL cannot lex
+            raise _UsageError(f"bad target (-t): {str(e).rstrip()}") from None
 
     version_format = "sbpc-opt built from xdsl version {xdsl_version}"
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        arg_parser.error = _usage_error  # type: ignore[method-assign]
         arg_parser.add_argument(
             "--no-sbp-verify",
             default=False,
@@ -207,12 +242,42 @@ class SbpcOptMain(xDSLOptMain):
         # is a BaseException): the user's, said without a traceback.
         except (Exception, ArgSpecParseError) as e:
             message = str(e).rstrip()
+            if message.startswith("Incompatible types"):
+                with contextlib.suppress(Exception, ArgSpecParseError):
+                    message = self._which_option(message)
             if "Unknown token" in message:
                 message += (
                     "\n(quote option values that hold characters other than "
                     "letters, digits, '_', '-' and '.', e.g. report=\"/tmp/plan.txt\")"
                 )
             raise _UsageError(message) from e
+
+    def _which_option(self, message: str) -> str:
+        """xDSL's "Incompatible types: given (1,), expected str" names no
+        option; find the one whose value does not convert."""
+        import dataclasses
+        from typing import get_type_hints
+
+        from xdsl.utils.arg_spec import _convert_arg_to_type, parse_pipeline
+
+        for spec in parse_pipeline(self.args.passes):
+            factory = self.available_passes.get(spec.name)
+            if factory is None:
+                continue
+            cls = factory()
+            hints = get_type_hints(cls)
+            fields = {f.name for f in dataclasses.fields(cls)}
+            for name, value in spec.normalize_parameter_names().parameters.items():
+                if name not in fields:
+                    continue
+                try:
+                    _convert_arg_to_type(value, hints[name])
+                except ValueError:
+                    shown = " ".join(map(str, value)) if value else "(nothing)"
+                    return (
+                        f"{spec.name}: bad value for option {name}: {shown} ({message})"
+                    )
+        return message
 
     def _check_target(self) -> None:
         """Build the target once, so a bad target option fails before any pass runs."""
@@ -228,6 +293,8 @@ class SbpcOptMain(xDSLOptMain):
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog: ModuleOp) -> None:
+        # Even unverified IR must be acyclic: the passes walk def-use chains.
+        verify_ssa_order(prog)
         self.verify_module(prog)
         for p in self.pipeline.passes:
             with progress.current().phase(p.name):
@@ -255,6 +322,27 @@ class SbpcOptMain(xDSLOptMain):
         """Process every chunk; returns the exit status."""
         chunks, file_extension = self.prepare_input()
         output = self.prepare_output()
+        status = 1
+        try:
+            status = self._run_all(chunks, file_extension, output)
+        finally:
+            if isinstance(output, PendingOutput):
+                output.finish(keep=status == 0)
+        return status
+
+    def prepare_output(self) -> IO[str]:
+        """stdout, or the ``-o`` file as a temporary one renamed on success,
+        so a failed run leaves an existing file as it was (as mlir-opt)."""
+        if self.args.output_file is None:
+            return sys.stdout
+        try:
+            return PendingOutput(self.args.output_file)
+        except OSError as e:
+            raise _UsageError(
+                f"cannot write output file '{self.args.output_file}': {e.strerror or e}"
+            ) from None
+
+    def _run_all(self, chunks, file_extension: str, output: IO[str]) -> int:
         status = 0
         try:
             for i, (chunk, offset) in enumerate(chunks):
@@ -269,7 +357,7 @@ class SbpcOptMain(xDSLOptMain):
                     status |= self._run_plain(text, offset, file_extension, output)
                 output.flush()
         finally:
-            if output is not sys.stdout:
+            if output is not sys.stdout and not isinstance(output, PendingOutput):
                 output.close()
         return status
 
@@ -323,6 +411,12 @@ class SbpcOptMain(xDSLOptMain):
 
 class _UsageError(Exception):
     pass
+
+
+def _usage_error(message: str) -> NoReturn:
+    """A bad command line: ``sbpc-opt: error: ...`` and status 1, as every
+    other user error (argparse's own handler exits 2 after a usage text)."""
+    raise _UsageError(message)
 
 
 def module_verifiers() -> list[Callable[[ModuleOp], None]]:

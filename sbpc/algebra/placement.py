@@ -15,6 +15,11 @@ from typing import Any, TypeAlias
 Coord: TypeAlias = tuple[int, ...]
 
 
+# Ranks are device numbers; the emitted program starts max(rank) + 1 devices
+# (simulated ones on a CPU), so a rank of 10**20 is a typo, not a cluster.
+MAX_RANK = 2**20 - 1
+
+
 class PlacementError(ValueError):
     """A rank array that cannot be a placement, with a diagnostic message."""
 
@@ -37,6 +42,11 @@ class Placement:
             )
         if any(r < 0 for r in self.ranks):
             raise PlacementError(f"ranks must be non-negative, got {min(self.ranks)}")
+        if any(r > MAX_RANK for r in self.ranks):
+            raise PlacementError(
+                f"rank {max(self.ranks)} is out of range: ranks are device "
+                f"numbers, at most {MAX_RANK}"
+            )
         seen: set[int] = set()
         for r in self.ranks:
             if r in seen:
@@ -54,6 +64,10 @@ class Placement:
     def of_size(n: int | Sequence[int], device: str = "cpu") -> Placement:
         """Ranks ``0..N-1`` laid out as hierarchy ``n`` (an int means 1-D)."""
         hierarchy = (n,) if isinstance(n, int) else tuple(n)
+        if math.prod(hierarchy) > MAX_RANK + 1:  # before listing the ranks
+            raise PlacementError(
+                f"{math.prod(hierarchy)} devices are more than {MAX_RANK + 1}"
+            )
         return Placement(device, hierarchy, tuple(range(math.prod(hierarchy))))
 
     @property

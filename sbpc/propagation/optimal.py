@@ -18,7 +18,11 @@ see ``shrink``):
   steps whose live set is maximal), ``sum`` of the local bytes of the values
   live there, under the chosen layouts, ``<= budget``; see
   ``memory`` for the model.  When no plan fits, a second program
-  minimises the peak instead, and the error states that smallest budget.
+  minimises the peak instead (from greedy's plan, so it always has one,
+  within ``time_limit`` or ``peak_seconds``), and the error states that
+  smallest budget, or the least one found when the search was cut short.
+  A budget below ``_MemoryRows.floor`` (every value in its smallest
+  layout) fails without the first program.
 
 Costs are scaled to O(1) for the solver and the gap tolerance is tight
 (``mip_rel_gap``, default 1e-7), so "optimal" means proven optimal to that
@@ -71,6 +75,8 @@ class Optimal(Strategy):
     prune_labels: bool = True
     mip_rel_gap: float = 1e-7
     threads: int | None = None
+    # Seconds for the smallest-budget search when the run has no time limit.
+    peak_seconds: float = 20.0
 
     def choose(self, problem: Problem) -> Choice:
         started = time.perf_counter()
@@ -109,25 +115,35 @@ class Optimal(Strategy):
             raise PropagationError("no plan of finite cost exists")
         labels = [0] * len(pairwise)
         if core:
-            ilp = _Ilp(pairwise, core, memory, memory_budget)
             start = None
             if (
                 time_limit is not None
             ):  # an incumbent from the start: never empty-handed
                 start = _greedy_start(problem, core, records)
+            if (
+                memory is not None
+                and memory_budget is not None
+                and memory.floor() > memory_budget
+            ):
+                raise self._smallest_budget(
+                    problem, pairwise, core, records, memory, memory_budget, start
+                )
+            ilp = _Ilp(pairwise, core, memory, memory_budget)
             result = ilp.solve(time_limit, self.mip_rel_gap, self.threads, start)
             stats.update(result.stats)
             if result.labels is None:
-                if memory_budget is None or result.status != "Infeasible":
+                if (
+                    memory is None
+                    or memory_budget is None
+                    or result.status != "Infeasible"
+                ):
                     raise PropagationError(
                         f"no plan found (HiGHS status: {result.status}); "
                         "a plan of finite cost may not exist"
                     )
-                ilp = _Ilp(pairwise, core, memory, None, minimise_peak=True)
-                peak = ilp.solve(time_limit, self.mip_rel_gap, self.threads)
-                if peak.labels is None:
-                    raise PropagationError("no plan of finite cost exists")
-                raise budget_error(memory_budget, peak.objective, peak.stats["proven"])
+                raise self._smallest_budget(
+                    problem, pairwise, core, records, memory, memory_budget, start
+                )
             for v, label in zip(core, result.labels, strict=True):
                 labels[v] = label
         else:
@@ -143,6 +159,31 @@ class Optimal(Strategy):
         stats["seconds_shrink"] = shrunk - built
         stats["seconds_solve"] = solved - shrunk
         return Choice(labels, stats)
+
+    def _smallest_budget(
+        self,
+        problem: Problem,
+        pairwise: PairwiseProblem,
+        core: list[int],
+        records: list[Record],
+        memory: _MemoryRows,
+        budget: float,
+        start: list[int] | None,
+    ) -> PropagationError:
+        """The error for a budget no plan fits: the least peak, proven within
+        the time bound, else the least found (greedy's at worst)."""
+        if start is None:
+            start = _greedy_start(problem, core, records)
+        seconds = problem.time_limit or self.peak_seconds
+        ilp = _Ilp(pairwise, core, memory, None, minimise_peak=True)
+        peak = ilp.solve(seconds, self.mip_rel_gap, self.threads, start)
+        if peak.labels is None:
+            return PropagationError(
+                f"no plan fits the memory budget of {budget:.0f} bytes per device, "
+                f"and no plan was found within {seconds:g} s to bound the "
+                "smallest budget"
+            )
+        return budget_error(budget, peak.objective, peak.stats["proven"])
 
 
 def _percent(gap: float) -> str:
@@ -213,6 +254,14 @@ class _MemoryRows:
             if len(b) > 1 and np.ptp(b) > 0
         }
         return _MemoryRows(rows, frozen)
+
+    def floor(self) -> float:
+        """A lower bound on every plan's peak: each value in its smallest
+        layout, at the fullest step."""
+        return max(
+            (sum(float(b.min()) for b in row.values()) for row in self.rows),
+            default=0.0,
+        )
 
     def peak(self, labels: dict[int, int]) -> float:
         """Peak of the rows when node ``v`` takes ``labels.get(v, 0)``
@@ -424,6 +473,9 @@ class _Ilp:
         full = dict(zip(self.core, labels, strict=True))
         for v in self.core:
             x[self.col_of[v] + full[v]] = 1.0
+        if self.minimise_peak:
+            assert self.memory is not None
+            x[self.peak_col] = self.memory.peak(full) / self.memory_scale
         offset = self.n_x
         for f in self.problem.factors.values():
             n_r, n_c = f.table.shape

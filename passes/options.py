@@ -1,0 +1,61 @@
+"""Pass option values, checked where they are parsed.
+
+xDSL's pipeline parser types an option by its text (``1e30`` is not a
+number to it, ``-5`` is); a pass then takes what it got.  These checks turn
+each value into what the pass means by it, or a message naming the option,
+so a bad value is an error before any work is done, never a different plan.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+
+class OptionError(ValueError):
+    """An option value the pass cannot use; the message names the option."""
+
+
+def positive_number(
+    name: str, value: int | float | str | None, unit: str
+) -> float | None:
+    """``value`` as a positive finite number (None: the option is unset).
+
+    Strings are accepted because ``1e30`` reaches a pass as text.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise OptionError(f"{name} must be a positive number of {unit}, not {value}")
+    number: float
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            raise OptionError(
+                f"{name} must be a positive number of {unit}, not '{value}'"
+            ) from None
+    else:
+        number = float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise OptionError(f"{name} must be a positive number of {unit}, not {value}")
+    return number
+
+
+def writable_file(name: str, path: str) -> str:
+    """``path`` if a file can be written there (``-`` and ``""`` pass through).
+
+    Checked before the pass works, so a plan is not computed for nothing.
+    """
+    if path in ("", "-"):
+        return path
+    if os.path.isdir(path):
+        raise OptionError(f"{name}: '{path}' is a directory, not a file")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise OptionError(f"{name}: directory '{directory}' does not exist")
+    if not os.access(directory, os.W_OK) or (
+        os.path.exists(path) and not os.access(path, os.W_OK)
+    ):
+        raise OptionError(f"{name}: '{path}' is not writable")
+    return path

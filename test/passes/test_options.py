@@ -1,0 +1,42 @@
+"""Pass option checks (``passes/options.py``) and the pass refusing bad values
+when it is built, as the pipeline is parsed."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from sbpc.passes.options import OptionError, positive_number, writable_file
+from sbpc.passes.propagate import SbpPropagatePass
+
+
+@pytest.mark.parametrize(
+    ("value", "want"), [(None, None), (5, 5.0), (2.5, 2.5), ("1e30", 1e30)]
+)
+def test_positive_numbers(value, want) -> None:
+    assert positive_number("x", value, "bytes") == want
+
+
+@pytest.mark.parametrize("value", [0, -5, -0.5, "abc", "", True, math.inf, "nan"])
+def test_other_values_are_refused_by_name(value) -> None:
+    with pytest.raises(OptionError, match=r"^x must be a positive number of bytes"):
+        positive_number("x", value, "bytes")
+
+
+def test_writable_file(tmp_path) -> None:
+    assert writable_file("report", "") == ""
+    assert writable_file("report", "-") == "-"
+    assert writable_file("report", str(tmp_path / "plan.txt"))
+    with pytest.raises(OptionError, match="is a directory"):
+        writable_file("report", str(tmp_path))
+    with pytest.raises(OptionError, match="does not exist"):
+        writable_file("report", str(tmp_path / "no" / "plan.txt"))
+
+
+def test_the_pass_refuses_bad_values_when_built() -> None:
+    with pytest.raises(OptionError, match="memory_budget"):
+        SbpPropagatePass(memory_budget=-1)
+    with pytest.raises(OptionError, match="time_limit"):
+        SbpPropagatePass(time_limit="soon")
+    assert SbpPropagatePass(memory_budget="1e30").limits() == (1e30, None)
