@@ -19,8 +19,7 @@
 // NOVALUE: sbpc-opt: error: Error parsing pass pipeline specification:
 // NOVALUE: Unknown argument value
 // NOVALUE-NOT: Traceback
-// UNQUOTED: sbpc-opt: error: Error parsing pass pipeline specification:
-// UNQUOTED: Malformed pass arguments
+// UNQUOTED: sbpc-opt: error: bad cost_model option: link bandwidth must be positive, got 0.0
 // UNQUOTED-NOT: Traceback
 // TARGET: sbpc-opt: error: bad target (-t): Error parsing pass pipeline specification:
 // TARGET-NEXT: pass-pipeline:1:5

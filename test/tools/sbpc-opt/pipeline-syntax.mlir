@@ -1,6 +1,7 @@
 // A pass pipeline xDSL cannot lex (an unterminated quote) is a usage error
 // with a caret and a hint, never a traceback; a path works quoted or not (as
-// in mlir-opt), and a report that cannot be written is a located error.
+// in mlir-opt), and a report path in a missing directory is refused as
+// the pipeline is parsed.
 // RUN: not sbpc-opt %s -p 'sbp-propagate{report="%t/plan.txt}' 2>&1 | filecheck %s --check-prefix=UNQUOTED
 // RUN: sbpc-opt %s -p 'sbp-propagate{report=%t.unquoted.txt}' -o /dev/null
 // RUN: filecheck %s --check-prefix=REPORT < %t.unquoted.txt
@@ -13,7 +14,7 @@
 // UNQUOTED: Unknown token
 // UNQUOTED: (quote option values {{.*}} e.g. report="/tmp/plan.txt")
 // UNQUOTED-NOT: Traceback
-// NODIR: pipeline-syntax.mlir:[[# @LINE + 6]]:1: error: cannot write the report to '{{.*}}/no/such/dir/plan.txt': No such file or directory
+// NODIR: sbpc-opt: error: report: directory '{{.*}}/no/such/dir' does not exist
 // NODIR-NOT: internal error
 // OPEN: sbpc-opt: error:
 // OPEN-NOT: Traceback
