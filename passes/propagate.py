@@ -38,6 +38,7 @@ from sbpc.propagation.driver import STRATEGIES, propagate
 from sbpc.propagation.graph import GraphError, PropagationError, SbpGraph
 from sbpc.propagation.plan import Plan
 from sbpc.propagation.report import format_report
+from sbpc.timing import phase
 
 from .bridge.graph import function_graphs
 
@@ -94,10 +95,12 @@ class SbpPropagatePass(ModulePass):
         plans: list[FunctionPlan] = []
         for f in op.ops:
             if isinstance(f, func.FuncOp) and not f.is_declaration:
-                graphs = function_graphs(op, f, cost_model)
+                with phase("build graph"):
+                    graphs = function_graphs(op, f, cost_model)
                 for placement, graph in graphs.graphs.items():
                     plan = self._solve(f, graph, placement, cost_model)
-                    graphs.write_back(placement, plan)
+                    with phase("write back"):
+                        graphs.write_back(placement, plan)
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
         return plans
 

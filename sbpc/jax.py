@@ -65,6 +65,7 @@ from sbpc.passes.lower_boxing import SbpLowerBoxingPass
 from sbpc.passes.pipeline import default_context
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.propagation.report import format_report
+from sbpc.timing import Timer, phase
 
 __all__ = [
     "Distributed",
@@ -221,11 +222,13 @@ def annotate(
     placement = parse_mesh(mesh)
     name = getattr(fn, "__name__", "fn")
     try:
-        lowered = jax.jit(fn, keep_unused=True).lower(*args, **kwargs)
+        with phase("lower (jax)"):
+            lowered = jax.jit(fn, keep_unused=True).lower(*args, **kwargs)
+            text = lowered.as_text()
     except Exception as e:  # JAX's own errors: tracing or lowering the function
         raise SbpcError(f"JAX could not lower {name}: {e}") from e
-    text = lowered.as_text()
-    module = _parse(text, f"{name}.mlir")
+    with phase("parse"):
+        module = _parse(text, f"{name}.mlir")
     sbp_dialect.set_module_placement(module, placement)
     f = main_function(module)
     in_tree = lowered.in_tree
@@ -279,9 +282,11 @@ _loaded = count()
 class Distributed:
     """``fn`` distributed by sbpc: call it like ``fn``.
 
-    ``report``: the plan (text; ``plan_json`` as JSON); ``mlir``: the boxed
-    module; ``source``: the emitted JAX module; ``program``: that module
-    loaded; ``in_layouts``/``out_layouts``: per flat leaf, what sbpc chose.
+    ``report``: the plan and the time each phase of ``distribute`` took
+    (text; ``plan_json`` is the plan as JSON); ``timing``: those phases
+    (``sbpc.timing.Timer``); ``mlir``: the boxed module; ``source``: the
+    emitted JAX module; ``program``: that module loaded;
+    ``in_layouts``/``out_layouts``: per flat leaf, what sbpc chose.
     """
 
     name: str
@@ -299,6 +304,7 @@ class Distributed:
     out_paths: list[str]
     donated: tuple[int, ...] = ()  # flat argument positions, jax.jit's donation
     donate_argnums: tuple[int, ...] = ()  # the positional arguments they come from
+    timing: Timer | None = None  # distribute's phases
     _step: Callable[..., Any] | None = field(default=None, repr=False)
     _mesh_cache: tuple[Any, ...] | None = field(default=None, repr=False)
     _fast: Callable[..., Any] | None = field(default=None, repr=False)
@@ -306,7 +312,10 @@ class Distributed:
 
     @property
     def report(self) -> str:
-        return "\n".join(format_report(p.plan, "text") for p in self.plans)
+        text = "\n".join(format_report(p.plan, "text") for p in self.plans)
+        if self.timing is not None:
+            text += "\n" + self.timing.format(f"sbpc.jax.distribute {self.name}")
+        return text
 
     @property
     def plan_json(self) -> str:
@@ -475,24 +484,23 @@ def distribute(
     if combine_bytes < 0:
         raise SbpcError(f"combine_bytes must be >= 0, not {combine_bytes}")
     donated = _donated_leaves(donate_argnums, args)
-    annotated = annotate(
-        fn, *args, mesh=mesh, in_layouts=in_layouts, out_layouts=out_layouts, **kwargs
-    )
-    module = annotated.module
-    ctx = default_context()
-    try:
-        SbpInlinePass().apply(ctx, module)
-        plans = SbpPropagatePass(
-            strategy=strategy,
-            cost_model=cost_model,
-            memory_budget=memory_budget,
-            time_limit=time_limit,
-        ).plan_module(module)
-        SbpLowerBoxingPass().apply(ctx, module)
-        module.verify()
-        source = jax_source(module, combine_bytes=combine_bytes)
-    except DiagnosticException as e:
-        raise SbpcError(_located(e, annotated.name, annotated.text)) from e
+    timer = Timer()
+    with timer.activate():
+        annotated = annotate(
+            fn,
+            *args,
+            mesh=mesh,
+            in_layouts=in_layouts,
+            out_layouts=out_layouts,
+            **kwargs,
+        )
+        module, plans, source = _compile(
+            annotated, strategy, cost_model, memory_budget, time_limit, combine_bytes
+        )
+        with phase("load"):
+            program = _load(source, annotated.name)
+            mlir = str(module)
+    timer.stop()
     f = main_function(module)
     in_layouts_chosen = [
         sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))
@@ -501,12 +509,11 @@ def distribute(
         sbp_dialect.get_nd_sbp_res_attr(f, i)
         for i in range(len(f.function_type.outputs))
     ]
-    program = _load(source, annotated.name)
     return Distributed(
         name=annotated.name,
         strategy=strategy,
         placement=annotated.placement,
-        mlir=str(module),
+        mlir=mlir,
         source=source,
         plans=plans,
         program=program,
@@ -524,7 +531,40 @@ def distribute(
                 else set(donate_argnums)
             )
         ),
+        timing=timer,
     )
+
+
+def _compile(
+    annotated: Annotated,
+    strategy: str,
+    cost_model: str,
+    memory_budget: float,
+    time_limit: float,
+    combine_bytes: int,
+) -> tuple[ModuleOp, list[FunctionPlan], str]:
+    """The passes and the emitter on an annotated module, each timed."""
+    module = annotated.module
+    ctx = default_context()
+    try:
+        with phase("sbp-inline"):
+            SbpInlinePass().apply(ctx, module)
+        with phase("sbp-propagate"):
+            plans = SbpPropagatePass(
+                strategy=strategy,
+                cost_model=cost_model,
+                memory_budget=memory_budget,
+                time_limit=time_limit,
+            ).plan_module(module)
+        with phase("sbp-lower-boxing"):
+            SbpLowerBoxingPass().apply(ctx, module)
+        with phase("verify"):
+            module.verify()
+        with phase("emit (jax)"):
+            source = jax_source(module, combine_bytes=combine_bytes)
+    except DiagnosticException as e:
+        raise SbpcError(_located(e, annotated.name, annotated.text)) from e
+    return module, plans, source
 
 
 def _donated_leaves(

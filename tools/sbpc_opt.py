@@ -18,6 +18,7 @@ import inspect
 import re
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import IO
 
@@ -47,6 +48,7 @@ from sbpc.dialects.diagnostics import (
     make_diagnostic,
     set_sink,
 )
+from sbpc.timing import Timer, phase
 
 from .cli import run_and_exit
 
@@ -159,6 +161,13 @@ class SbpcOptMain(xDSLOptMain):
             action="store_true",
             help="skip verifying sbp annotations (placements, nd_sbp, sig) after parsing",
         )
+        arg_parser.add_argument(
+            "--timing",
+            default=False,
+            action="store_true",
+            help="print wall time per phase (parse, each pass, emit, print) to "
+            "stderr, as mlir-opt -mlir-timing",
+        )
 
     def register_all_frontends(self) -> None:
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
@@ -217,11 +226,14 @@ class SbpcOptMain(xDSLOptMain):
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        self.verify_module(prog)
+        with phase("verify"):
+            self.verify_module(prog)
         for p in self.pipeline.passes:
-            p.apply(self.ctx, prog)
+            with phase(p.name):
+                p.apply(self.ctx, prog)
             if not self.args.disable_verify:
-                self.verify_module(prog, after=p)
+                with phase("verify"):
+                    self.verify_module(prog, after=p)
 
     def verify_module(self, module: ModuleOp, after: ModulePass | None = None) -> None:
         """Verify op by op, so the error names the op (and so its location)."""
@@ -244,29 +256,44 @@ class SbpcOptMain(xDSLOptMain):
         chunks, file_extension = self.prepare_input()
         output = self.prepare_output()
         status = 0
+        timer = Timer() if self.args.timing else None
         try:
-            for i, (chunk, offset) in enumerate(chunks):
-                if i > 0:
-                    output.write("// -----\n")
-                raw = chunk.read()
-                chunk.close()
-                text = raw.decode("utf-8", errors="replace")
-                if self.args.verify_diagnostics:
-                    status |= self._run_verified(text, offset, file_extension, output)
-                else:
-                    status |= self._run_plain(text, offset, file_extension, output)
-                output.flush()
+            with timer.activate() if timer else nullcontext():
+                status = self._run_all(chunks, file_extension, output)
         finally:
             if output is not sys.stdout:
                 output.close()
+            if timer is not None:
+                timer.stop()
+                print(timer.format(), file=sys.stderr)
+        return status
+
+    def _run_all(
+        self, chunks: list[tuple[IO[bytes], int]], file_extension: str, output: IO[str]
+    ) -> int:
+        status = 0
+        for i, (chunk, offset) in enumerate(chunks):
+            if i > 0:
+                output.write("// -----\n")
+            raw = chunk.read()
+            chunk.close()
+            text = raw.decode("utf-8", errors="replace")
+            if self.args.verify_diagnostics:
+                status |= self._run_verified(text, offset, file_extension, output)
+            else:
+                status |= self._run_plain(text, offset, file_extension, output)
+            output.flush()
         return status
 
     def _process(self, text: str, offset: int, ext: str) -> str:
         from io import BytesIO
 
-        module = self.parse_chunk(BytesIO(text.encode()), ext, offset)
+        with phase("parse"):
+            module = self.parse_chunk(BytesIO(text.encode()), ext, offset)
         self.apply_passes(module)
-        return self.output_resulting_program(module)
+        target = parse_spec(self.args.target).name
+        with phase("print" if target == "mlir" else f"emit ({target})"):
+            return self.output_resulting_program(module)
 
     def _run_plain(self, text: str, offset: int, ext: str, output: IO[str]) -> int:
         try:

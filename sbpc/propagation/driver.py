@@ -17,6 +17,7 @@ from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.strategy import UNDECIDED, Problem, Strategy, budget_error
+from sbpc.timing import phase
 
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Greedy(), Bfs(), Optimal())}
 
@@ -59,8 +60,10 @@ def propagate(
     if graph.is_single_device:
         return _single_device_plan(graph, costs, chosen.name, budget)
     problem = Problem(graph, costs, budget, time_limit)
-    choice = chosen.choose(problem)
-    return build_plan(graph, choice.options, costs, chosen.name, choice.stats)
+    with phase(f"strategy {chosen.name}"):
+        choice = chosen.choose(problem)
+    with phase("price plan"):
+        return build_plan(graph, choice.options, costs, chosen.name, choice.stats)
 
 
 def _single_device_plan(

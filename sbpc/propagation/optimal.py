@@ -50,6 +50,7 @@ from sbpc.propagation.shrink import (
     shrink,
 )
 from sbpc.propagation.strategy import Choice, Problem, Strategy, budget_error
+from sbpc.timing import phase
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,8 @@ class Optimal(Strategy):
             problem.memory_budget,
             problem.time_limit,
         )
-        pairwise = PairwiseProblem.from_graph(graph, problem.costs)
+        with phase("pairwise problem"):
+            pairwise = PairwiseProblem.from_graph(graph, problem.costs)
         built = time.perf_counter()
         memory = _MemoryRows.of(graph) if memory_budget is not None else None
         frozen = memory.frozen if memory is not None else set()
@@ -86,11 +88,14 @@ class Optimal(Strategy):
         factors_before = len(pairwise.factors)
         records: list[Record] = []
         if self.shrink_graph:
-            records = shrink(pairwise, frozen)
-            while self.prune_labels and (pruned := prune_dominated(pairwise, frozen)):
-                records += pruned
-                # only relabelled nodes and their neighbours can shrink further
-                records += shrink(pairwise, frozen, start=pairwise.touched)
+            with phase("shrink"):
+                records = shrink(pairwise, frozen)
+                while self.prune_labels and (
+                    pruned := prune_dominated(pairwise, frozen)
+                ):
+                    records += pruned
+                    # only relabelled nodes and their neighbours can shrink further
+                    records += shrink(pairwise, frozen, start=pairwise.touched)
         core = [v for v in range(len(pairwise)) if pairwise.alive[v]]
         shrunk = time.perf_counter()
         stats = {
@@ -103,13 +108,15 @@ class Optimal(Strategy):
             raise PropagationError("no plan of finite cost exists")
         labels = [0] * len(pairwise)
         if core:
-            ilp = _Ilp(pairwise, core, memory, memory_budget)
+            with phase("ilp build"):
+                ilp = _Ilp(pairwise, core, memory, memory_budget)
             start = None
             if (
                 time_limit is not None
             ):  # an incumbent from the start: never empty-handed
                 start = _greedy_start(problem, core, records)
-            result = ilp.solve(time_limit, self.mip_rel_gap, self.threads, start)
+            with phase("ilp solve"):
+                result = ilp.solve(time_limit, self.mip_rel_gap, self.threads, start)
             stats.update(result.stats)
             if result.labels is None:
                 if memory_budget is None or result.status != "Infeasible":
