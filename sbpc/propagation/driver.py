@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sbpc.algebra.sbp import Broadcast
 from sbpc.propagation.bfs import Bfs
-from sbpc.propagation.edge_costs import EdgeCosts
+from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
 from sbpc.propagation.graph import EdgeCost, OpNode, SbpGraph, SourceNode
 from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.optimal import Optimal
@@ -46,16 +46,19 @@ def propagate(
     strategy: str | Strategy = "greedy",
     *,
     edge_bytes: EdgeCost | None = None,
+    edge_table: EdgeTable | None = None,
     memory_budget: float | None = None,
     time_limit: float | None = None,
 ) -> Plan:
     """Plan ``graph`` with ``strategy`` (a registered name or an instance).
 
     ``memory_budget`` reaches only strategies that honour one; ``time_limit``
-    is the strategy's to use or ignore.
+    is the strategy's to use or ignore.  ``edge_table`` prices whole tables
+    of layout pairs at once (it must agree with ``edge_cost``); strategies
+    that price tables use it.
     """
     chosen = strategy_named(strategy) if isinstance(strategy, str) else strategy
-    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
+    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device, edge_table)
     budget = memory_budget if chosen.honours_memory_budget else None
     if graph.is_single_device:
         return _single_device_plan(graph, costs, chosen.name, budget)
