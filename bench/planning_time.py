@@ -51,6 +51,7 @@ import sbpc.jax  # noqa: E402
 # sbp-propagate); any other phase is folded into "other".
 TOP = ("lower (jax)", "parse", "sbp-propagate", "sbp-lower-boxing", "emit (jax)")
 PROPAGATE = ("build graph", "strategy optimal", "price plan", "write back")
+OPTIMAL = ("pairwise problem", "shrink", "ilp build", "lp relaxation", "ilp solve")
 
 
 @dataclass
@@ -113,7 +114,7 @@ def measure(layers: int, scheme: str, strategy: str, repeats: int) -> Row:
     phases = {name: timing.seconds(name) for name in TOP}
     for name in PROPAGATE:
         phases[f"propagate/{name}"] = timing.seconds("sbp-propagate", name)
-    for name in ("pairwise problem", "shrink", "ilp build", "ilp solve"):
+    for name in OPTIMAL:
         phases[f"optimal/{name}"] = timing.seconds(
             "sbp-propagate", "strategy optimal", name
         )
@@ -149,9 +150,7 @@ def table(rows: list[Row]) -> str:
 
 
 def propagate_table(rows: list[Row]) -> str:
-    names = [f"propagate/{n}" for n in PROPAGATE] + [
-        f"optimal/{n}" for n in ("pairwise problem", "shrink", "ilp build", "ilp solve")
-    ]
+    names = [f"propagate/{n}" for n in PROPAGATE] + [f"optimal/{n}" for n in OPTIMAL]
     head = "| layers | scheme | core nodes | " + " | ".join(names) + " |"
     lines = [head, "|" + " ---: |" * (head.count("|") - 1)]
     for r in rows:

@@ -17,6 +17,7 @@ import argparse
 import inspect
 import re
 import sys
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -60,13 +61,27 @@ class LocatingParser(Parser):
         super().__init__(ctx, text, name)
         self._line_offset = line_offset
         self._first_use: dict[str, Span] = {}
+        self._line_starts: list[int] | None = None
 
     def _loc(self, span: Span) -> FileLineColLoc:
-        loc = span.get_location()
+        # Span.get_location counts newlines from the start of the input on
+        # every call (quadratic in a module of thousands of ops): look the
+        # line up in an index of line starts made once instead.
+        if self._line_starts is None:
+            content = span.input.content
+            newline = span.input.newline
+            starts = [0]
+            at = content.find(newline)
+            while at >= 0:
+                starts.append(at + 1)
+                at = content.find(newline, at + 1)
+            self._line_starts = starts
+        line = bisect_right(self._line_starts, span.start)
+        col = span.start - self._line_starts[line - 1] + 1
         return FileLineColLoc(
-            StringAttr(loc.file),
-            IntAttr(loc.line + self._line_offset),
-            IntAttr(loc.col),
+            StringAttr(span.input.name),
+            IntAttr(line + span.line_offset + self._line_offset),
+            IntAttr(col),
         )
 
     def parse_operation(self) -> Operation:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect
 
-from .. import _xdsl_fixes
+from .. import _xdsl_fixes, _xdsl_speedups
 from .attrs import (
     ComparisonDirection,
     ComparisonDirectionAttr,
@@ -120,6 +120,7 @@ from .shape import (
 
 # JAX writes -inf as dense<0xFF800000>; xDSL 0.74 misreads that without this.
 _xdsl_fixes.install()
+_xdsl_speedups.install()
 
 StableHLO = Dialect(
     "stablehlo",
