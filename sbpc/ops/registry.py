@@ -186,6 +186,12 @@ def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
     memoized on the op's name, types and attributes: a real model repeats the
     same few ops thousands of times.
     """
+    return list(nd_signature_tuple(op, hierarchy))
+
+
+def nd_signature_tuple(op: OpSpec, hierarchy: Sequence[int]) -> tuple[Signature, ...]:
+    """``nd_signatures`` as the memoized tuple itself: equal ops get the very
+    same object, so the strategies can memoize per candidate list by identity."""
     global _nd_cache_version
     version = op_kinds().version
     if version != _nd_cache_version or len(_ND_CACHE) > 4096:
@@ -195,7 +201,7 @@ def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
     cached = _ND_CACHE.get(key)
     if cached is None:
         cached = _ND_CACHE[key] = tuple(_nd_signatures(op, hierarchy))
-    return list(cached)
+    return cached
 
 
 _ND_CACHE: dict[tuple[Any, ...], tuple[Signature, ...]] = {}
