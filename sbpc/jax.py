@@ -292,7 +292,7 @@ class Distributed:
     name: str
     strategy: str
     placement: Placement
-    mlir: str
+    module: ModuleOp  # the boxed module (``mlir`` prints it)
     source: str
     plans: list[FunctionPlan]
     program: types.ModuleType
@@ -309,6 +309,15 @@ class Distributed:
     _mesh_cache: tuple[Any, ...] | None = field(default=None, repr=False)
     _fast: Callable[..., Any] | None = field(default=None, repr=False)
     _in_sharding_cache: list[NamedSharding] | None = field(default=None, repr=False)
+    _mlir: str | None = field(default=None, repr=False)
+
+    @property
+    def mlir(self) -> str:
+        """The boxed module's text, printed on first use (printing a large
+        module costs as much as parsing it, and most callers never read it)."""
+        if self._mlir is None:
+            self._mlir = str(self.module)
+        return self._mlir
 
     @property
     def report(self) -> str:
@@ -499,7 +508,6 @@ def distribute(
         )
         with phase("load"):
             program = _load(source, annotated.name)
-            mlir = str(module)
     timer.stop()
     f = main_function(module)
     in_layouts_chosen = [
@@ -513,7 +521,7 @@ def distribute(
         name=annotated.name,
         strategy=strategy,
         placement=annotated.placement,
-        mlir=mlir,
+        module=module,
         source=source,
         plans=plans,
         program=program,

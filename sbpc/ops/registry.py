@@ -292,6 +292,13 @@ def localize_type(t: TensorType, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> Ten
     return TensorType(local_shape(t.shape, nd_sbp, hierarchy), t.element)
 
 
+def local_op_varies(name: str) -> bool:
+    """Whether ``local_op`` of op ``name`` may differ between devices (its
+    kind registers a local function); otherwise every device runs one op."""
+    kind = op_kinds().get(name)
+    return kind is not None and kind.local is not None
+
+
 def local_op(
     op: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
 ) -> OpSpec:
