@@ -73,8 +73,11 @@ class Row:
 
 def gpt_train(layers: int) -> Example:
     """The GPT training example at ``layers`` decoder blocks."""
-    gpt.LAYERS = layers  # read by init_params and param_roles when called
-    return gpt.train_example()
+    saved, gpt.LAYERS = gpt.LAYERS, layers  # read by init_params and param_roles
+    try:
+        return gpt.train_example()
+    finally:
+        gpt.LAYERS = saved
 
 
 def measure(layers: int, scheme: str, strategy: str, repeats: int) -> Row:

@@ -292,7 +292,7 @@ class Distributed:
     name: str
     strategy: str
     placement: Placement
-    module: ModuleOp  # the boxed module (``mlir`` prints it)
+    module: ModuleOp = field(repr=False)  # the boxed module (``mlir`` prints it)
     source: str
     plans: list[FunctionPlan]
     program: types.ModuleType
