@@ -90,12 +90,15 @@ class InlinePrivateCall(RewritePattern):
         rewriter.replace(op, [], results)
 
 
-def _is_referenced(module: ModuleOp, name: str) -> bool:
+def _referenced(module: ModuleOp) -> set[str]:
+    """Every symbol name some op refers to (one walk of the module, rather
+    than one walk per function: a JAX module has dozens of helpers)."""
+    names: set[str] = set()
     for op in module.walk():
         for attr in (*op.attributes.values(), *op.properties.values()):
-            if isinstance(attr, SymbolRefAttr) and attr.root_reference.data == name:
-                return True
-    return False
+            if isinstance(attr, SymbolRefAttr):
+                names.add(attr.root_reference.data)
+    return names
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,13 @@ class SbpInlinePass(ModulePass):
             f = functions[name]
             if _is_private(f):
                 emit("warning", f, f"cannot inline recursive function @{name}")
-        for name, f in functions.items():
-            if _is_private(f) and not _is_referenced(op, name):
-                f.detach()
-                f.erase()
+        erased = True
+        while erased:  # erasing a function may leave others unreferenced
+            erased = False
+            referenced = _referenced(op)
+            for name, f in list(functions.items()):
+                if _is_private(f) and name not in referenced:
+                    f.detach()
+                    f.erase()
+                    del functions[name]
+                    erased = True

@@ -19,6 +19,7 @@ from xdsl.utils.target import Target
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
 from sbpc.jax_backend.emit import JaxEmitError, emit_jax
+from sbpc.timing import phase
 
 from .bridge.program import main_function, program_of
 
@@ -35,9 +36,11 @@ def jax_source(
     """
     f = main_function(module, function)
     origins: dict[str, Operation] = {}
-    program = program_of(module, f, origins)
+    with phase("read program"):
+        program = program_of(module, f, origins)
     try:
-        return emit_jax(program, combine_bytes)
+        with phase("write source"):
+            return emit_jax(program, combine_bytes)
     except JaxEmitError as e:
         at = origins.get(e.label, f)
         raise LocatedError(at, f"cannot lower to JAX: {e.message}") from e

@@ -29,12 +29,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, format_nd_sbp
+from sbpc.algebra.signature import Signature
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
-from sbpc.ops.registry import nd_signatures
+from sbpc.ops.registry import nd_signature_tuple
+from sbpc.ops.spec import OpSpec
 
 from .bridge.ops import is_tensor_op, op_spec_of, plain_type
 
@@ -153,12 +155,27 @@ def _check_legal(op: Operation, sig, boxer: _Boxer) -> None:
     if not is_tensor_op(op):
         return
     placement = boxer.placement(op.results[0])
-    if sig not in nd_signatures(op_spec_of(op), placement.hierarchy):
+    if sig not in _legal(op_spec_of(op), placement.hierarchy):
         raise LocatedError(
             op,
             f"sbp.sig {sig} is not a legal signature of '{op.name}' "
             "(sbp-propagate lists the legal ones)",
         )
+
+
+_LEGAL: dict[int, tuple[tuple[Signature, ...], frozenset[Signature]]] = {}
+
+
+def _legal(spec: OpSpec, hierarchy: tuple[int, ...]) -> frozenset[Signature]:
+    """The legal signatures as a set, made once per memoized candidate tuple
+    (a membership test in the tuple compares signatures one by one)."""
+    sigs = nd_signature_tuple(spec, hierarchy)
+    hit = _LEGAL.get(id(sigs))
+    if hit is None or hit[0] is not sigs:
+        if len(_LEGAL) > 4096:
+            _LEGAL.clear()
+        hit = _LEGAL[id(sigs)] = (sigs, frozenset(sigs))
+    return hit[1]
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -43,6 +46,7 @@ from sbpc.propagation.report import format_report
 from sbpc.propagation.report_dot import ReportError, format_dot
 from sbpc.propagation.report_html import format_html
 from sbpc.propagation.report_view import plan_view
+from sbpc.timing import phase
 
 from .bridge.graph import function_graphs
 from .options import OptionError, positive_number, writable_file
@@ -137,12 +141,14 @@ class SbpPropagatePass(ModulePass):
         for f in op.ops:
             if isinstance(f, func.FuncOp) and not f.is_declaration:
                 try:
-                    graphs = function_graphs(op, f, cost_model)
+                    with phase("build graph"):
+                        graphs = function_graphs(op, f, cost_model)
                 except GraphError as e:
                     raise LocatedError(f, str(e)) from e
                 for placement, graph in graphs.graphs.items():
                     plan = self._solve(f, graph, placement, cost_model, limits)
-                    graphs.write_back(placement, plan)
+                    with phase("write back"):
+                        graphs.write_back(placement, plan)
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
         return plans
 
@@ -192,14 +198,56 @@ class SbpPropagatePass(ModulePass):
             except boxing.BoxingError:
                 return math.inf
 
+        def edge_table(
+            srcs: Sequence[NdSbp], dsts: Sequence[NdSbp | None], tensor: TensorType
+        ) -> np.ndarray:
+            return price_table(srcs, dsts, tensor, placement, cost_model)
+
         try:
             return propagate(
                 graph,
                 edge_cost,
                 self.strategy,
                 edge_bytes=edge_bytes,
+                edge_table=edge_table,
                 memory_budget=limits[0],
                 time_limit=limits[1],
             )
         except (PropagationError, GraphError) as e:
             raise LocatedError(f, str(e)) from e
+
+
+def price_table(
+    srcs: Sequence[NdSbp],
+    dsts: Sequence[NdSbp | None],
+    tensor: TensorType,
+    placement: Placement,
+    cost_model: CostModel,
+) -> np.ndarray:
+    """The boxing planner's time for every (src, dst) pair, as the pass's
+    ``edge_cost`` gives it one by one: 0 to keep a layout or to a free
+    result (``None``), ``inf`` where no collectives get there."""
+    index, padded = _padded_times(tensor, placement.hierarchy, cost_model)
+    rows = np.array([index.get(s, -1) for s in srcs], dtype=np.int64)
+    cols = np.array([-1 if d is None else index.get(d, -1) for d in dsts])
+    out = padded[np.ix_(rows, cols.astype(np.int64))]
+    for c, d in enumerate(dsts):
+        if d is None:
+            out[:, c] = 0.0
+    for r in np.flatnonzero(rows < 0):  # rejected layouts: only keeping is free
+        for c, d in enumerate(dsts):
+            if d == srcs[r]:
+                out[r, c] = 0.0
+    return out
+
+
+@lru_cache(maxsize=256)
+def _padded_times(
+    tensor: TensorType, hierarchy: tuple[int, ...], cost_model: CostModel
+) -> tuple[dict[NdSbp, int], np.ndarray]:
+    """``boxing.time_matrix`` as an array with one more row and column of
+    ``inf`` (index -1) for layouts the planner rejects."""
+    index, times = boxing.time_matrix(tensor, hierarchy, cost_model)
+    padded = np.full((len(times) + 1, len(times) + 1), math.inf)
+    padded[:-1, :-1] = np.array(times, dtype=float).reshape(len(times), len(times))
+    return index, padded

@@ -70,6 +70,7 @@ from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
 from sbpc.propagation.report import format_report
 from sbpc.propagation.report_dot import ReportError
+from sbpc.timing import Timer, phase
 
 __all__ = [
     "Distributed",
@@ -259,11 +260,13 @@ def annotate(
     placement = parse_mesh(mesh)
     name = getattr(fn, "__name__", "fn")
     try:
-        lowered = jax.jit(fn, keep_unused=True).lower(*args, **kwargs)
+        with phase("lower (jax)"):
+            lowered = jax.jit(fn, keep_unused=True).lower(*args, **kwargs)
+            text = lowered.as_text()
     except Exception as e:  # JAX's own errors: tracing or lowering the function
         raise SbpcError(f"JAX could not lower {name}: {e}") from e
-    text = lowered.as_text()
-    module = _parse(text, f"{name}.mlir")
+    with phase("parse"):
+        module = _parse(text, f"{name}.mlir")
     sbp_dialect.set_module_placement(module, placement)
     f = main_function(module)
     in_tree = lowered.in_tree
@@ -317,15 +320,17 @@ _loaded = count()
 class Distributed:
     """``fn`` distributed by sbpc: call it like ``fn``.
 
-    ``report``: the plan (text; ``plan_json`` as JSON); ``mlir``: the boxed
-    module; ``source``: the emitted JAX module; ``program``: that module
-    loaded; ``in_layouts``/``out_layouts``: per flat leaf, what sbpc chose.
+    ``report``: the plan and the time each phase of ``distribute`` took
+    (text; ``plan_json`` is the plan as JSON); ``timing``: those phases
+    (``sbpc.timing.Timer``); ``mlir``: the boxed module; ``source``: the
+    emitted JAX module; ``program``: that module loaded;
+    ``in_layouts``/``out_layouts``: per flat leaf, what sbpc chose.
     """
 
     name: str
     strategy: str
     placement: Placement
-    mlir: str
+    module: ModuleOp = field(repr=False)  # the boxed module (``mlir`` prints it)
     source: str
     plans: list[FunctionPlan]
     program: types.ModuleType
@@ -338,15 +343,28 @@ class Distributed:
     donated: tuple[int, ...] = ()  # flat argument positions, jax.jit's donation
     donate_argnums: tuple[int, ...] = ()  # the positional arguments they come from
     cost_model: str = "default"  # what the plan was priced with (its report)
-    memory_budget: float = 0
+    memory_budget: float | None = None
+    timing: Timer | None = None  # distribute's phases
     _step: Callable[..., Any] | None = field(default=None, repr=False)
     _mesh_cache: tuple[Any, ...] | None = field(default=None, repr=False)
     _fast: Callable[..., Any] | None = field(default=None, repr=False)
     _in_sharding_cache: list[NamedSharding] | None = field(default=None, repr=False)
+    _mlir: str | None = field(default=None, repr=False)
+
+    @property
+    def mlir(self) -> str:
+        """The boxed module's text, printed on first use (printing a large
+        module costs as much as parsing it, and most callers never read it)."""
+        if self._mlir is None:
+            self._mlir = str(self.module)
+        return self._mlir
 
     @property
     def report(self) -> str:
-        return "\n".join(format_report(p.plan, "text") for p in self.plans)
+        text = "\n".join(format_report(p.plan, "text") for p in self.plans)
+        if self.timing is not None:
+            text += "\n" + self.timing.format(f"sbpc.jax.distribute {self.name}")
+        return text
 
     @property
     def plan_json(self) -> str:
@@ -539,29 +557,21 @@ def distribute(
     _check_devices(parse_mesh(mesh))
     donated = _donated_leaves(donate_argnums, args)
     shown = Progress.for_terminal(quiet)
-    with shown.phase("jax lowering and layouts"):
-        annotated = annotate(
-            fn,
-            *args,
-            mesh=mesh,
-            in_layouts=in_layouts,
-            out_layouts=out_layouts,
-            **kwargs,
-        )
-    module = annotated.module
-    ctx = default_context()
-    try:
-        with shown.phase("sbp-inline"):
-            SbpInlinePass().apply(ctx, module)
-        with reporting(shown), shown.phase(f"sbp-propagate ({strategy})"):
-            plans = propagate.plan_module(module)
-        with shown.phase("sbp-lower-boxing"):
-            SbpLowerBoxingPass().apply(ctx, module)
-        module.verify()
-        with shown.phase("jax emission"):
-            source = jax_source(module, combine_bytes=combine_bytes)
-    except DiagnosticException as e:
-        raise SbpcError(_located(e, annotated.name, annotated.text)) from e
+    timer = Timer()
+    with timer.activate():
+        with shown.phase("jax lowering and layouts"):
+            annotated = annotate(
+                fn,
+                *args,
+                mesh=mesh,
+                in_layouts=in_layouts,
+                out_layouts=out_layouts,
+                **kwargs,
+            )
+        module, plans, source = _compile(annotated, propagate, combine_bytes, shown)
+        with phase("load"), shown.phase("loading the program"):
+            program = _load(source, annotated.name)
+    timer.stop()
     f = main_function(module)
     in_layouts_chosen = [
         sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))
@@ -570,13 +580,11 @@ def distribute(
         sbp_dialect.get_nd_sbp_res_attr(f, i)
         for i in range(len(f.function_type.outputs))
     ]
-    with shown.phase("loading the program"):
-        program = _load(source, annotated.name)
     return Distributed(
         name=annotated.name,
         strategy=strategy,
         placement=annotated.placement,
-        mlir=str(module),
+        module=module,
         source=source,
         plans=plans,
         program=program,
@@ -596,7 +604,37 @@ def distribute(
         ),
         cost_model=cost_model,
         memory_budget=memory_budget,
+        timing=timer,
     )
+
+
+def _compile(
+    annotated: Annotated,
+    propagate: SbpPropagatePass,
+    combine_bytes: int,
+    shown: Progress,
+) -> tuple[ModuleOp, list[FunctionPlan], str]:
+    """The passes and the emitter on an annotated module, each timed and shown."""
+    module = annotated.module
+    ctx = default_context()
+    try:
+        with phase("sbp-inline"), shown.phase("sbp-inline"):
+            SbpInlinePass().apply(ctx, module)
+        with (
+            phase("sbp-propagate"),
+            reporting(shown),
+            shown.phase(f"sbp-propagate ({propagate.strategy})"),
+        ):
+            plans = propagate.plan_module(module)
+        with phase("sbp-lower-boxing"), shown.phase("sbp-lower-boxing"):
+            SbpLowerBoxingPass().apply(ctx, module)
+        with phase("verify"):
+            module.verify()
+        with phase("emit (jax)"), shown.phase("jax emission"):
+            source = jax_source(module, combine_bytes=combine_bytes)
+    except DiagnosticException as e:
+        raise SbpcError(_located(e, annotated.name, annotated.text)) from e
+    return module, plans, source
 
 
 def _check_options(

@@ -19,7 +19,9 @@ import inspect
 import re
 import struct
 import sys
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import IO, NoReturn
 
@@ -52,6 +54,7 @@ from sbpc.dialects.diagnostics import (
 from sbpc.dialects.ssa_order import verify_ssa_order
 from sbpc.propagation import progress
 from sbpc.propagation.progress import Progress, reporting
+from sbpc.timing import Timer, phase
 
 from .cli import run_and_exit
 from .output import PendingOutput
@@ -65,13 +68,27 @@ class LocatingParser(Parser):
         super().__init__(ctx, text, name)
         self._line_offset = line_offset
         self._first_use: dict[str, Span] = {}
+        self._line_starts: list[int] | None = None
 
     def _loc(self, span: Span) -> FileLineColLoc:
-        loc = span.get_location()
+        # Span.get_location counts newlines from the start of the input on
+        # every call (quadratic in a module of thousands of ops): look the
+        # line up in an index of line starts made once instead.
+        if self._line_starts is None:
+            content = span.input.content
+            newline = span.input.newline
+            starts = [0]
+            at = content.find(newline)
+            while at >= 0:
+                starts.append(at + 1)
+                at = content.find(newline, at + 1)
+            self._line_starts = starts
+        line = bisect_right(self._line_starts, span.start)
+        col = span.start - self._line_starts[line - 1] + 1
         return FileLineColLoc(
-            StringAttr(loc.file),
-            IntAttr(loc.line + self._line_offset),
-            IntAttr(loc.col),
+            StringAttr(span.input.name),
+            IntAttr(line + span.line_offset + self._line_offset),
+            IntAttr(col),
         )
 
     def parse_operation(self) -> Operation:
@@ -203,6 +220,13 @@ class SbpcOptMain(xDSLOptMain):
             action="store_true",
             help="no progress lines on a terminal (never shown when stderr is not one)",
         )
+        arg_parser.add_argument(
+            "--timing",
+            default=False,
+            action="store_true",
+            help="print wall time per phase (parse, each pass, emit, print) to "
+            "stderr, as mlir-opt -mlir-timing",
+        )
 
     def register_all_frontends(self) -> None:
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
@@ -295,12 +319,14 @@ class SbpcOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         # Even unverified IR must be acyclic: the passes walk def-use chains.
         verify_ssa_order(prog)
-        self.verify_module(prog)
+        with phase("verify"):
+            self.verify_module(prog)
         for p in self.pipeline.passes:
-            with progress.current().phase(p.name):
+            with phase(p.name), progress.current().phase(p.name):
                 p.apply(self.ctx, prog)
             if not self.args.disable_verify:
-                self.verify_module(prog, after=p)
+                with phase("verify"):
+                    self.verify_module(prog, after=p)
 
     def verify_module(self, module: ModuleOp, after: ModulePass | None = None) -> None:
         """Verify op by op, so the error names the op (and so its location)."""
@@ -344,29 +370,46 @@ class SbpcOptMain(xDSLOptMain):
 
     def _run_all(self, chunks, file_extension: str, output: IO[str]) -> int:
         status = 0
+        timer = Timer() if self.args.timing else None
         try:
-            for i, (chunk, offset) in enumerate(chunks):
-                if i > 0:
-                    output.write("// -----\n")
-                raw = chunk.read()
-                chunk.close()
-                text = raw.decode("utf-8", errors="replace")
-                if self.args.verify_diagnostics:
-                    status |= self._run_verified(text, offset, file_extension, output)
-                else:
-                    status |= self._run_plain(text, offset, file_extension, output)
-                output.flush()
+            with timer.activate() if timer else nullcontext():
+                status = self._run_all(chunks, file_extension, output)
         finally:
             if output is not sys.stdout and not isinstance(output, PendingOutput):
                 output.close()
+            if timer is not None:
+                timer.stop()
+                print(timer.format(), file=sys.stderr)
+        return status
+
+    def _run_all(
+        self, chunks: list[tuple[IO[bytes], int]], file_extension: str, output: IO[str]
+    ) -> int:
+        status = 0
+        for i, (chunk, offset) in enumerate(chunks):
+            if i > 0:
+                output.write("// -----\n")
+            raw = chunk.read()
+            chunk.close()
+            text = raw.decode("utf-8", errors="replace")
+            if self.args.verify_diagnostics:
+                status |= self._run_verified(text, offset, file_extension, output)
+            else:
+                status |= self._run_plain(text, offset, file_extension, output)
+            output.flush()
         return status
 
     def _process(self, text: str, offset: int, ext: str) -> str:
         from io import BytesIO
 
-        module = self.parse_chunk(BytesIO(text.encode()), ext, offset)
+        with phase("parse"):
+            module = self.parse_chunk(BytesIO(text.encode()), ext, offset)
         self.apply_passes(module)
-        with progress.current().phase(f"-t {self.args.target}"):
+        target = parse_spec(self.args.target).name
+        with (
+            phase("print" if target == "mlir" else f"emit ({target})"),
+            progress.current().phase(f"-t {self.args.target}"),
+        ):
             return self.output_resulting_program(module)
 
     def _run_plain(self, text: str, offset: int, ext: str, output: IO[str]) -> int:

@@ -30,7 +30,7 @@ from sbpc.boxing.planner import candidate_layouts
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError, emit
 from sbpc.ops.cost import compute_costs
-from sbpc.ops.registry import has_rule, nd_signatures, signatures_1d
+from sbpc.ops.registry import has_rule, nd_signature_tuple, signatures_1d
 from sbpc.ops.spec import OpSpec
 from sbpc.propagation.graph import GraphError, NodeId, SbpGraph
 from sbpc.propagation.plan import Plan
@@ -185,7 +185,7 @@ class _Builder:
                 op,
                 f"no SBP rule for '{op.name}': it runs replicated (all-B)",
             )
-        candidates = nd_signatures(spec, placement.hierarchy)
+        candidates = nd_signature_tuple(spec, placement.hierarchy)
         fixed = sbp_dialect.get_signature(op)
         if fixed is not None:
             _check_user_signature(op, spec, fixed, candidates, placement)
@@ -245,7 +245,7 @@ def _check_user_signature(
     op: Operation,
     spec: OpSpec,
     sig: Signature,
-    candidates: list[Signature],
+    candidates: Sequence[Signature],
     placement: Placement,
 ) -> None:
     """A user ``sbp.sig`` must be a candidate; say why not, listing the legal."""

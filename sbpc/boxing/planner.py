@@ -500,6 +500,31 @@ def _plan(
     )
 
 
+@lru_cache(maxsize=256)
+def time_matrix(
+    tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
+) -> tuple[dict[NdSbp, int], tuple[tuple[float, ...], ...]]:
+    """Every pair's ``plan(src, dst, ...).time`` at once, as floats.
+
+    Returns the index of each candidate layout and ``times[i][j]`` (``inf``
+    where no sequence of collectives exists).  Pricing a whole table of
+    layout pairs then costs one lookup per pair instead of a cached call
+    keyed by layouts, tensor and cost model (the propagation strategies ask
+    for hundreds of thousands of pairs over a few dozen tensor types).
+    """
+    graph = _graph(tensor, hierarchy, cost_model)
+    rows: list[tuple[float, ...]] = []
+    for src in graph.states:
+        cost = _tree(src, tensor, hierarchy, cost_model).cost
+        rows.append(
+            tuple(
+                cost[j][0] / graph.time_den if j in cost else math.inf
+                for j in range(len(graph.states))
+            )
+        )
+    return graph.index, tuple(rows)
+
+
 # -------------------------------------------------------- across placements
 
 

@@ -67,7 +67,7 @@ from sbpc.jax_backend.runtime import (
     RUNTIME,
     X64_MARK,
 )
-from sbpc.ops.registry import local_op
+from sbpc.ops.registry import local_op, local_op_varies
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype
 from sbpc.program import (
     Arg,
@@ -644,6 +644,8 @@ class _Emitter:
     ) -> list[str]:
         op, sig = instr.op, instr.sig
         coords = list(instr.placement.coords())
+        if not local_op_varies(op.name):
+            coords = coords[:1]  # the same local op on every device: build it once
         try:
             locals_ = [local_op(op, sig, hierarchy, c) for c in coords]
         except (UnevenSplitError, ValueError) as err:

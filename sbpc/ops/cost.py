@@ -86,7 +86,7 @@ def local_work(
     return flops_fn(local), nbytes
 
 
-_CACHE: dict[tuple[Any, ...], tuple[float, ...]] = {}
+_CACHE: dict[tuple[Any, ...], tuple[Sequence[Signature], tuple[float, ...]]] = {}
 
 
 def compute_costs(
@@ -97,8 +97,15 @@ def compute_costs(
 ) -> tuple[float, ...]:
     """Modeled seconds of ``op`` under each candidate (memoized like the
     candidates themselves: models repeat the same ops)."""
-    key = (op_key(op), tuple(candidates), tuple(hierarchy), model.device)
-    cached = _CACHE.get(key)
+    # Keyed by the candidates' identity (the registry hands equal ops one
+    # memoized tuple; hashing its signatures cost more than the lookup
+    # saves).  The cache holds the candidates, so their id is not reused.
+    # A list may change after the call: it is keyed by its contents.
+    ident = id(candidates) if isinstance(candidates, tuple) else tuple(candidates)
+    key = (op_key(op), ident, tuple(hierarchy), model.device)
+    hit = _CACHE.get(key)
+    fresh = hit is not None and (hit[0] is candidates or not isinstance(ident, int))
+    cached = hit[1] if fresh and hit is not None else None
     if cached is None:
         if len(_CACHE) > 4096:
             _CACHE.clear()
@@ -110,5 +117,6 @@ def compute_costs(
                 costs.append(math.inf)
                 continue
             costs.append(model.compute_time(flops, nbytes))
-        cached = _CACHE[key] = tuple(costs)
+        cached = tuple(costs)
+        _CACHE[key] = (candidates, cached)
     return cached

@@ -177,6 +177,12 @@ def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
     memoized on the op's name, types and attributes: a real model repeats the
     same few ops thousands of times.
     """
+    return list(nd_signature_tuple(op, hierarchy))
+
+
+def nd_signature_tuple(op: OpSpec, hierarchy: Sequence[int]) -> tuple[Signature, ...]:
+    """``nd_signatures`` as the memoized tuple itself: equal ops get the very
+    same object, so the strategies can memoize per candidate list by identity."""
     global _nd_cache_version
     version = op_kinds().version
     if version != _nd_cache_version or len(_ND_CACHE) > 4096:
@@ -186,7 +192,7 @@ def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
     cached = _ND_CACHE.get(key)
     if cached is None:
         cached = _ND_CACHE[key] = tuple(_nd_signatures(op, hierarchy))
-    return list(cached)
+    return cached
 
 
 _ND_CACHE: dict[tuple[Any, ...], tuple[Signature, ...]] = {}
@@ -275,6 +281,13 @@ def _concat(parts: Iterable[NdSbp]) -> NdSbp:
 
 def localize_type(t: TensorType, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> TensorType:
     return TensorType(local_shape(t.shape, nd_sbp, hierarchy), t.element)
+
+
+def local_op_varies(name: str) -> bool:
+    """Whether ``local_op`` of op ``name`` may differ between devices (its
+    kind registers a local function); otherwise every device runs one op."""
+    kind = op_kinds().get(name)
+    return kind is not None and kind.local is not None
 
 
 def local_op(

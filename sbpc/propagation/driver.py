@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from sbpc.algebra.sbp import Broadcast
 from sbpc.propagation.bfs import Bfs
-from sbpc.propagation.edge_costs import EdgeCosts
+from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
 from sbpc.propagation.graph import EdgeCost, OpNode, SbpGraph, SourceNode
 from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.strategy import UNDECIDED, Problem, Strategy, budget_error
+from sbpc.timing import phase
 
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Greedy(), Bfs(), Optimal())}
 
@@ -45,22 +46,27 @@ def propagate(
     strategy: str | Strategy = "greedy",
     *,
     edge_bytes: EdgeCost | None = None,
+    edge_table: EdgeTable | None = None,
     memory_budget: float | None = None,
     time_limit: float | None = None,
 ) -> Plan:
     """Plan ``graph`` with ``strategy`` (a registered name or an instance).
 
     ``memory_budget`` reaches only strategies that honour one; ``time_limit``
-    is the strategy's to use or ignore.
+    is the strategy's to use or ignore.  ``edge_table`` prices whole tables
+    of layout pairs at once (it must agree with ``edge_cost``); strategies
+    that price tables use it.
     """
     chosen = strategy_named(strategy) if isinstance(strategy, str) else strategy
-    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
+    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device, edge_table)
     budget = memory_budget if chosen.honours_memory_budget else None
     if graph.is_single_device:
         return _single_device_plan(graph, costs, chosen.name, budget)
     problem = Problem(graph, costs, budget, time_limit)
-    choice = chosen.choose(problem)
-    return build_plan(graph, choice.options, costs, chosen.name, choice.stats)
+    with phase(f"strategy {chosen.name}"):
+        choice = chosen.choose(problem)
+    with phase("price plan"):
+        return build_plan(graph, choice.options, costs, chosen.name, choice.stats)
 
 
 def _single_device_plan(

@@ -10,11 +10,23 @@ same data, so every change is free.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
+
+import numpy as np
+
 from sbpc.algebra.sbp import NdSbp
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.graph import EdgeCost
 
 Key = tuple[NdSbp, NdSbp, TensorType]
+
+# The prices of every (src, dst) pair of two layout lists over one tensor
+# type, as a ``len(srcs) x len(dsts)`` array: what ``EdgeCost`` answers one
+# pair at a time, for a cost model that can price a whole table at once.
+EdgeTable: TypeAlias = Callable[
+    [Sequence[NdSbp], Sequence[NdSbp | None], TensorType], np.ndarray
+]
 
 
 def _memo(cache: dict[Key, float], price: EdgeCost, key: Key) -> float:
@@ -32,8 +44,10 @@ class EdgeCosts:
         edge_cost: EdgeCost,
         edge_bytes: EdgeCost | None = None,
         single_device: bool = False,
+        edge_table: EdgeTable | None = None,
     ) -> None:
         self._cost = edge_cost
+        self._table = edge_table
         self._bytes = edge_bytes
         self.single_device = single_device
         self._time_cache: dict[Key, float] = {}
@@ -47,6 +61,19 @@ class EdgeCosts:
         if dst is None or src == dst or self.single_device:
             return 0.0
         return _memo(self._time_cache, self._cost, (src, dst, tensor))
+
+    def table(
+        self, srcs: Sequence[NdSbp], dsts: Sequence[NdSbp | None], tensor: TensorType
+    ) -> np.ndarray:
+        """``time(s, d, tensor)`` for every ``s`` in ``srcs`` (rows) and ``d``
+        in ``dsts`` (columns), from the table callback when there is one."""
+        if self.single_device:
+            return np.zeros((len(srcs), len(dsts)))
+        if self._table is None:
+            return np.array(
+                [[self.time(s, d, tensor) for d in dsts] for s in srcs], dtype=float
+            ).reshape(len(srcs), len(dsts))
+        return np.asarray(self._table(srcs, dsts, tensor), dtype=float)
 
     def bytes(self, src: NdSbp, dst: NdSbp | None, tensor: TensorType) -> float | None:
         """Bytes moved, or None when no ``edge_bytes`` callback was given."""

@@ -206,6 +206,9 @@ class SbpGraph:
         self.nodes: list[Node] = []
         self.values: list[Value] = []
         self.edges: list[Edge] = []
+        # Candidate tuples already checked, by identity (kept alive here): a
+        # model passes the same memoized tuple for thousands of equal ops.
+        self._checked: dict[tuple[int, int, int], tuple[Signature, ...]] = {}
 
     # -- building -----------------------------------------------------------
 
@@ -282,7 +285,9 @@ class SbpGraph:
         node_id = len(self.nodes)
         n_in, n_out = len(operands), len(result_types)
         sigs = tuple(candidates)
-        for sig in (*sigs, *([fixed] if fixed else [])):
+        checked = (id(sigs), n_in, n_out)
+        to_check = () if self._checked.get(checked) is sigs else sigs
+        for sig in (*to_check, *([fixed] if fixed else [])):
             if len(sig.inputs) != n_in or len(sig.outputs) != n_out:
                 raise GraphError(
                     f"op '{name}': signature {sig} does not have {n_in} operand "
@@ -292,6 +297,7 @@ class SbpGraph:
                 self._check_nd(nd, f"op '{name}'")
         if compute_costs is not None and len(compute_costs) != len(sigs):
             raise GraphError(f"op '{name}': one compute cost per candidate expected")
+        self._checked[checked] = sigs
         if fixed is None and not any(
             all(sig.inputs[k] == nd for k, nd in (operand_layouts or {}).items())
             and all(sig.outputs[r] == nd for r, nd in (result_layouts or {}).items())

@@ -169,6 +169,10 @@ class PairwiseProblem:
         problem = PairwiseProblem(
             [np.array(n.option_costs, dtype=float) for n in graph.nodes]
         )
+        # Layouts as small integers: tables are then keyed by tuples of ints,
+        # which hash far faster than tuples of SBP dataclasses.
+        layout_id: dict[object, int] = {}
+        layouts: list[object] = []
         groups: dict[tuple[int, str, int], tuple[object, np.ndarray, tuple]] = {}
 
         def grouping(node_id: int, kind: str, index: int) -> tuple[np.ndarray, tuple]:
@@ -178,35 +182,42 @@ class PairwiseProblem:
             hit = groups.get(key)
             if hit is None:
                 layout = node.out_layout if kind == "out" else node.in_layout
-                rows: dict[object, int] = {}
-                g = np.array(
-                    [
-                        rows.setdefault(layout(i, index), len(rows))
-                        for i in range(len(options))
-                    ],
-                    dtype=np.int64,
-                )
+                rows: dict[int, int] = {}
+                column = []
+                for i in range(len(options)):
+                    nd = layout(i, index)
+                    lid = layout_id.get(nd)
+                    if lid is None:
+                        lid = layout_id[nd] = len(layouts)
+                        layouts.append(nd)
+                    column.append(rows.setdefault(lid, len(rows)))
+                g = np.array(column, dtype=np.int64)
                 hit = groups[key] = (options, g, tuple(rows))  # options: keep id alive
             return hit[1], hit[2]
 
-        # Edges between the same kinds of nodes over the same tensor type are
-        # the same factor up to its ends: price and compact each kind once.
-        prepared: dict[tuple[int, int, object], tuple] = {}
+        # Edges between nodes with the same layouts over the same tensor type
+        # are the same factor up to its ends: price and compact each once.
+        tables: dict[tuple[tuple, tuple, object], np.ndarray] = {}
+        prepared: dict[tuple[int, int, int], tuple] = {}
         for edge in graph.edges:
-            ga, src_layouts = grouping(edge.src, "out", edge.src_index)
-            gb, dst_layouts = grouping(edge.dst, "in", edge.dst_index)
+            ga, src_ids = grouping(edge.src, "out", edge.src_index)
+            gb, dst_ids = grouping(edge.dst, "in", edge.dst_index)
             tensor = graph.tensor(edge)
-            key = (id(src_layouts), id(dst_layouts), tensor)
-            hit = prepared.get(key)
-            if hit is None:
-                table = np.array(
-                    [
-                        [costs.time(s, d, tensor) for d in dst_layouts]
-                        for s in src_layouts
-                    ],
-                    dtype=float,
+            key = (src_ids, dst_ids, tensor)
+            table = tables.get(key)
+            if table is None:
+                table = tables[key] = costs.table(
+                    [layouts[s] for s in src_ids],
+                    [layouts[d] for d in dst_ids],
+                    tensor,
                 )
-                hit = prepared[key] = split_off(compact(Factor(0, 1, ga, gb, table)))
+            # ga/gb live as long as ``groups``; the table as long as ``tables``
+            grouped = (id(ga), id(gb), id(table))
+            hit = prepared.get(grouped)
+            if hit is None:
+                hit = prepared[grouped] = split_off(
+                    compact(Factor(0, 1, ga, gb, table))
+                )
             a, b = edge.src, edge.dst
             assert a < b  # the builder adds producers first
             if (a, b) in problem.factors:

@@ -218,12 +218,12 @@ def _dominance(problem: PairwiseProblem, v: int) -> np.ndarray:
         d = u[:, None] - u[None, :]
         d[np.isinf(u)[:, None] & np.isinf(u)[None, :]] = 0.0
         for w in problem.neighbours[v]:
-            gv, _, table = problem.factor(v, w).side(v)
-            rows = table[gv]  # (labels of v, groups of w)
+            gv, _, rows = problem.factor(v, w).side(v)  # (groups of v, of w)
+            # per pair of v's *groups* (fewer than its labels), then spread
             pair = rows[:, None, :] - rows[None, :, :]
             both = np.isinf(rows)[:, None, :] & np.isinf(rows)[None, :, :]
             pair[both] = np.inf  # infeasible with either label: no evidence
-            d = d + pair.min(axis=2)
+            d = d + pair.min(axis=2)[np.ix_(gv, gv)]
     return np.nan_to_num(d, nan=-np.inf)
 
 

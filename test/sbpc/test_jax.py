@@ -295,3 +295,32 @@ def test_calls_with_placed_arrays_take_one_jit_and_keep_every_check():
     p = jax.tree.map(jnp.asarray, params)
     _close(kept(p, xs), jax.jit(_sgd)(params, x))
     assert not any(a.is_deleted() for a in jax.tree.leaves(p))
+
+
+def test_distribute_times_its_phases_and_reports_them() -> None:
+    rng = np.random.default_rng(0)
+    params, x = _params(rng), rng.standard_normal((8, 16)).astype(np.float32)
+    step = sj.distribute(
+        mlp, params, x, mesh=(2, 2), in_layouts=(None, "[S(0), B]"), strategy="optimal"
+    )
+    timing = step.timing
+    assert timing is not None
+    top = [name for depth, name, _ in timing.rows() if depth == 0]
+    assert top == [
+        "lower (jax)",
+        "parse",
+        "sbp-inline",
+        "sbp-propagate",
+        "sbp-lower-boxing",
+        "verify",
+        "emit (jax)",
+        "load",
+    ]
+    inner = [name for depth, name, _ in timing.rows() if depth == 1]
+    assert "strategy optimal" in inner and "build graph" in inner
+    assert timing.seconds("sbp-propagate") >= timing.seconds(
+        "sbp-propagate", "strategy optimal"
+    )
+    assert timing.total >= sum(timing.seconds(n) for n in top)
+    assert "... sbpc.jax.distribute mlp ..." in step.report
+    assert "sbp-propagate" in step.report.split("sbpc.jax.distribute mlp")[1]
