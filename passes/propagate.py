@@ -46,7 +46,7 @@ from sbpc.propagation.report import format_report
 from sbpc.propagation.report_dot import ReportError, format_dot
 from sbpc.propagation.report_html import format_html
 from sbpc.propagation.report_view import plan_view
-from sbpc.timing import phase
+from sbpc.timing import active_timer, phase
 
 from .bridge.graph import function_graphs
 from .options import OptionError, positive_number, writable_file
@@ -98,7 +98,10 @@ class SbpPropagatePass(ModulePass):
         plans = self.plan_module(op)
         if self.report:
             try:
-                text = self.format_plans(plans)
+                timer = active_timer()  # sbpc-opt --timing: the phases so far
+                text = self.format_plans(
+                    plans, timer.format("Execution time so far") if timer else None
+                )
             except ReportError as e:
                 raise LocatedError(op, str(e)) from e
             if self.report == "-":
@@ -152,8 +155,9 @@ class SbpPropagatePass(ModulePass):
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
         return plans
 
-    def format_plans(self, plans: list[FunctionPlan]) -> str:
-        """The report of ``plans`` in ``report_format``."""
+    def format_plans(self, plans: list[FunctionPlan], timing: str | None = None) -> str:
+        """The report of ``plans`` in ``report_format`` (``timing``: a phase
+        table the HTML page shows after the plans)."""
         if self.report_format in ("html", "dot"):
             cost_model = CostModel.parse(self.cost_model)
             views = [
@@ -167,7 +171,7 @@ class SbpPropagatePass(ModulePass):
             ]
             if self.report_format == "dot":
                 return format_dot(views)
-            return format_html(views)
+            return format_html(views, timing=timing)
         return "\n".join(self._report(p) for p in plans)
 
     def _report(self, p: FunctionPlan) -> str:

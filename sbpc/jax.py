@@ -372,8 +372,9 @@ class Distributed:
 
     def report_html(self, path: str | None = None) -> str:
         """The plan as one self-contained HTML page with its picture (what
-        ``sbp-propagate{report_format=html}`` writes; docs/plan-report.md);
-        also written to ``path`` when given."""
+        ``sbp-propagate{report_format=html}`` writes; docs/plan-report.md)
+        and ``distribute``'s wall time per phase; also written to ``path``
+        when given."""
         reporter = SbpPropagatePass(
             strategy=self.strategy,
             cost_model=self.cost_model,
@@ -381,7 +382,13 @@ class Distributed:
             report_format="html",
         )
         try:
-            page = reporter.format_plans(self.plans)
+            timing = self.timing
+            page = reporter.format_plans(
+                self.plans,
+                None
+                if timing is None
+                else timing.format(f"sbpc.jax.distribute {self.name}"),
+            )
         except ReportError as e:
             raise SbpcError(str(e)) from e
         if path is not None:

@@ -30,6 +30,13 @@ class Phase:
     seconds: float = 0.0
     count: int = 0
     children: dict[str, Phase] = field(default_factory=dict)
+    opened: float | None = None  # when the phase was entered, while it runs
+
+    def elapsed(self) -> float:
+        """Seconds so far: a phase still running counts up to now (a report
+        written from inside it, such as the plan page, shows that much)."""
+        running = 0.0 if self.opened is None else time.perf_counter() - self.opened
+        return self.seconds + running
 
     def child(self, name: str) -> Phase:
         found = self.children.get(name)
@@ -64,12 +71,13 @@ class Timer:
         """Time the block as sub-phase ``name`` of the phase open now."""
         node = self._stack[-1].child(name)
         self._stack.append(node)
-        started = time.perf_counter()
+        started = node.opened = time.perf_counter()
         try:
             yield node
         finally:
             node.seconds += time.perf_counter() - started
             node.count += 1
+            node.opened = None
             self._stack.pop()
 
     @contextmanager
@@ -99,7 +107,7 @@ class Timer:
 
         def walk(node: Phase, depth: int) -> None:
             for c in node.children.values():
-                out.append((depth, c.name, c.seconds))
+                out.append((depth, c.name, c.elapsed()))
                 walk(c, depth + 1)
 
         walk(self.root, 0)

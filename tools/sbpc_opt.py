@@ -349,11 +349,16 @@ class SbpcOptMain(xDSLOptMain):
         chunks, file_extension = self.prepare_input()
         output = self.prepare_output()
         status = 1
+        timer = Timer() if self.args.timing else None
         try:
-            status = self._run_all(chunks, file_extension, output)
+            with timer.activate() if timer else nullcontext():
+                status = self._run_all(chunks, file_extension, output)
         finally:
             if isinstance(output, PendingOutput):
                 output.finish(keep=status == 0)
+            if timer is not None:
+                timer.stop()
+                print(timer.format(), file=sys.stderr)
         return status
 
     def prepare_output(self) -> IO[str]:
@@ -367,20 +372,6 @@ class SbpcOptMain(xDSLOptMain):
             raise _UsageError(
                 f"cannot write output file '{self.args.output_file}': {e.strerror or e}"
             ) from None
-
-    def _run_all(self, chunks, file_extension: str, output: IO[str]) -> int:
-        status = 0
-        timer = Timer() if self.args.timing else None
-        try:
-            with timer.activate() if timer else nullcontext():
-                status = self._run_all(chunks, file_extension, output)
-        finally:
-            if output is not sys.stdout and not isinstance(output, PendingOutput):
-                output.close()
-            if timer is not None:
-                timer.stop()
-                print(timer.format(), file=sys.stderr)
-        return status
 
     def _run_all(
         self, chunks: list[tuple[IO[bytes], int]], file_extension: str, output: IO[str]

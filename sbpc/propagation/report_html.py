@@ -201,9 +201,17 @@ def function_section(view: PlanView, index: int) -> str:
     )
 
 
-def format_html(views: Sequence[PlanView], title: str = "sbpc plan") -> str:
-    """The whole page: one section per function's plan."""
+def format_html(
+    views: Sequence[PlanView], title: str = "sbpc plan", timing: str | None = None
+) -> str:
+    """The whole page: one section per function's plan, then ``timing`` (the
+    wall time per phase, as ``--timing`` prints it) when given."""
     sections = "".join(function_section(v, i) for i, v in enumerate(views))
+    if timing:
+        sections += (
+            '<section class="timing"><h2>Timing</h2>'
+            f"<pre>{_e(timing)}</pre></section>\n"
+        )
     return _PAGE.format(
         title=_e(title), style=_STYLE, script=_SCRIPT, sections=sections
     )

@@ -57,6 +57,11 @@ def test_report_html_pictures_the_plan(tmp_path: Path) -> None:
     assert groups["result"] == len(plan["results"])
     assert groups.get("boxing", 0) == plan["totals"]["layout_changes"]
     assert "budget 1 MiB" in page  # the budget distribute was given
+    # distribute's wall time per phase, as --timing prints it
+    timing = page[page.index('<section class="timing">') :]
+    assert "sbpc.jax.distribute ffn" in timing
+    for name in ("sbp-propagate", "sbp-lower-boxing", "emit (jax)"):
+        assert name in timing
     # the program it pictures computes the function
     x, w1, w2 = _args()
     np.testing.assert_allclose(

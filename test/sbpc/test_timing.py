@@ -85,3 +85,13 @@ def test_format_is_mlir_opt_timing_table() -> None:
     assert re.fullmatch(row + "sbp-propagate", lines[7])
     assert re.fullmatch(row + "  build graph", lines[8])
     assert re.fullmatch(r"  +\d+\.\d{4} \(100\.0%\)  Total", lines[9])
+
+
+def test_a_running_phase_reports_its_time_so_far() -> None:
+    timer = Timer()
+    with timer.phase("outer"):
+        time.sleep(0.01)
+        [(depth, name, seconds)] = timer.rows()
+        assert (depth, name) == (0, "outer") and seconds >= 0.01
+    assert timer.seconds("outer") >= 0.01
+    assert timer.root.children["outer"].opened is None

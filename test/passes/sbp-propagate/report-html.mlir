@@ -2,6 +2,15 @@
 // RUN: filecheck %s --input-file=%t.html --check-prefix=HTML
 // RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal report=- report_format=dot}' 2>&1 >/dev/null | filecheck %s --check-prefix=DOT
 // RUN: not sbpc-opt %s -p 'sbp-propagate{report=- report_format=png}' 2>&1 | filecheck %s --check-prefix=BAD
+// With --timing the page also shows the wall time per phase so far; without, no timing section.
+// RUN: sbpc-opt %s -p 'sbp-inline,sbp-propagate{report=%t.timed.html report_format=html}' --timing -o /dev/null 2>/dev/null
+// RUN: filecheck %s --input-file=%t.timed.html --check-prefix=TIMED
+// RUN: not grep -q 'class="timing"' %t.html
+// TIMED: <section class="timing"><h2>Timing</h2><pre>
+// TIMED: Execution time so far
+// TIMED: {{[0-9.]+}} ({{ *[0-9.]+}}%)  sbp-inline
+// TIMED-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)  sbp-propagate
+// TIMED-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    build graph
 
 // The plan as a picture (the path unquoted, as mlir-opt users write it): a Megatron FFN on 2x4 devices whose second matmul
 // leaves a partial sum; the result is wanted as [S(0), B].
