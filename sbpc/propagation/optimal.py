@@ -464,9 +464,21 @@ class _Ilp:
         h.setOptionValue("presolve", "off")
         h.setOptionValue("solver", "simplex")
         h.setOptionValue("simplex_strategy", 1)  # dual
+        report = progress.current()
+        what = f"optimal: LP relaxation of {self.n_cols} columns"
         started = time.perf_counter()
+        report.ticking(lambda: f"{what} ... {time.perf_counter() - started:.1f} s")
         h.run()
         seconds = time.perf_counter() - started
+        result = self._integral_result(h, seconds, rel_gap)
+        outcome = "integral: a proven optimum" if result else "not integral: ILP next"
+        report.done("optimal: LP relaxation", seconds, outcome)
+        return result
+
+    def _integral_result(
+        self, h: highspy.Highs, seconds: float, rel_gap: float
+    ) -> _Result | None:
+        """The solved relaxation as the integer program's result, if it is one."""
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
         x = np.asarray(h.getSolution().col_value)[: self.n_x]

@@ -84,7 +84,9 @@ def test_optimal_reports_its_phases_while_highs_runs(
     cost = RingCost((2, 4), bandwidth=(25e9, 300e9), latency=(1e-5, 2e-6))
     out = Terminal()
     with reporting(Progress.for_terminal(stream=out)):
-        plan = propagate(g, cost.time, Optimal(shrink_graph=False), time_limit=0.5)
+        plan = propagate(
+            g, cost.time, Optimal(shrink_graph=False, lp_first=False), time_limit=0.5
+        )
     text = out.getvalue()
     assert "sbpc: optimal: pairwise problem (155 nodes)" in text
     assert "sbpc: optimal: shrink (core of 155 nodes)" in text
@@ -151,3 +153,19 @@ def test_optimal_prints_nothing_without_a_terminal(
     ring = RingCost((2, 2))
     propagate(g, ring.time, "optimal", edge_bytes=ring.bytes)
     assert capsys.readouterr().err == ""
+
+
+def test_optimal_reports_the_lp_relaxation_it_solves_first() -> None:
+    g = transformer_graph(2, (2, 4))
+    cost = RingCost((2, 4), bandwidth=(25e9, 300e9), latency=(1e-5, 2e-6))
+    out = Terminal()
+    with reporting(Progress.for_terminal(stream=out)):
+        plan = propagate(g, cost.time, Optimal(shrink_graph=False))
+    text = out.getvalue()
+    lp = re.search(r"sbpc: optimal: LP relaxation \((.*?)\) +[\d.]+ s\n", text)
+    assert lp, text
+    integral = plan.stats["status"] == "Optimal (integral LP relaxation)"
+    assert lp.group(1) == (
+        "integral: a proven optimum" if integral else "not integral: ILP next"
+    )
+    assert ("sbpc: optimal: ILP (" in text) != integral
