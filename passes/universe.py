@@ -31,6 +31,12 @@ def _chlo() -> Dialect:
     return CHLO
 
 
+def _sdy() -> Dialect:
+    from sbpc.dialects.sdy import SDY
+
+    return SDY
+
+
 def _inline() -> type[ModulePass]:
     from sbpc.passes.inline import SbpInlinePass
 
@@ -56,7 +62,7 @@ def _jax_target() -> type[Target]:
 
 
 SBPC_UNIVERSE = Universe(
-    all_dialects={"sbp": _sbp, "stablehlo": _stablehlo, "chlo": _chlo},
+    all_dialects={"sbp": _sbp, "stablehlo": _stablehlo, "chlo": _chlo, "sdy": _sdy},
     all_passes={
         "sbp-inline": _inline,
         "sbp-propagate": _propagate,

@@ -51,6 +51,15 @@ from .attrs import (
     ScatterDimensionNumbersAttr,
 )
 from .base import Elementwise
+from .collectives import (
+    COLLECTIVE_OPS,
+    AllGatherOp,
+    AllReduceOp,
+    AllToAllOp,
+    ChannelHandleAttr,
+    CollectivePermuteOp,
+    ReduceScatterOp,
+)
 from .constants import ConstantOp, IotaOp
 from .elementwise import (
     BINARY_ELEMENTWISE_OPS,
@@ -138,8 +147,10 @@ StableHLO = Dialect(
         ReturnOp,
         GatherOp,
         ScatterOp,
+        *COLLECTIVE_OPS,
     ],
     [
+        ChannelHandleAttr,
         ComparisonDirectionAttr,
         ComparisonTypeAttr,
         PrecisionAttr,
@@ -151,17 +162,23 @@ StableHLO = Dialect(
 
 __all__ = [
     "BINARY_ELEMENTWISE_OPS",
+    "COLLECTIVE_OPS",
     "REDUCTION_OPS",
     "UNARY_ELEMENTWISE_OPS",
     "AbsOp",
     "AddOp",
+    "AllGatherOp",
+    "AllReduceOp",
+    "AllToAllOp",
     "AndOp",
     "Atan2Op",
     "BinaryElementwiseOp",
     "BroadcastInDimOp",
     "CbrtOp",
     "CeilOp",
+    "ChannelHandleAttr",
     "ClampOp",
+    "CollectivePermuteOp",
     "CommutativeBinaryOp",
     "CompareOp",
     "ComparisonDirection",
@@ -201,6 +218,7 @@ __all__ = [
     "Precision",
     "PrecisionAttr",
     "ReduceOp",
+    "ReduceScatterOp",
     "RemOp",
     "ReshapeOp",
     "ReturnOp",
