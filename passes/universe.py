@@ -37,6 +37,18 @@ def _sdy() -> Dialect:
     return SDY
 
 
+def _import_sdy() -> type[ModulePass]:
+    from sbpc.passes.import_sdy import SbpImportSdyPass
+
+    return SbpImportSdyPass
+
+
+def _export_sdy() -> type[ModulePass]:
+    from sbpc.passes.export_sdy import SbpExportSdyPass
+
+    return SbpExportSdyPass
+
+
 def _inline() -> type[ModulePass]:
     from sbpc.passes.inline import SbpInlinePass
 
@@ -64,6 +76,8 @@ def _jax_target() -> type[Target]:
 SBPC_UNIVERSE = Universe(
     all_dialects={"sbp": _sbp, "stablehlo": _stablehlo, "chlo": _chlo, "sdy": _sdy},
     all_passes={
+        "sbp-import-sdy": _import_sdy,
+        "sbp-export-sdy": _export_sdy,
         "sbp-inline": _inline,
         "sbp-propagate": _propagate,
         "sbp-lower-boxing": _lower_boxing,
