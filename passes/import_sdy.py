@@ -143,11 +143,11 @@ class ConstraintToCast(RewritePattern):
             raise LocatedError(op, "sdy.sharding_constraint inside a manual body")
         nd = self.importer.layout(op, op.sharding)
         if nd is None:
-            rewriter.replace_op(op, [], [op.input])
+            rewriter.replace(op, [], [op.input])
             return
         cast = sbp_dialect.CastOp(op.input, nd)
         cast.results[0].name_hint = op.result.name_hint
-        rewriter.replace_op(op, cast)
+        rewriter.replace(op, cast)
 
 
 @dataclass
@@ -173,7 +173,7 @@ class OpShardingToCasts(RewritePattern):
             if nd is None:
                 continue
             cast = sbp_dialect.CastOp(result, nd)
-            rewriter.insert_op(cast, InsertPoint.after(op))
+            rewriter.insert(cast, InsertPoint.after(op))
             result.replace_uses_with_if(
                 cast.results[0], lambda u, c=cast: u.operation is not c
             )

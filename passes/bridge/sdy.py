@@ -47,7 +47,8 @@ def sharding_layout(
 ) -> NdSbp | None:
     """``sharding`` on ``mesh`` as an nd_sbp; None when it leaves everything open.
 
-    A sharding whose dimensions are all open and name no axis is free.
+    A sharding whose dimensions are all open and name no axis is free (a
+    rank-0 value's ``[]`` is closed: replicated).
     Otherwise its axes are kept and open dimensions are closed (they take
     no further axis): a legal refinement of what it allows.  Priorities are
     hints to Shardy's propagation and are ignored.
@@ -64,7 +65,7 @@ def sharding_layout(
                 f"sub-axis {ref.text()} in {sharding} is not supported: sbpc "
                 "splits by whole mesh axes",
             )
-    if all(d.open and not d.axes.data for d in dims) and not unreduced:
+    if dims and all(d.open and not d.axes.data for d in dims) and not unreduced:
         return None
     names = [n for n, _ in mesh.axes]
     try:
