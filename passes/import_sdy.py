@@ -50,7 +50,13 @@ from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects import sdy
 from sbpc.dialects.diagnostics import LocatedError
 
-from .bridge.sdy import MESH_AXES, manual_body, manual_layouts, sharding_layout
+from .bridge.sdy import (
+    MESH_AXES,
+    manual_body,
+    manual_layouts,
+    mesh_axes,
+    sharding_layout,
+)
 
 GSPMD_SHARDING = "mhlo.sharding"
 
@@ -214,14 +220,25 @@ class SbpImportSdyPass(ModulePass):
             return
         placement = mesh_placement(op, mesh)
         have = sbp_dialect.module_placement(op)
-        if have is not None and have != placement:
+        # JAX's sdy.mesh rarely lists device ids (the device assignment says
+        # them): a placement already there keeps its ranks unless they clash.
+        if have is not None and (
+            have.hierarchy != placement.hierarchy
+            or (mesh.ids and have.ranks != mesh.ids)
+        ):
             raise LocatedError(
                 op,
                 f"the module's {sbp_dialect.PLACEMENT} differs from its sdy.mesh "
                 f"{mesh}",
             )
-        sbp_dialect.set_module_placement(op, placement)
-        op.attributes[MESH_AXES] = ArrayAttr([StringAttr(n) for n, _ in mesh.axes])
+        if have is None:
+            sbp_dialect.set_module_placement(op, placement)
+        names = tuple(n for n, _ in mesh.axes)
+        if mesh_axes(op) not in ((), names):
+            raise LocatedError(
+                op, f"the module's {MESH_AXES} differ from its sdy.mesh {mesh}"
+            )
+        op.attributes[MESH_AXES] = ArrayAttr([StringAttr(n) for n in names])
         importer = _Importer(mesh)
         for f in op.ops:
             if isinstance(f, func.FuncOp):

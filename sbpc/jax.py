@@ -42,8 +42,8 @@ from typing import Any
 
 import jax
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
-from xdsl.dialects.builtin import ModuleOp
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from sbpc.algebra.placement import Placement, PlacementError
@@ -58,7 +58,17 @@ from sbpc.algebra.sbp import (
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
+from sbpc.jax_sharding import (
+    ShardingError,
+    find_mesh,
+    is_jitted,
+    is_sharding_leaf,
+    mesh_placement,
+    resolve_layouts,
+)
 from sbpc.passes.bridge.program import main_function
+from sbpc.passes.bridge.sdy import MESH_AXES, mesh_axes
+from sbpc.passes.import_sdy import SbpImportSdyPass
 from sbpc.passes.inline import SbpInlinePass
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.lower_boxing import SbpLowerBoxingPass
@@ -87,10 +97,15 @@ class SbpcError(Exception):
 # --------------------------------------------------------------------------
 
 
-def parse_mesh(mesh: Placement | int | Sequence[int] | str) -> Placement:
-    """A placement from ``Placement``, ``8``, ``(2, 4)`` or ``"2x4"``."""
+def parse_mesh(mesh: Placement | int | Sequence[int] | str | Mesh) -> Placement:
+    """A placement from ``Placement``, ``8``, ``(2, 4)``, ``"2x4"`` or a jax ``Mesh``."""
     if isinstance(mesh, Placement):
         return mesh
+    if isinstance(mesh, Mesh):
+        try:
+            return mesh_placement(mesh)
+        except ShardingError as e:
+            raise SbpcError(str(e)) from e
     try:
         if isinstance(mesh, str):
             if not re.fullmatch(r"\s*\d+(\s*x\s*\d+)*\s*", mesh):
@@ -104,7 +119,7 @@ def parse_mesh(mesh: Placement | int | Sequence[int] | str) -> Placement:
 
 
 def _is_layout_leaf(x: Any) -> bool:
-    return x is None or isinstance(x, str) or _is_nd_sbp(x)
+    return x is None or isinstance(x, str) or _is_nd_sbp(x) or is_sharding_leaf(x)
 
 
 def _is_nd_sbp(x: Any) -> bool:
@@ -212,21 +227,54 @@ def _parse(text: str, name: str) -> ModuleOp:
 def annotate(
     fn: Callable[..., Any],
     *args: Any,
-    mesh: Placement | int | Sequence[int] | str,
+    mesh: Placement | int | Sequence[int] | str | Mesh | None = None,
     in_layouts: LayoutTree = None,
     out_layouts: LayoutTree = None,
     **kwargs: Any,
 ) -> Annotated:
-    """Lower ``fn`` on example ``args`` and write placement and layouts into it."""
-    placement = parse_mesh(mesh)
+    """Lower ``fn`` on example ``args`` and write placement and layouts into it.
+
+    The shardings JAX writes itself (a ``jax.jit``-wrapped ``fn``'s own
+    in/out shardings, ``with_sharding_constraint``, ``shard_map``) are read by
+    ``sbp-import-sdy``; ``mesh`` may then be left out.
+    """
     name = getattr(fn, "__name__", "fn")
     try:
-        lowered = jax.jit(fn, keep_unused=True).lower(*args, **kwargs)
+        jax_mesh = find_mesh(mesh, in_layouts, out_layouts)
+    except ShardingError as e:
+        raise SbpcError(str(e)) from e
+    if mesh is None and jax_mesh is not None:
+        mesh = jax_mesh
+    try:
+        if is_jitted(fn):  # its own in/out shardings are kept
+            lowered = fn.lower(*args, **kwargs)
+        else:
+            lowered = jax.jit(fn, keep_unused=True).lower(*args, **kwargs)
     except Exception as e:  # JAX's own errors: tracing or lowering the function
         raise SbpcError(f"JAX could not lower {name}: {e}") from e
     text = lowered.as_text()
     module = _parse(text, f"{name}.mlir")
-    sbp_dialect.set_module_placement(module, placement)
+    if mesh is not None:
+        sbp_dialect.set_module_placement(module, parse_mesh(mesh))
+    if jax_mesh is not None:
+        module.attributes[MESH_AXES] = ArrayAttr(
+            [StringAttr(a) for a in jax_mesh.axis_names]
+        )
+    try:
+        SbpImportSdyPass().apply(default_context(), module)
+    except DiagnosticException as e:
+        raise SbpcError(_located(e, name, text)) from e
+    placement = sbp_dialect.module_placement(module)
+    if placement is None:
+        raise SbpcError(
+            f"{name}: no mesh: pass mesh= (sizes or a jax Mesh), NamedShardings, "
+            "or a function whose shardings name one"
+        )
+    try:  # PartitionSpecs on the mesh's axes (the module's, if jax named it)
+        in_layouts = resolve_layouts(in_layouts, mesh_axes(module), "argument")
+        out_layouts = resolve_layouts(out_layouts, mesh_axes(module), "result")
+    except ShardingError as e:
+        raise SbpcError(str(e)) from e
     f = main_function(module)
     in_tree = lowered.in_tree
     out_tree = lowered.out_tree
@@ -241,9 +289,11 @@ def annotate(
     res_layouts = flat_layouts(out_layouts, out_skeleton, placement, "result")
     for i, nd in enumerate(arg_layouts):
         if nd is not None:
+            _agree(sbp_dialect.get_nd_sbp_arg_attr(f, i), nd, name, "argument", i)
             sbp_dialect.set_nd_sbp_arg_attr(f, i, nd)
     for i, nd in enumerate(res_layouts):
         if nd is not None:
+            _agree(sbp_dialect.get_nd_sbp_res_attr(f, i), nd, name, "result", i)
             sbp_dialect.set_nd_sbp_res_attr(f, i, nd)
     try:
         sbp_dialect.verify_sbp_annotations(module)
@@ -259,6 +309,15 @@ def annotate(
         _paths(out_skeleton, "out"),
         placement,
     )
+
+
+def _agree(have: NdSbp | None, want: NdSbp, name: str, what: str, i: int) -> None:
+    """A layout given twice (the jitted function's sharding and a layout) must agree."""
+    if have is not None and have != want:
+        raise SbpcError(
+            f"{name}: {what} #{i} is laid out {format_nd_sbp(have)} by the "
+            f"function's own sharding but {format_nd_sbp(want)} by the layouts given"
+        )
 
 
 def _paths(tree: Any, root: str) -> list[str]:
@@ -451,7 +510,7 @@ def named_sharding(mesh: jax.sharding.Mesh, nd: NdSbp, rank: int) -> NamedShardi
 def distribute(
     fn: Callable[..., Any],
     *args: Any,
-    mesh: Placement | int | Sequence[int] | str,
+    mesh: Placement | int | Sequence[int] | str | Mesh | None = None,
     in_layouts: LayoutTree = None,
     out_layouts: LayoutTree = None,
     strategy: str = "optimal",
