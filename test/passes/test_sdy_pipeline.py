@@ -96,6 +96,24 @@ def _shard_map_collectives(m: jax.sharding.Mesh) -> Case:
     return Case(lambda a: body(a + 1.0), [(16, 32)], m, (P("x", None),), P())
 
 
+def _shard_map_two_results(m: jax.sharding.Mesh) -> Case:
+    @partial(
+        jax.shard_map,
+        mesh=m,
+        in_specs=(P("x", None), P(None, "y")),
+        out_specs=(P("x", "y"), P()),
+    )
+    def body(a, b):
+        c = a @ b
+        return c, jax.lax.psum(jnp.sum(c, keepdims=True), ("x", "y"))
+
+    def f(a, b):
+        c, total = body(a, b)
+        return c / total
+
+    return Case(f, [(16, 32), (32, 8)], m, None)
+
+
 def cases() -> dict[str, Callable[[], Case]]:
     m = mesh((2, 4), ("x", "y"))
     return {
@@ -104,6 +122,7 @@ def cases() -> dict[str, Callable[[], Case]]:
         "constraint": lambda: _constraint(m),
         "shard_map-psum": lambda: _shard_map_psum(m),
         "shard_map-collectives": lambda: _shard_map_collectives(m),
+        "shard_map-two-results": lambda: _shard_map_two_results(m),
     }
 
 
