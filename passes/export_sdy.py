@@ -10,9 +10,9 @@ the ``sdy.sharding_constraint`` it stands for.  These are the forms
 ``jax.jit(...).lower`` and Shardy's propagation use.  So the plan can be
 handed to Shardy/XLA, or compared with Shardy's own propagation.
 
-``P(sum)`` is written as unreduced axes.  ``P(max)``/``P(min)`` have no
-Shardy form: the axis is written replicated, with a warning (a sharding
-never changes what a program computes in Shardy, only where).  By default
+Partial axes are written unreduced (``unreduced=max{...}`` for ``P(max)``).
+A sharding has one reduction: a layout mixing partial kinds keeps the first
+kind's axes unreduced and writes the others replicated, with a warning.  By default
 the sbp annotations are removed (``keep-sbp=true`` keeps them), so a
 propagated module becomes plain StableHLO with sdy; sbp collectives of a
 boxed module stay, annotated like any op (the module keeps its placement
@@ -61,15 +61,17 @@ class _Exporter:
     def sharding(
         self, at: Operation, value: SSAValue, nd: NdSbp
     ) -> sdy.TensorShardingAttr:
-        if any(isinstance(s, Partial) and s.kind != "sum" for s in nd):
+        kinds = [s.kind for s in nd if isinstance(s, Partial)]
+        if len(set(kinds)) > 1:
             emit(
                 "warning",
                 at,
-                f"layout {format_nd_sbp(nd)} has a max/min partial, which Shardy "
-                "cannot say: written replicated on that axis",
+                f"layout {format_nd_sbp(nd)} mixes partial kinds, which one Shardy "
+                f"sharding cannot say: only the {kinds[0]} axes are written "
+                "unreduced, the others replicated",
             )
             nd = tuple(
-                Broadcast() if isinstance(s, Partial) and s.kind != "sum" else s
+                Broadcast() if isinstance(s, Partial) and s.kind != kinds[0] else s
                 for s in nd
             )
         try:

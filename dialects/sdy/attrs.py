@@ -6,7 +6,9 @@
   (``TensorShardingAttr``): per tensor dimension the axes that split it,
   major first (``DimShardingAttr``, closed ``{...}`` or open ``{..., ?}``,
   an optional priority ``p<N>``), axes that are explicitly replicated, and
-  axes over which the value is an unreduced partial sum;
+  axes over which the value is unreduced (a partial sum, or with
+  ``unreduced=max{...}``/``min`` a partial max/min); the mesh is ``@name``
+  or inline, ``mesh<[...]>``;
 - ``#sdy.sharding_per_value<[<@mesh, ...>, ...]>`` (one per op result);
 - ``#sdy<manual_axes{"x", "y"}>``-style axis sets are printed bare,
   ``{"x", "y"}`` (``ManualAxesAttr``).
@@ -45,7 +47,8 @@ class MeshAttr(ParametrizedAttribute):
     """``<["x"=2, "y"=4], device_ids=[...]>``: named axes and their sizes.
 
     ``device_ids`` empty means the iota order (device ``i`` at mesh position
-    ``i``, row-major).
+    ``i``, row-major); parsed iota ids are dropped, as Shardy does.  A mesh
+    without axes (maximal) names at most one device, any id.
     """
 
     name = "sdy.mesh"
@@ -86,6 +89,12 @@ class MeshAttr(ParametrizedAttribute):
         for _, s in self.axes:
             size *= s
         ids = self.ids
+        if not self.axes:  # a maximal mesh: one device, any id
+            if len(ids) > 1 or any(i < 0 for i in ids):
+                raise VerifyException(
+                    "sdy.mesh: a mesh without axes has at most one device id"
+                )
+            return
         if ids and sorted(ids) != list(range(len(ids))):
             raise VerifyException(
                 "sdy.mesh: device_ids must be a permutation of 0..N-1"
@@ -121,6 +130,8 @@ class MeshAttr(ParametrizedAttribute):
             ids = parser.parse_comma_separated_list(
                 parser.Delimiter.SQUARE, lambda: parser.parse_integer(False)
             )
+        if axes and ids == list(range(len(ids))):
+            ids = []  # iota is the default order, printed without ids as Shardy does
         try:
             return cls(axes, ids)
         except VerifyException as e:
@@ -267,6 +278,7 @@ class TensorShardingAttr(ParametrizedAttribute):
     dims: ArrayAttr[DimShardingAttr]
     replicated: ArrayAttr[AxisRefAttr]
     unreduced: ArrayAttr[AxisRefAttr]
+    reduction: StringAttr  # how unreduced values combine: sum (default), max, min
 
     def __init__(
         self,
@@ -274,11 +286,16 @@ class TensorShardingAttr(ParametrizedAttribute):
         dims: Sequence[DimShardingAttr],
         replicated: Sequence[AxisRefAttr] = (),
         unreduced: Sequence[AxisRefAttr] = (),
+        reduction: str = "sum",
     ) -> None:
         if isinstance(mesh, str):
             mesh = SymbolRefAttr(mesh)
         super().__init__(
-            mesh, ArrayAttr(dims), ArrayAttr(replicated), ArrayAttr(unreduced)
+            mesh,
+            ArrayAttr(dims),
+            ArrayAttr(replicated),
+            ArrayAttr(unreduced),
+            StringAttr(reduction),
         )
 
     def verify(self) -> None:
@@ -300,7 +317,11 @@ class TensorShardingAttr(ParametrizedAttribute):
         if symbol is not None:
             mesh: MeshAttr | SymbolRefAttr = SymbolRefAttr(symbol.data)
         else:
-            parser.parse_punctuation("<", " or '@' to start the sharding's mesh")
+            if parser.parse_optional_keyword("mesh") is None:
+                parser.raise_error(
+                    "expected @name or mesh<[...]> as the sharding's mesh"
+                )
+            parser.parse_punctuation("<")
             mesh = MeshAttr.parse_body(parser)
             parser.parse_punctuation(">")
         parser.parse_punctuation(",", " after the sharding's mesh")
@@ -311,6 +332,7 @@ class TensorShardingAttr(ParametrizedAttribute):
         )
         replicated: list[AxisRefAttr] = []
         unreduced: list[AxisRefAttr] = []
+        reduction = "sum"
         while parser.parse_optional_punctuation(",") is not None:
             pos = parser.pos
             word = parser.parse_optional_identifier()
@@ -319,16 +341,18 @@ class TensorShardingAttr(ParametrizedAttribute):
                     "expected 'replicated' or 'unreduced'", pos, parser.pos
                 )
             parser.parse_punctuation("=")
+            if word == "unreduced":
+                reduction = parser.parse_optional_identifier() or "sum"
             (replicated if word == "replicated" else unreduced).extend(
                 parse_axis_set(parser)
             )
-        return cls(mesh, dims, replicated, unreduced)
+        return cls(mesh, dims, replicated, unreduced, reduction)
 
     def print_body(self, printer: Printer) -> None:
         if isinstance(self.mesh, SymbolRefAttr):
             printer.print_symbol_name(self.mesh.root_reference.data)
         else:
-            printer.print_string("<")
+            printer.print_string("mesh<")
             assert isinstance(self.mesh, MeshAttr)
             self.mesh.print_body(printer)
             printer.print_string(">")
@@ -344,6 +368,8 @@ class TensorShardingAttr(ParametrizedAttribute):
         ):
             if axes.data:
                 printer.print_string(f", {word}=")
+                if word == "unreduced" and self.reduction.data != "sum":
+                    printer.print_string(self.reduction.data)
                 _print_axes(printer, axes.data, False)
 
     @classmethod

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation, SSAValue
 
 from sbpc.algebra.named_axes import NamedAxesError, dim_axes_of, nd_sbp_of
-from sbpc.algebra.sbp import NdSbp, Partial
+from sbpc.algebra.sbp import NdSbp, Partial, format_nd_sbp
 from sbpc.dialects import sdy
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
@@ -68,17 +68,21 @@ def sharding_layout(
     if dims and all(d.open and not d.axes.data for d in dims) and not unreduced:
         return None
     names = [n for n, _ in mesh.axes]
+    kind = sharding.reduction.data
+    if unreduced and kind not in ("sum", "max", "min"):
+        raise LocatedError(at, f"{sharding}: unreduced={kind} is not supported")
     try:
         for r in sharding.replicated.data:
             if r.axis.data not in names:
                 raise NamedAxesError(f"unknown mesh axis '{r.axis.data}'")
-        return nd_sbp_of(
+        nd = nd_sbp_of(
             [[r.axis.data for r in d.axes.data] for d in dims],
             names,
             [r.axis.data for r in unreduced],
         )
     except NamedAxesError as e:
         raise LocatedError(at, f"{sharding}: {e}") from e
+    return tuple(Partial(kind) if isinstance(s, Partial) else s for s in nd)  # type: ignore[arg-type]
 
 
 def _same_mesh(
@@ -98,19 +102,22 @@ def _same_mesh(
 def sharding_of(
     nd: NdSbp, names: Sequence[str], mesh: str, rank: int
 ) -> sdy.TensorShardingAttr:
-    """``nd`` as ``#sdy.sharding<@mesh, ...>`` (closed dims; ``P(sum)`` unreduced).
-
-    ``P(max)``/``P(min)`` have no Shardy form: ``ValueError``.
-    """
+    """``nd`` as ``#sdy.sharding<@mesh, ...>`` (closed dims; partial axes
+    unreduced).  Shardy has one reduction per sharding: partials of two
+    kinds are a ``ValueError``."""
     partial = [names[k] for k, s in enumerate(nd) if isinstance(s, Partial)]
-    if any(isinstance(s, Partial) and s.kind != "sum" for s in nd):
-        raise ValueError(f"{nd}: Shardy has unreduced sums only, no max/min partials")
+    kinds = {s.kind for s in nd if isinstance(s, Partial)}
+    if len(kinds) > 1:
+        raise ValueError(f"{format_nd_sbp(nd)} mixes partial kinds")
     dims = [
         sdy.DimShardingAttr([sdy.AxisRefAttr(a) for a in axes])
         for axes in dim_axes_of(nd, names, rank)
     ]
     return sdy.TensorShardingAttr(
-        SymbolRefAttr(mesh), dims, unreduced=[sdy.AxisRefAttr(a) for a in partial]
+        SymbolRefAttr(mesh),
+        dims,
+        unreduced=[sdy.AxisRefAttr(a) for a in partial],
+        reduction=kinds.pop() if kinds else "sum",
     )
 
 

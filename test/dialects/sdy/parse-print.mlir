@@ -106,15 +106,17 @@ module {
   sdy.mesh @m = <["a"=2, "b"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>
   sdy.mesh @maximal = <[], device_ids=[0]>
   sdy.mesh @empty = <[]>
-  // CHECK-NEXT: func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a", ?}, {"b":(1)2}p1], replicated={"b"}, unreduced={"a"}>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<<["q"=2]>, [{}, {?}]>})
-  func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a", ?}, {"b":(1)2}p1], replicated={"b"}, unreduced={"a"}>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<<["q"=2]>, [{}, {?}]>}) {
+  // CHECK-NEXT: func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a", ?}, {"b":(1)2}p1], replicated={"b"}, unreduced={"a"}>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<mesh<["q"=2]>, [{}, {?}]>})
+  func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a", ?}, {"b":(1)2}p1], replicated={"b"}, unreduced={"a"}>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<mesh<["q"=2]>, [{}, {?}]>}) {
     // CHECK-NEXT: %0 = sdy.sharding_constraint %x <@m, [{?}, {?}]> {foo} : tensor<8x8xf32>
     %0 = sdy.sharding_constraint %x <@m, [{?}, {?}]> {foo} : tensor<8x8xf32>
     // CHECK-NEXT: %1 = stablehlo.add %0, %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {}]>]>} : tensor<8x8xf32>
     %1 = stablehlo.add %0, %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {}]>]>} : tensor<8x8xf32>
-    // CHECK-NEXT: %2 = sdy.sharding_constraint %1 <@m, [{}, {"b"}]> : tensor<8x8xf32>
+    // CHECK-NEXT: stablehlo.add %1, %1 {sdy.sharding = #sdy.sharding_per_value<[<mesh<["x"=2], device_ids=[1, 0]>, [{}, {}], unreduced=min{"x"}>]>}
+    // CHECK-NEXT: sdy.sharding_constraint %1 <@m, [{}, {"b"}]> : tensor<8x8xf32>
+    %10 = stablehlo.add %1, %1 {sdy.sharding = #sdy.sharding_per_value<[<mesh<["x"=2], device_ids=[1, 0]>, [{}, {}], unreduced=min{"x"}>]>} : tensor<8x8xf32>
     %2 = "sdy.sharding_constraint"(%1) <{sharding = #sdy.sharding<@m, [{}, {"b"}]>}> : (tensor<8x8xf32>) -> tensor<8x8xf32>
-    // CHECK-NEXT: %3 = sdy.manual_computation(%2) in_shardings=[<@m, [{"a"}, {}]>] out_shardings=[<@m, [{"a"}, {}]>] manual_axes={"a"} (%arg0: tensor<4x8xf32>) {
+    // CHECK-NEXT: %{{.*}} = sdy.manual_computation(%{{.*}}) in_shardings=[<@m, [{"a"}, {}]>] out_shardings=[<@m, [{"a"}, {}]>] manual_axes={"a"} (%arg0: tensor<4x8xf32>) {
     // CHECK-NEXT:   sdy.return %arg0 : tensor<4x8xf32>
     // CHECK-NEXT: } : (tensor<8x8xf32>) -> tensor<8x8xf32>
     %3 = sdy.manual_computation(%2) in_shardings=[<@m, [{"a"}, {}]>] out_shardings=[<@m, [{"a"}, {}]>] manual_axes={"a"} (%arg0: tensor<4x8xf32>) {

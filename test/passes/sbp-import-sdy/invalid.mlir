@@ -77,6 +77,6 @@ func.func @gspmd(%a: tensor<8xf32> {mhlo.sharding = "{devices=[2]0,1}"}) -> tens
 
 func.func @no_mesh(%a: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'sdy.sharding_constraint' but no sdy.mesh}}
-  %0 = sdy.sharding_constraint %a <<["x"=2]>, [{"x"}]> : tensor<8xf32>
+  %0 = sdy.sharding_constraint %a <mesh<["x"=2]>, [{"x"}]> : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
