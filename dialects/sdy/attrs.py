@@ -21,6 +21,7 @@ can print these stripped (``<@mesh, [...]>``) as Shardy's own formats do.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr, SymbolRefAttr
@@ -130,7 +131,7 @@ class MeshAttr(ParametrizedAttribute):
             ids = parser.parse_comma_separated_list(
                 parser.Delimiter.SQUARE, lambda: parser.parse_integer(False)
             )
-        if axes and ids == list(range(len(ids))):
+        if axes and ids == list(range(math.prod(s for _, s in axes))):
             ids = []  # iota is the default order, printed without ids as Shardy does
         try:
             return cls(axes, ids)
