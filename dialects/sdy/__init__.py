@@ -29,8 +29,7 @@ from .ops import (
     check_rank,
     mesh_of,
 )
-
-SHARDING = "sdy.sharding"  # the argument/result/op attribute JAX writes
+from .verifier import SHARDING, check_sharding, verify_sdy_shardings
 
 SDY = Dialect(
     "sdy",
@@ -59,5 +58,7 @@ __all__ = [
     "TensorShardingAttr",
     "TensorShardingPerValueAttr",
     "check_rank",
+    "check_sharding",
     "mesh_of",
+    "verify_sdy_shardings",
 ]

@@ -110,6 +110,7 @@ class ShardingConstraintOp(IRDLOperation):
                 "sdy.sharding_constraint: operand and result types differ"
             )
         check_rank(self.sharding, self.result.type, "sdy.sharding_constraint")
+        _check_mesh(self, self.sharding, self.result.type, "sdy.sharding_constraint")
 
     @classmethod
     def parse(cls, parser: Parser) -> ShardingConstraintOp:
@@ -226,8 +227,10 @@ class ManualComputationOp(IRDLOperation):
             )
         for s, v in zip(ins, self.tensors, strict=True):
             check_rank(s, v.type, where)
+            _check_mesh(self, s, v.type, where)
         for s, r in zip(outs, self.results, strict=True):
             check_rank(s, r.type, where)
+            _check_mesh(self, s, r.type, where)
         block = self.body.block
         if len(block.args) != len(self.tensors):
             raise VerifyException(
@@ -300,6 +303,17 @@ class ManualComputationOp(IRDLOperation):
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_function_type(self.tensors.types, self.result_types)
+
+
+def _check_mesh(
+    op: Operation, sharding: TensorShardingAttr, t: Attribute, where: str
+) -> None:
+    """The sharding against its mesh, once the op sits in a module."""
+    if op.parent_op() is None:
+        return
+    from .verifier import check_sharding  # the verifier imports this module
+
+    check_sharding(op, sharding, t, where)
 
 
 def check_rank(sharding: TensorShardingAttr, t: Attribute, where: str) -> None:

@@ -41,3 +41,36 @@ func.func @bad_dim(%x: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"} q]
   // expected-error @-1 {{expected a priority p<N> after a dimension sharding, got 'q'}}
   return %x : tensor<8xf32>
 }
+
+// -----
+
+// expected-error @+1 {{argument #0: unknown mesh @nope}}
+func.func @unknown_mesh(%x: tensor<8xf32> {sdy.sharding = #sdy.sharding<@nope, [{}]>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=4]>
+// expected-error @+1 {{result #0: sub-axis "x":(2)4 does not divide axis "x" of size 4}}
+func.func @bad_sub_axis(%x: tensor<8xf32>) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x":(2)4}]>}) {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=4]>
+func.func @per_value_count(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sdy.sharding: 2 shardings for 1 results}}
+  %0 = stablehlo.negate %x {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}]>, <@m, [{}]>]>} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=4]>
+func.func @constraint_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sdy.sharding_constraint: unknown axis name "y"}}
+  %0 = sdy.sharding_constraint %x <@m, [{"y"}]> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -106,8 +106,8 @@ module {
   sdy.mesh @m = <["a"=2, "b"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>
   sdy.mesh @maximal = <[], device_ids=[0]>
   sdy.mesh @empty = <[]>
-  // CHECK-NEXT: func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a", ?}, {"b":(1)2}p1], replicated={"b"}, unreduced={"a"}>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<mesh<["q"=2]>, [{}, {?}]>})
-  func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a", ?}, {"b":(1)2}p1], replicated={"b"}, unreduced={"a"}>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<mesh<["q"=2]>, [{}, {?}]>}) {
+  // CHECK-NEXT: func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a", ?}, {"b":(1)2}p1], replicated={"b":(2)2}>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<mesh<["q"=2]>, [{}, {?}], unreduced={"q"}>})
+  func.func @f(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"a", ?}, {"b":(1)2}p1], replicated={"b":(2)2}>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<mesh<["q"=2]>, [{}, {?}], unreduced={"q"}>}) {
     // CHECK-NEXT: %0 = sdy.sharding_constraint %x <@m, [{?}, {?}]> {foo} : tensor<8x8xf32>
     %0 = sdy.sharding_constraint %x <@m, [{?}, {?}]> {foo} : tensor<8x8xf32>
     // CHECK-NEXT: %1 = stablehlo.add %0, %0 {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"a"}, {}]>]>} : tensor<8x8xf32>

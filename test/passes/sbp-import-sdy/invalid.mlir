@@ -19,7 +19,7 @@ func.func @minor_first(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"y"
 // -----
 
 sdy.mesh @m = <["x"=2]>
-// expected-error @+1 {{unknown mesh axis 'z' (the mesh has "x")}}
+// expected-error @+1 {{argument #0: unknown axis name "z"}}
 func.func @unknown(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"z"}]>}) -> tensor<8xf32> {
   return %a : tensor<8xf32>
 }
@@ -27,7 +27,7 @@ func.func @unknown(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"z"}]>}
 // -----
 
 sdy.mesh @m = <["x"=2]>
-// expected-error @+1 {{mesh axis 'x' used twice: dimension 0, dimension 1}}
+// expected-error @+1 {{argument #0: axis "x" is used more than once}}
 func.func @twice(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {"x"}]>}) -> tensor<8x8xf32> {
   return %a : tensor<8x8xf32>
 }
