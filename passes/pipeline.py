@@ -9,13 +9,14 @@ from xdsl.passes import PassPipeline
 
 from sbpc.dialects.chlo import CHLO
 from sbpc.dialects.sbp import SBP, verify_sbp_annotations
+from sbpc.dialects.sdy import SDY
 from sbpc.dialects.stablehlo import StableHLO
 from sbpc.passes.universe import SBPC_UNIVERSE
 
 
 def default_context() -> Context:
     """A context with the dialects sbpc reads: builtin, func, arith, linalg,
-    tensor, sbp, stablehlo and chlo."""
+    tensor, sbp, stablehlo, chlo and sdy."""
     ctx = Context()
     for dialect in (
         builtin.Builtin,
@@ -28,6 +29,7 @@ def default_context() -> Context:
     ctx.load_dialect(SBP)
     ctx.load_dialect(StableHLO)
     ctx.load_dialect(CHLO)
+    ctx.load_dialect(SDY)
     return ctx
 
 

@@ -31,6 +31,24 @@ def _chlo() -> Dialect:
     return CHLO
 
 
+def _sdy() -> Dialect:
+    from sbpc.dialects.sdy import SDY
+
+    return SDY
+
+
+def _import_sdy() -> type[ModulePass]:
+    from sbpc.passes.import_sdy import SbpImportSdyPass
+
+    return SbpImportSdyPass
+
+
+def _export_sdy() -> type[ModulePass]:
+    from sbpc.passes.export_sdy import SbpExportSdyPass
+
+    return SbpExportSdyPass
+
+
 def _inline() -> type[ModulePass]:
     from sbpc.passes.inline import SbpInlinePass
 
@@ -56,8 +74,10 @@ def _jax_target() -> type[Target]:
 
 
 SBPC_UNIVERSE = Universe(
-    all_dialects={"sbp": _sbp, "stablehlo": _stablehlo, "chlo": _chlo},
+    all_dialects={"sbp": _sbp, "stablehlo": _stablehlo, "chlo": _chlo, "sdy": _sdy},
     all_passes={
+        "sbp-import-sdy": _import_sdy,
+        "sbp-export-sdy": _export_sdy,
         "sbp-inline": _inline,
         "sbp-propagate": _propagate,
         "sbp-lower-boxing": _lower_boxing,

@@ -42,8 +42,8 @@ from typing import Any
 
 import jax
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
-from xdsl.dialects.builtin import ModuleOp
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from sbpc.algebra.placement import Placement, PlacementError
@@ -59,7 +59,17 @@ from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
+from sbpc.jax_sharding import (
+    ShardingError,
+    find_mesh,
+    is_jitted,
+    is_sharding_leaf,
+    mesh_placement,
+    resolve_layouts,
+)
 from sbpc.passes.bridge.program import main_function
+from sbpc.passes.bridge.sdy import MESH_AXES, mesh_axes
+from sbpc.passes.import_sdy import SbpImportSdyPass
 from sbpc.passes.inline import SbpInlinePass
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.lower_boxing import SbpLowerBoxingPass
@@ -93,10 +103,15 @@ class SbpcError(Exception):
 # --------------------------------------------------------------------------
 
 
-def parse_mesh(mesh: Placement | int | Sequence[int] | str) -> Placement:
-    """A placement from ``Placement``, ``8``, ``(2, 4)`` or ``"2x4"``."""
+def parse_mesh(mesh: Placement | int | Sequence[int] | str | Mesh) -> Placement:
+    """A placement from ``Placement``, ``8``, ``(2, 4)``, ``"2x4"`` or a jax ``Mesh``."""
     if isinstance(mesh, Placement):
         return mesh
+    if isinstance(mesh, Mesh):
+        try:
+            return mesh_placement(mesh)
+        except ShardingError as e:
+            raise SbpcError(str(e)) from e
     if not _is_mesh_value(mesh):
         raise SbpcError(
             f"bad mesh {mesh!r} ({type(mesh).__name__}): expected a number of "
@@ -128,7 +143,7 @@ def _is_mesh_value(mesh: Any) -> bool:
 
 
 def _is_layout_leaf(x: Any) -> bool:
-    return x is None or isinstance(x, str) or _is_nd_sbp(x)
+    return x is None or isinstance(x, str) or _is_nd_sbp(x) or is_sharding_leaf(x)
 
 
 def _is_nd_sbp(x: Any) -> bool:
@@ -251,23 +266,56 @@ def _parse(text: str, name: str) -> ModuleOp:
 def annotate(
     fn: Callable[..., Any],
     *args: Any,
-    mesh: Placement | int | Sequence[int] | str,
+    mesh: Placement | int | Sequence[int] | str | Mesh | None = None,
     in_layouts: LayoutTree = None,
     out_layouts: LayoutTree = None,
     **kwargs: Any,
 ) -> Annotated:
-    """Lower ``fn`` on example ``args`` and write placement and layouts into it."""
-    placement = parse_mesh(mesh)
+    """Lower ``fn`` on example ``args`` and write placement and layouts into it.
+
+    The shardings JAX writes itself (a ``jax.jit``-wrapped ``fn``'s own
+    in/out shardings, ``with_sharding_constraint``, ``shard_map``) are read by
+    ``sbp-import-sdy``; ``mesh`` may then be left out.
+    """
     name = getattr(fn, "__name__", "fn")
     try:
+        jax_mesh = find_mesh(mesh, in_layouts, out_layouts)
+    except ShardingError as e:
+        raise SbpcError(str(e)) from e
+    if mesh is None and jax_mesh is not None:
+        mesh = jax_mesh
+    try:
         with phase("lower (jax)"):
-            lowered = jax.jit(fn, keep_unused=True).lower(*args, **kwargs)
+            if is_jitted(fn):  # its own in/out shardings are kept
+                lowered = fn.lower(*args, **kwargs)
+            else:
+                lowered = jax.jit(fn, keep_unused=True).lower(*args, **kwargs)
             text = lowered.as_text()
     except Exception as e:  # JAX's own errors: tracing or lowering the function
         raise SbpcError(f"JAX could not lower {name}: {e}") from e
     with phase("parse"):
         module = _parse(text, f"{name}.mlir")
-    sbp_dialect.set_module_placement(module, placement)
+    if mesh is not None:
+        sbp_dialect.set_module_placement(module, parse_mesh(mesh))
+    if jax_mesh is not None:
+        module.attributes[MESH_AXES] = ArrayAttr(
+            [StringAttr(a) for a in jax_mesh.axis_names]
+        )
+    try:
+        SbpImportSdyPass().apply(default_context(), module)
+    except DiagnosticException as e:
+        raise SbpcError(_located(e, name, text)) from e
+    placement = sbp_dialect.module_placement(module)
+    if placement is None:
+        raise SbpcError(
+            f"{name}: no mesh: pass mesh= (sizes or a jax Mesh), NamedShardings, "
+            "or a function whose shardings name one"
+        )
+    try:  # PartitionSpecs on the mesh's axes (the module's, if jax named it)
+        in_layouts = resolve_layouts(in_layouts, mesh_axes(module), "argument")
+        out_layouts = resolve_layouts(out_layouts, mesh_axes(module), "result")
+    except ShardingError as e:
+        raise SbpcError(str(e)) from e
     f = main_function(module)
     in_tree = lowered.in_tree
     out_tree = lowered.out_tree
@@ -282,9 +330,11 @@ def annotate(
     res_layouts = flat_layouts(out_layouts, out_skeleton, placement, "result")
     for i, nd in enumerate(arg_layouts):
         if nd is not None:
+            _agree(sbp_dialect.get_nd_sbp_arg_attr(f, i), nd, name, "argument", i)
             sbp_dialect.set_nd_sbp_arg_attr(f, i, nd)
     for i, nd in enumerate(res_layouts):
         if nd is not None:
+            _agree(sbp_dialect.get_nd_sbp_res_attr(f, i), nd, name, "result", i)
             sbp_dialect.set_nd_sbp_res_attr(f, i, nd)
     try:
         sbp_dialect.verify_sbp_annotations(module)
@@ -300,6 +350,15 @@ def annotate(
         _paths(out_skeleton, "out"),
         placement,
     )
+
+
+def _agree(have: NdSbp | None, want: NdSbp, name: str, what: str, i: int) -> None:
+    """A layout given twice (the jitted function's sharding and a layout) must agree."""
+    if have is not None and have != want:
+        raise SbpcError(
+            f"{name}: {what} #{i} is laid out {format_nd_sbp(have)} by the "
+            f"function's own sharding but {format_nd_sbp(want)} by the layouts given"
+        )
 
 
 def _paths(tree: Any, root: str) -> list[str]:
@@ -535,7 +594,7 @@ def named_sharding(mesh: jax.sharding.Mesh, nd: NdSbp, rank: int) -> NamedShardi
 def distribute(
     fn: Callable[..., Any],
     *args: Any,
-    mesh: Placement | int | Sequence[int] | str,
+    mesh: Placement | int | Sequence[int] | str | Mesh | None = None,
     in_layouts: LayoutTree = None,
     out_layouts: LayoutTree = None,
     strategy: str = "optimal",
@@ -561,7 +620,8 @@ def distribute(
     propagate = _check_options(strategy, cost_model, memory_budget, time_limit)
     if not isinstance(combine_bytes, int) or combine_bytes < 0:
         raise SbpcError(f"combine_bytes must be >= 0, not {combine_bytes!r}")
-    _check_devices(parse_mesh(mesh))
+    if mesh is not None:  # else read from the shardings, checked below
+        _check_devices(parse_mesh(mesh))
     donated = _donated_leaves(donate_argnums, args)
     shown = Progress.for_terminal(quiet)
     timer = Timer()
@@ -575,6 +635,7 @@ def distribute(
                 out_layouts=out_layouts,
                 **kwargs,
             )
+            _check_devices(annotated.placement)
         module, plans, source = _compile(annotated, propagate, combine_bytes, shown)
         with phase("load"), shown.phase("loading the program"):
             program = _load(source, annotated.name)

@@ -84,6 +84,9 @@ class Program:
     body: list[Instr] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
     types: dict[ValueId, TensorType] = field(default_factory=dict)
+    # Names of the hierarchy dims as mesh axes (the user's, from sdy.mesh);
+    # empty: d0, d1, ...
+    axis_names: tuple[str, ...] = ()
 
     def placements(self) -> list[Placement]:
         """Every placement used, the default first, in order of appearance."""

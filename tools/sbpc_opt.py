@@ -461,6 +461,9 @@ def module_verifiers() -> list[Callable[[ModuleOp], None]]:
     except ImportError:  # the sbp dialect is not built yet
         return checks
     checks.append(verify_sbp_annotations)
+    from sbpc.dialects.sdy import verify_sdy_shardings
+
+    checks.append(verify_sdy_shardings)
     return checks
 
 

@@ -52,6 +52,15 @@ from .attrs import (
     ScatterDimensionNumbersAttr,
 )
 from .base import Elementwise
+from .collectives import (
+    COLLECTIVE_OPS,
+    AllGatherOp,
+    AllReduceOp,
+    AllToAllOp,
+    ChannelHandleAttr,
+    CollectivePermuteOp,
+    ReduceScatterOp,
+)
 from .constants import ConstantOp, IotaOp
 from .convolution import ConvDimensionNumbersAttr, ConvolutionOp
 from .elementwise import (
@@ -149,8 +158,10 @@ StableHLO = Dialect(
         SelectAndScatterOp,
         SortOp,
         *UNSUPPORTED_OPS,
+        *COLLECTIVE_OPS,
     ],
     [
+        ChannelHandleAttr,
         ComparisonDirectionAttr,
         ComparisonTypeAttr,
         PrecisionAttr,
@@ -163,18 +174,24 @@ StableHLO = Dialect(
 
 __all__ = [
     "BINARY_ELEMENTWISE_OPS",
+    "COLLECTIVE_OPS",
     "REDUCTION_OPS",
     "UNARY_ELEMENTWISE_OPS",
     "UNSUPPORTED_OPS",
     "AbsOp",
     "AddOp",
+    "AllGatherOp",
+    "AllReduceOp",
+    "AllToAllOp",
     "AndOp",
     "Atan2Op",
     "BinaryElementwiseOp",
     "BroadcastInDimOp",
     "CbrtOp",
     "CeilOp",
+    "ChannelHandleAttr",
     "ClampOp",
+    "CollectivePermuteOp",
     "CommutativeBinaryOp",
     "CompareOp",
     "ComparisonDirection",
@@ -216,6 +233,7 @@ __all__ = [
     "Precision",
     "PrecisionAttr",
     "ReduceOp",
+    "ReduceScatterOp",
     "ReduceWindowOp",
     "RemOp",
     "ReshapeOp",

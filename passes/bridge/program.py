@@ -17,6 +17,7 @@ from sbpc.dialects.diagnostics import LocatedError, location_of
 from sbpc.program import Arg, CollectiveInstr, OpInstr, Program, Result
 
 from .ops import UnsupportedTypeError, op_spec_of, plain_type
+from .sdy import mesh_axes
 
 _KIND_OF: dict[type, CollectiveKind] = {
     sbp_dialect.AllGatherOp: CollectiveKind.ALL_GATHER,
@@ -70,7 +71,7 @@ def program_of(
         raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
     placements = sbp_dialect.placement_map(module)
     ids: dict[SSAValue, int] = {}
-    program = Program(f.sym_name.data, default)
+    program = Program(f.sym_name.data, default, axis_names=mesh_axes(module))
 
     def new(value: SSAValue, op) -> int:
         try:

@@ -1,6 +1,7 @@
 """SBP layouts and boxing steps as JAX source text: PartitionSpecs and collectives.
 
-Hierarchy dim ``k`` of a placement is mesh axis ``d<k>``.  A layout's
+Hierarchy dim ``k`` of a placement is mesh axis ``d<k>``, or the user's name
+for it (``AXIS_NAMES``, set from ``Program.axis_names`` while emitting).  A layout's
 PartitionSpec names, for each tensor dim, the mesh axes that split it in
 hierarchy order: JAX's tuple of axis names splits a dim major-axis first, so
 ``("d0", "d1")`` on a 2x4 mesh gives device (i, j) block ``i * 4 + j`` --
@@ -20,6 +21,7 @@ hierarchy dim holding another partial kind (pieces combine inner dim first).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Sbp, Split, format_nd_sbp
 from sbpc.boxing.collective_kind import REDUCTIONS, CollectiveKind
@@ -31,8 +33,14 @@ class CollectiveError(ValueError):
     """A boxing step that no single JAX collective implements."""
 
 
+# The mesh axis names of the program being emitted (``Program.axis_names``):
+# hierarchy dim k is mesh axis AXIS_NAMES[k], or d<k> beyond them.
+AXIS_NAMES: ContextVar[tuple[str, ...]] = ContextVar("AXIS_NAMES", default=())
+
+
 def axis_name(dim: int) -> str:
-    return f"d{dim}"
+    names = AXIS_NAMES.get()
+    return names[dim] if dim < len(names) else f"d{dim}"
 
 
 def axes_expr(dims: Sequence[int]) -> str:

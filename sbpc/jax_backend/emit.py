@@ -47,7 +47,9 @@ from sbpc.algebra.sbp import B, NdSbp, Partial, Split, format_nd_sbp
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import local_bytes
+from sbpc.jax_backend import manual as _manual  # noqa: F401 (registers emitters)
 from sbpc.jax_backend.collectives import (
+    AXIS_NAMES,
     REDUCE_FN,
     CollectiveError,
     axes_expr,
@@ -109,7 +111,11 @@ def emit_jax(program: Program, combine_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """
     if combine_bytes < 0:
         raise ValueError(f"combine_bytes must be >= 0, not {combine_bytes}")
-    return _Emitter(program, combine_bytes).module()
+    token = AXIS_NAMES.set(program.axis_names)
+    try:
+        return _Emitter(program, combine_bytes).module()
+    finally:
+        AXIS_NAMES.reset(token)
 
 
 # --- program analysis ------------------------------------------------------------

@@ -65,6 +65,7 @@ class _Transfer(NamedTuple):
 # What sbpc.jax_backend.emit writes for each program (see its ``_tables``).
 N_DEVICES: int = 0
 PLACEMENTS: tuple = ()
+MESH_AXES: tuple = ()
 ARG_KEYS: tuple = ()
 RESULT_KEYS: tuple = ()
 ARG_PLACEMENTS: tuple = ()
@@ -106,7 +107,9 @@ def _mesh(index, devices):
     ranks, shape = PLACEMENTS[index]
     grid = np.empty(len(ranks), dtype=object)
     grid[:] = [devices[r] for r in ranks]
-    axes = tuple(f"d{k}" for k in range(len(shape)))
+    axes = tuple(
+        MESH_AXES[k] if k < len(MESH_AXES) else f"d{k}" for k in range(len(shape))
+    )
     return Mesh(grid.reshape(shape), axes, axis_types=(AxisType.Auto,) * len(shape))
 
 

@@ -190,7 +190,25 @@ def op_kinds() -> OpKinds:
 def register_builtins(kinds: OpKinds) -> None:
     """Merge the built-in rule modules' tables into ``kinds``, keeping its facets."""
     # Deferred: the rule modules import this one.
-    from sbpc.ops import arith, chlo, convolution, linalg, sorting, stablehlo, windows
+    from sbpc.ops import (
+        arith,
+        chlo,
+        convolution,
+        linalg,
+        manual,
+        sorting,
+        stablehlo,
+        windows,
+    )
 
-    for module in (stablehlo, chlo, linalg, arith, convolution, windows, sorting):
+    for module in (
+        stablehlo,
+        chlo,
+        linalg,
+        arith,
+        convolution,
+        windows,
+        sorting,
+        manual,
+    ):
         kinds.merge(module.BUILTINS, keep_existing=True)

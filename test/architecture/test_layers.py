@@ -37,7 +37,7 @@ CORE_ORDER = (
     "sbpc.jax_backend",
     "sbpc.testing",
 )
-DRIVERS = ("sbpc.tools", "sbpc.jax")
+DRIVERS = ("sbpc.tools", "sbpc.jax", "sbpc.jax_sharding")
 IR = ("sbpc.dialects", "sbpc.passes")
 
 

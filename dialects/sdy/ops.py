@@ -1,0 +1,376 @@
+"""Shardy's ops that JAX 0.10 emits, printed as Shardy prints them.
+
+::
+
+    sdy.mesh @mesh = <["x"=2, "y"=4]> {stablehlo.mesh = {...}}
+    %1 = sdy.sharding_constraint %0 <@mesh, [{"x"}, {?}]> : tensor<16x8xf32>
+    %2 = sdy.manual_computation(%a, %b) in_shardings=[<@mesh, [{"x"}, {"y"}]>, ...]
+             out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x", "y"}
+             (%arg2: tensor<8x8xf32>, %arg3: tensor<8x8xf32>) {
+      ...
+      sdy.return %4 : tensor<8x8xf32>
+    } : (tensor<16x32xf32>, tensor<32x8xf32>) -> tensor<16x8xf32>
+
+The formats have Shardy's custom directives (stripped shardings, a region
+whose block arguments print before it), so the ops parse and print by hand;
+the generic form works as for any xDSL op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import StringAttr, SymbolRefAttr, TensorType
+from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from .attrs import (
+    ManualAxesAttr,
+    MeshAttr,
+    TensorShardingAttr,
+    TensorShardingPerValueAttr,
+    parse_sharding_list,
+    print_sharding_list,
+)
+
+
+@irdl_op_definition
+class MeshOp(IRDLOperation):
+    """``sdy.mesh @name = <["x"=2, ...]>``: a named mesh shardings refer to."""
+
+    name = "sdy.mesh"
+
+    sym_name = prop_def(StringAttr)
+    mesh = prop_def(MeshAttr)
+
+    traits = traits_def(SymbolOpInterface())
+
+    def __init__(self, name: str, mesh: MeshAttr) -> None:
+        super().__init__(properties={"sym_name": StringAttr(name), "mesh": mesh})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MeshOp:
+        name = parser.parse_symbol_name().data
+        parser.parse_punctuation("=", " after the mesh's name")
+        with parser.in_angle_brackets():
+            mesh = MeshAttr.parse_body(parser)
+        op = cls(name, mesh)
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" = ")
+        self.mesh.print_parameters(printer)
+        printer.print_op_attributes(self.attributes)
+
+
+@irdl_op_definition
+class ShardingConstraintOp(IRDLOperation):
+    """``%r = sdy.sharding_constraint %x <@mesh, [...]> : T``: ``x`` laid out so."""
+
+    name = "sdy.sharding_constraint"
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    sharding = prop_def(TensorShardingAttr)
+
+    def __init__(self, value: SSAValue | Operation, sharding: TensorShardingAttr):
+        value = SSAValue.get(value)
+        super().__init__(
+            operands=[value],
+            result_types=[value.type],
+            properties={"sharding": sharding},
+        )
+
+    def verify_(self) -> None:
+        if self.input.type != self.result.type:
+            raise VerifyException(
+                "sdy.sharding_constraint: operand and result types differ"
+            )
+        check_rank(self.sharding, self.result.type, "sdy.sharding_constraint")
+        _check_mesh(self, self.sharding, self.result.type, "sdy.sharding_constraint")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShardingConstraintOp:
+        operand = parser.parse_unresolved_operand()
+        sharding = TensorShardingAttr.parse_stripped(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        (value,) = parser.resolve_operands([operand], [t], parser.pos)
+        op = cls(value, sharding)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.input)
+        printer.print_string(" ")
+        self.sharding.print_parameters(printer)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """``sdy.return %v : T``: ends a manual computation's body."""
+
+    name = "sdy.return"
+
+    values = var_operand_def()
+
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(ManualComputationOp)))
+
+    def __init__(self, values: Sequence[SSAValue | Operation] = ()) -> None:
+        super().__init__(operands=[[SSAValue.get(v) for v in values]])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReturnOp:
+        attrs = parser.parse_optional_attr_dict()
+        operands = parser.parse_optional_undelimited_comma_separated_list(
+            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+        )
+        values: list[SSAValue] = []
+        if operands:
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(
+                parser.Delimiter.NONE, parser.parse_type
+            )
+            values = list(parser.resolve_operands(operands, types, parser.pos))
+        op = cls(values)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_op_attributes(self.attributes)
+        if self.values:
+            printer.print_string(" ")
+            printer.print_list(self.values, printer.print_operand)
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in self.values], printer.print_attribute)
+
+
+@irdl_op_definition
+class ManualComputationOp(IRDLOperation):
+    """Per-device code on ``manual_axes``: the body sees each device's piece.
+
+    ``in_shardings``/``out_shardings`` give the global layouts of the
+    operands and results; the body's arguments and ``sdy.return``'s values
+    have the local (per-device) types.
+    """
+
+    name = "sdy.manual_computation"
+
+    tensors = var_operand_def(TensorType)
+    results_ = var_result_def(TensorType)
+    in_shardings = prop_def(TensorShardingPerValueAttr)
+    out_shardings = prop_def(TensorShardingPerValueAttr)
+    manual_axes = prop_def(ManualAxesAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(IsolatedFromAbove())
+
+    def __init__(
+        self,
+        tensors: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute],
+        in_shardings: Sequence[TensorShardingAttr],
+        out_shardings: Sequence[TensorShardingAttr],
+        manual_axes: Sequence[str],
+        body: Region,
+    ) -> None:
+        super().__init__(
+            operands=[[SSAValue.get(t) for t in tensors]],
+            result_types=[list(result_types)],
+            properties={
+                "in_shardings": TensorShardingPerValueAttr(in_shardings),
+                "out_shardings": TensorShardingPerValueAttr(out_shardings),
+                "manual_axes": ManualAxesAttr(manual_axes),
+            },
+            regions=[body],
+        )
+
+    def verify_(self) -> None:
+        ins = self.in_shardings.shardings.data
+        outs = self.out_shardings.shardings.data
+        where = "sdy.manual_computation"
+        if len(ins) != len(self.tensors):
+            raise VerifyException(
+                f"{where}: {len(ins)} in_shardings for {len(self.tensors)} operands"
+            )
+        if len(outs) != len(self.results):
+            raise VerifyException(
+                f"{where}: {len(outs)} out_shardings for {len(self.results)} results"
+            )
+        for s, v in zip(ins, self.tensors, strict=True):
+            check_rank(s, v.type, where)
+            _check_mesh(self, s, v.type, where)
+        for s, r in zip(outs, self.results, strict=True):
+            check_rank(s, r.type, where)
+            _check_mesh(self, s, r.type, where)
+        block = self.body.block
+        if len(block.args) != len(self.tensors):
+            raise VerifyException(
+                f"{where}: the body takes {len(block.args)} arguments for "
+                f"{len(self.tensors)} operands"
+            )
+        last = block.last_op
+        if not isinstance(last, ReturnOp) or len(last.values) != len(self.results):
+            raise VerifyException(
+                f"{where}: the body must end in sdy.return of one value per result"
+            )
+        manual = set(self.manual_axes.names)
+        for what, shardings, globals_, locals_ in (
+            ("argument", ins, self.tensors, block.args),
+            ("returned value", outs, self.results, last.values),
+        ):
+            for i, (s, g, v) in enumerate(
+                zip(shardings, globals_, locals_, strict=True)
+            ):
+                want = local_type(self, s, g.type, manual)
+                if want is not None and want != v.type:
+                    raise VerifyException(
+                        f"{where}: body {what} #{i} is {v.type}, its global "
+                        f"{g.type} under {s} gives {want} per device"
+                    )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ManualComputationOp:
+        operands = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        parser.parse_keyword("in_shardings")
+        parser.parse_punctuation("=")
+        ins = parse_sharding_list(parser)
+        parser.parse_keyword("out_shardings")
+        parser.parse_punctuation("=")
+        outs = parse_sharding_list(parser)
+        parser.parse_keyword("manual_axes")
+        parser.parse_punctuation("=")
+        axes = ManualAxesAttr.parse_bare(parser)
+        args = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_argument
+        )
+        body = parser.parse_region(args)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ftype = parser.parse_function_type()
+        values = parser.resolve_operands(operands, ftype.inputs.data, parser.pos)
+        op = cls(values, ftype.outputs.data, ins, outs, axes.names, body)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_operands(self.tensors)
+        printer.print_string(" in_shardings=")
+        print_sharding_list(printer, self.in_shardings.shardings.data)
+        printer.print_string(" out_shardings=")
+        print_sharding_list(printer, self.out_shardings.shardings.data)
+        printer.print_string(" manual_axes=")
+        self.manual_axes.print_bare(printer)
+        printer.print_string(" (")
+        for i, arg in enumerate(self.body.block.args):
+            if i:
+                printer.print_string(", ")
+            printer.print_ssa_value(arg)
+            printer.print_string(": ")
+            printer.print_attribute(arg.type)
+        printer.print_string(") ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_function_type(self.tensors.types, self.result_types)
+
+
+def _check_mesh(
+    op: Operation, sharding: TensorShardingAttr, t: Attribute, where: str
+) -> None:
+    """The sharding against its mesh, once the op sits in a module."""
+    if op.parent_op() is None:
+        return
+    from .verifier import check_sharding  # the verifier imports this module
+
+    check_sharding(op, sharding, t, where)
+
+
+def check_rank(sharding: TensorShardingAttr, t: Attribute, where: str) -> None:
+    """A sharding has one dimension sharding per tensor dimension."""
+    if isinstance(t, TensorType) and len(sharding.dims.data) != t.get_num_dims():
+        raise VerifyException(
+            f"{where}: sharding has {len(sharding.dims.data)} dimensions for a "
+            f"rank-{t.get_num_dims()} tensor"
+        )
+
+
+def local_type(
+    op: Operation, sharding: TensorShardingAttr, t: Attribute, manual: set[str]
+) -> TensorType | None:
+    """The per-device type of a value of type ``t`` split by ``sharding``'s
+    manual axes (None when the mesh is not found or a size does not divide)."""
+    mesh = mesh_of(op, sharding)
+    if mesh is None or not isinstance(t, TensorType):
+        return None
+    sizes = dict(mesh.axes)
+    shape = list(t.get_shape())
+    for d, dim in enumerate(sharding.dims.data):
+        for ref in dim.axes.data:
+            name = ref.axis.data
+            if name not in manual:
+                continue
+            sub = ref.sub_axis
+            n = sub[1] if sub else sizes.get(name, 1)
+            if shape[d] % n:
+                return None
+            shape[d] //= n
+    return TensorType(t.element_type, shape)
+
+
+def mesh_of(op: Operation, sharding: TensorShardingAttr) -> MeshAttr | None:
+    """The mesh a sharding names: inline, or the ``sdy.mesh`` it refers to."""
+    if isinstance(sharding.mesh, MeshAttr):
+        return sharding.mesh
+    assert isinstance(sharding.mesh, SymbolRefAttr)
+    name = sharding.mesh.root_reference.data
+    top = op
+    while top.parent_op() is not None:
+        top = top.parent_op()  # type: ignore[assignment]
+    for region in top.regions:
+        for block in region.blocks:
+            for o in block.ops:
+                if isinstance(o, MeshOp) and o.sym_name.data == name:
+                    return o.mesh
+    return None
+
+
+__all__ = [
+    "ManualComputationOp",
+    "MeshOp",
+    "ReturnOp",
+    "ShardingConstraintOp",
+    "check_rank",
+    "local_type",
+    "mesh_of",
+]

@@ -1,0 +1,250 @@
+"""``sbp-import-sdy``: Shardy's shardings (what JAX writes) as sbp annotations.
+
+Run first, on ``jax.jit(f, in_shardings=..., out_shardings=...).lower(...)``
+text:
+
+- the ``sdy.mesh`` becomes the module's ``sbp.placement`` (hierarchy = mesh
+  axes in order, ``device_ids`` kept as the rank array) and its axis names
+  the module's ``sbp.mesh_axes``, which ``-t jax`` emits as ``MESH_AXES``;
+- ``sdy.sharding`` on a function argument or result becomes its
+  ``sbp.nd_sbp`` (``passes.bridge.sdy.sharding_layout``: axes splitting a
+  dimension major-first in mesh order, unreduced axes ``P(sum)``, other axes
+  ``B``); open or absent shardings stay free for propagation;
+- ``sdy.sharding_constraint`` becomes ``sbp.cast`` (or disappears if free),
+  and a ``sdy.sharding`` on an op's results a cast of each result;
+- ``sdy.manual_computation`` keeps its per-device body and gets its fixed
+  layouts as ``sbp.sig``, so propagation keeps them and ``-t jax`` runs the
+  body inside the program's ``shard_map`` as it is.
+
+The ``sdy.mesh`` ops stay (manual computations name them).  GSPMD's
+``mhlo.sharding`` strings are not read: one that is not ``{replicated}`` is
+an error, as is anything else sbpc cannot express (sub-axes, several
+meshes, partially manual computations, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from sbpc.algebra.placement import Placement, PlacementError
+from sbpc.algebra.signature import Signature
+from sbpc.dialects import sbp as sbp_dialect
+from sbpc.dialects import sdy
+from sbpc.dialects.diagnostics import LocatedError
+
+from .bridge.sdy import (
+    MESH_AXES,
+    manual_body,
+    manual_layouts,
+    mesh_axes,
+    sharding_layout,
+)
+
+GSPMD_SHARDING = "mhlo.sharding"
+
+
+def module_mesh(module: ModuleOp) -> sdy.MeshAttr | None:
+    """The one mesh of the module (sdy.mesh ops with axes); None if none."""
+    meshes = [op for op in module.ops if isinstance(op, sdy.MeshOp) and op.mesh.axes]
+    for op in meshes[1:]:
+        if op.mesh.axes != meshes[0].mesh.axes or op.mesh.ids != meshes[0].mesh.ids:
+            raise LocatedError(
+                op,
+                f"a second mesh @{op.sym_name.data}: sbpc lays out a module on one "
+                "mesh",
+            )
+    return meshes[0].mesh if meshes else None
+
+
+def mesh_placement(at: Operation, mesh: sdy.MeshAttr) -> Placement:
+    """The placement of ``mesh``: its axes as hierarchy, its devices as ranks."""
+    sizes = tuple(s for _, s in mesh.axes)
+    try:
+        placement = Placement.of_size(sizes)
+        if mesh.ids:
+            placement = Placement("cpu", sizes, mesh.ids)
+    except PlacementError as e:
+        raise LocatedError(at, f"mesh {mesh}: {e}") from e
+    return placement
+
+
+def _check_gspmd(at: Operation, attrs: DictionaryAttr | None, where: str) -> None:
+    value = None if attrs is None else attrs.data.get(GSPMD_SHARDING)
+    if value is None:
+        return
+    if isinstance(value, StringAttr) and value.data.strip() == "{replicated}":
+        return
+    raise LocatedError(
+        at,
+        f"{where} has a GSPMD {GSPMD_SHARDING} = {value}, which sbpc does not read: "
+        "lower with Shardy (jax's default) so it writes sdy.sharding",
+    )
+
+
+@dataclass
+class _Importer:
+    mesh: sdy.MeshAttr
+
+    def layout(self, at: Operation, attr: Attribute):
+        if not isinstance(attr, sdy.TensorShardingAttr):
+            raise LocatedError(at, f"{sdy.SHARDING} must be #sdy.sharding<...>")
+        return sharding_layout(at, attr, self.mesh)
+
+    def function(self, f: func.FuncOp) -> None:
+        for kind, attrs in (("argument", f.arg_attrs), ("result", f.res_attrs)):
+            if attrs is None:
+                continue
+            new: list[DictionaryAttr] = []
+            for i, d in enumerate(attrs.data):
+                _check_gspmd(f, d, f"{kind} #{i}")
+                entries = dict(d.data)
+                sharding = entries.pop(sdy.SHARDING, None)
+                if sharding is not None:
+                    nd = self.layout(f, sharding)
+                    have = entries.get(sbp_dialect.ND_SBP)
+                    if nd is not None:
+                        if have is not None and have != sbp_dialect.NdSbpAttr(nd):
+                            raise LocatedError(
+                                f,
+                                f"{kind} #{i}: {sdy.SHARDING} {sharding} and "
+                                f"{sbp_dialect.ND_SBP} {have} disagree",
+                            )
+                        entries[sbp_dialect.ND_SBP] = sbp_dialect.NdSbpAttr(nd)
+                new.append(DictionaryAttr(entries))
+            if kind == "argument":
+                f.arg_attrs = ArrayAttr(new)
+            else:
+                f.res_attrs = ArrayAttr(new)
+
+
+@dataclass
+class ConstraintToCast(RewritePattern):
+    """``sdy.sharding_constraint`` -> ``sbp.cast`` (free: the operand itself)."""
+
+    importer: _Importer
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: sdy.ShardingConstraintOp, rewriter: PatternRewriter
+    ) -> None:
+        if isinstance(op.parent_op(), sdy.ManualComputationOp):
+            raise LocatedError(op, "sdy.sharding_constraint inside a manual body")
+        nd = self.importer.layout(op, op.sharding)
+        if nd is None:
+            rewriter.replace(op, [], [op.input])
+            return
+        cast = sbp_dialect.CastOp(op.input, nd)
+        cast.results[0].name_hint = op.result.name_hint
+        rewriter.replace(op, cast)
+
+
+@dataclass
+class OpShardingToCasts(RewritePattern):
+    """``{sdy.sharding = #sdy.sharding_per_value<...>}`` on an op: each result
+    cast to its layout (Shardy reads it as a constraint on the result)."""
+
+    importer: _Importer
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        attr = op.attributes.get(sdy.SHARDING)
+        if attr is None or isinstance(op.parent_op(), sdy.ManualComputationOp):
+            return
+        if not isinstance(attr, sdy.TensorShardingPerValueAttr) or len(
+            attr.shardings.data
+        ) != len(op.results):
+            raise LocatedError(
+                op, f"{sdy.SHARDING} on an op must be one sharding per result"
+            )
+        del op.attributes[sdy.SHARDING]
+        for result, s in zip(op.results, attr.shardings.data, strict=True):
+            nd = self.importer.layout(op, s)
+            if nd is None:
+                continue
+            cast = sbp_dialect.CastOp(result, nd)
+            rewriter.insert(cast, InsertPoint.after(op))
+            result.replace_uses_with_if(
+                cast.results[0], lambda u, c=cast: u.operation is not c
+            )
+
+
+@dataclass
+class PinManual(RewritePattern):
+    """A manual computation's layouts become its ``sbp.sig`` (a user constraint)."""
+
+    importer: _Importer
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: sdy.ManualComputationOp, rewriter: PatternRewriter
+    ) -> None:
+        if sbp_dialect.SIG in op.attributes:
+            return
+        ins, outs = manual_layouts(op, self.importer.mesh)
+        manual_body(op, [s for _, s in self.importer.mesh.axes])  # located checks
+        sbp_dialect.set_signature(op, Signature(ins, outs))
+        rewriter.has_done_action = True
+
+
+@dataclass(frozen=True)
+class SbpImportSdyPass(ModulePass):
+    """Translate Shardy's mesh and shardings into sbp annotations."""
+
+    name = "sbp-import-sdy"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        mesh = module_mesh(op)
+        if mesh is None:
+            for inner in op.walk():
+                if isinstance(
+                    inner, sdy.ShardingConstraintOp | sdy.ManualComputationOp
+                ):
+                    raise LocatedError(inner, f"'{inner.name}' but no sdy.mesh")
+            return
+        placement = mesh_placement(op, mesh)
+        have = sbp_dialect.module_placement(op)
+        # JAX's sdy.mesh rarely lists device ids (the device assignment says
+        # them): a placement already there keeps its ranks unless they clash.
+        if have is not None and (
+            have.hierarchy != placement.hierarchy
+            or (mesh.ids and have.ranks != mesh.ids)
+        ):
+            raise LocatedError(
+                op,
+                f"the module's {sbp_dialect.PLACEMENT} differs from its sdy.mesh "
+                f"{mesh}",
+            )
+        if have is None:
+            sbp_dialect.set_module_placement(op, placement)
+        names = tuple(n for n, _ in mesh.axes)
+        if mesh_axes(op) not in ((), names):
+            raise LocatedError(
+                op, f"the module's {MESH_AXES} differ from its sdy.mesh {mesh}"
+            )
+        op.attributes[MESH_AXES] = ArrayAttr([StringAttr(n) for n in names])
+        importer = _Importer(mesh)
+        for f in op.ops:
+            if isinstance(f, func.FuncOp):
+                importer.function(f)
+        PatternRewriteWalker(
+            OpShardingToCasts(importer), apply_recursively=False
+        ).rewrite_module(op)
+        PatternRewriteWalker(ConstraintToCast(importer)).rewrite_module(op)
+        PatternRewriteWalker(PinManual(importer)).rewrite_module(op)

@@ -1,0 +1,124 @@
+"""Layouts on named mesh axes (JAX's PartitionSpec, Shardy's shardings) as nd_sbps.
+
+JAX and Shardy say, per tensor dimension, which mesh axes split it, major
+axis first: ``P(("x", "y"), None)``, ``[{"x", "y"}, {}]``.  An nd_sbp says,
+per hierarchy dimension (= mesh axis, in mesh order), what it does to the
+tensor.  Under the hierarchical reading (``sbpc.algebra.layout``) hierarchy
+dim 0 cuts first, so a tensor dim split by several axes must list them in
+mesh order; an axis naming no dimension is ``B``, or ``P(sum)`` when the
+value is unreduced over it.  ``("y", "x")`` on a mesh ``("x", "y")`` splits
+minor-first, which an nd_sbp cannot say: ``NamedAxesError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Sbp, Split
+
+DimAxes = tuple[str, ...]  # the axes splitting one tensor dim, major first
+
+
+class NamedAxesError(ValueError):
+    """A named-axes layout sbpc cannot express as an nd_sbp."""
+
+
+def nd_sbp_of(
+    dims: Sequence[Sequence[str]],
+    axis_names: Sequence[str],
+    unreduced: Sequence[str] = (),
+) -> NdSbp:
+    """The nd_sbp of a layout given as the axes splitting each tensor dim.
+
+    ``dims[d]`` lists the mesh axes splitting tensor dim ``d``, major first;
+    axes in ``unreduced`` hold partial sums; all others are ``B``.
+    """
+    names = list(axis_names)
+    entries: list[Sbp] = [Broadcast()] * len(names)
+    used: dict[str, str] = {}
+
+    def take(axis: str, what: str) -> int:
+        if axis not in names:
+            raise NamedAxesError(
+                f"unknown mesh axis '{axis}' (the mesh has {_listing(names)})"
+            )
+        if axis in used:
+            raise NamedAxesError(f"mesh axis '{axis}' used twice: {used[axis]}, {what}")
+        used[axis] = what
+        return names.index(axis)
+
+    for d, axes in enumerate(dims):
+        positions = [take(a, f"dimension {d}") for a in axes]
+        if positions != sorted(positions):
+            raise NamedAxesError(
+                f"dimension {d} is split by {_listing(axes)} in an order other than "
+                f"the mesh's ({_listing(names)}); sbpc splits a dimension by mesh "
+                "axes major-first in mesh order"
+            )
+        for k in positions:
+            entries[k] = Split(d)
+    for a in unreduced:
+        entries[take(a, "unreduced")] = Partial("sum")
+    return tuple(entries)
+
+
+def dim_axes_of(nd_sbp: NdSbp, axis_names: Sequence[str], rank: int) -> list[DimAxes]:
+    """Per tensor dim, the axes that split it (mesh order = major first)."""
+    _check_length(nd_sbp, axis_names)
+    return [
+        tuple(
+            axis_names[k]
+            for k, s in enumerate(nd_sbp)
+            if isinstance(s, Split) and s.axis == d
+        )
+        for d in range(rank)
+    ]
+
+
+def partial_axes_of(nd_sbp: NdSbp, axis_names: Sequence[str]) -> dict[str, str]:
+    """Axis name -> partial kind, for the ``P`` entries."""
+    _check_length(nd_sbp, axis_names)
+    return {
+        axis_names[k]: s.kind for k, s in enumerate(nd_sbp) if isinstance(s, Partial)
+    }
+
+
+def spec_entries(
+    nd_sbp: NdSbp, axis_names: Sequence[str], rank: int
+) -> tuple[str | tuple[str, ...] | None, ...]:
+    """A PartitionSpec's entries: None, one axis name, or a tuple of them."""
+    out: list[str | tuple[str, ...] | None] = []
+    for axes in dim_axes_of(nd_sbp, axis_names, rank):
+        out.append(None if not axes else axes[0] if len(axes) == 1 else axes)
+    return tuple(out)
+
+
+def spec_dims(
+    entries: Sequence[str | Sequence[str] | None], rank: int
+) -> list[DimAxes]:
+    """A PartitionSpec's entries (shorter than ``rank`` means trailing None)
+    as the axes of each dim."""
+    if len(entries) > rank:
+        raise NamedAxesError(
+            f"a PartitionSpec of {len(entries)} entries for a rank-{rank} value"
+        )
+    dims: list[DimAxes] = []
+    for e in entries:
+        if e is None:
+            dims.append(())
+        elif isinstance(e, str):
+            dims.append((e,))
+        else:
+            dims.append(tuple(e))
+    return dims + [()] * (rank - len(entries))
+
+
+def _check_length(nd_sbp: NdSbp, axis_names: Sequence[str]) -> None:
+    if len(nd_sbp) != len(axis_names):
+        raise NamedAxesError(
+            f"an nd_sbp of {len(nd_sbp)} entries on a mesh of {len(axis_names)} axes"
+        )
+
+
+def _listing(names: Sequence[str]) -> str:
+    return ", ".join(f'"{n}"' for n in names) or "no axes"

@@ -1,0 +1,144 @@
+"""Manual computations (``sbpc.ops.manual``) and the collectives in them, as JAX.
+
+Inside the program's ``shard_map`` (the op marked ``local`` by its local
+function) every device already holds its piece in the computation's fixed
+layout, so the body runs as it is: its ops one after the other, bound with
+``:=`` inside a single expression (an emitter returns expressions), its
+collectives as ``jax.lax`` collectives on the mesh axes of their hierarchy
+dims.  In ``reference`` (the global op) there is no unsharded form of
+per-device code: it runs under its own ``jax.shard_map`` on the program's
+mesh, with the layouts as specs (an unreduced result summed inside).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from sbpc.algebra.sbp import Broadcast, Partial
+from sbpc.jax_backend.collectives import REDUCE_FN, axes_expr, partition_spec
+from sbpc.jax_backend.ops import (
+    Context,
+    UnsupportedOpError,
+    op_expressions,
+    register_emitter,
+)
+from sbpc.ops.manual import NAME, BodyOp, layouts
+from sbpc.ops.spec import OpSpec
+
+
+def _name(v: int) -> str:
+    return f"_mc{v}"
+
+
+def _body_expr(op: OpSpec, args: Sequence[str], ctx: Context) -> tuple[str, list[str]]:
+    """Bindings of the body's values as one tuple expression, and the names
+    of the returned values (valid once the expression ran)."""
+    body: tuple[BodyOp, ...] = op.attr("body", ())
+    returns: tuple[int, ...] = op.attr("returns", ())
+    parts = [f"({_name(i)} := {a})" for i, a in enumerate(args)]
+    for inner in body:
+        exprs = op_expressions(inner.op, [_name(v) for v in inner.operands], ctx)
+        parts += [
+            f"({_name(r)} := {e})" for r, e in zip(inner.results, exprs, strict=True)
+        ]
+    return "(" + ", ".join(parts) + ",)", [_name(v) for v in returns]
+
+
+@register_emitter(NAME)
+def _manual(
+    op: OpSpec, args: list[str], ctx: Context, dynamic: Mapping[str, str]
+) -> list[str]:
+    if not op.attr("local"):
+        return _reference(op, args, ctx)
+    arg_types = tuple(op.attr("arg_types", ()))
+    if arg_types and arg_types != op.operands:
+        raise UnsupportedOpError(
+            f"manual computation: device pieces {list(map(str, op.operands))} "
+            f"differ from its body's arguments {list(map(str, arg_types))} "
+            "(an uneven split?)"
+        )
+    bindings, returns = _body_expr(op, args, ctx)
+    if not returns:
+        return []
+    return [f"({bindings}, {returns[0]})[-1]", *returns[1:]]
+
+
+def _reference(op: OpSpec, args: list[str], ctx: Context) -> list[str]:
+    ins, outs = layouts(op)
+    params = [f"_mc{i}" for i in range(len(args))]
+    bindings, returns = _body_expr(op, params, ctx)
+    finished = []
+    for name, nd in zip(returns, outs, strict=True):
+        sums = [k for k, s in enumerate(nd) if isinstance(s, Partial)]
+        finished.append(f"lax.psum({name}, {axes_expr(sums)})" if sums else name)
+    in_specs = [
+        partition_spec(nd, t.rank) for nd, t in zip(ins, op.operands, strict=True)
+    ]
+    out_specs = [
+        partition_spec(
+            tuple(Broadcast() if isinstance(s, Partial) else s for s in nd), t.rank
+        )
+        for nd, t in zip(outs, op.results, strict=True)
+    ]
+    fn = f"lambda {', '.join(params)}: ({bindings}, ({', '.join(finished)},))[-1]"
+    call = (
+        f"jax.shard_map({fn}, mesh=make_mesh(), in_specs=({', '.join(in_specs)},), "
+        f"out_specs=({', '.join(out_specs)},), check_vma=False)({', '.join(args)})"
+    )
+    n = len(op.results)
+    return [f"(_mcref := {call})[0]", *(f"_mcref[{i}]" for i in range(1, n))]
+
+
+# --- collectives on hierarchy dims (inside manual bodies) ----------------------
+
+
+def _dims(op: OpSpec) -> str:
+    dims = op.attrs["dims"]
+    if not dims:
+        raise UnsupportedOpError(f"'{op.name}' over no mesh axis")
+    return axes_expr(dims)
+
+
+@register_emitter("stablehlo.all_reduce")
+def _all_reduce(op: OpSpec, args: list[str], ctx: Context, dynamic) -> list[str]:
+    if not op.attrs["dims"]:
+        return [args[0]]
+    return [f"{REDUCE_FN[op.attrs['kind']]}({args[0]}, {_dims(op)})"]
+
+
+@register_emitter("stablehlo.all_gather")
+def _all_gather(op: OpSpec, args: list[str], ctx: Context, dynamic) -> list[str]:
+    if not op.attrs["dims"]:
+        return [args[0]]
+    dim = op.attrs["dim"]
+    return [f"lax.all_gather({args[0]}, {_dims(op)}, axis={dim}, tiled=True)"]
+
+
+@register_emitter("stablehlo.reduce_scatter")
+def _reduce_scatter(op: OpSpec, args: list[str], ctx: Context, dynamic) -> list[str]:
+    if not op.attrs["dims"]:
+        return [args[0]]
+    dim = op.attrs["dim"]
+    return [
+        f"lax.psum_scatter({args[0]}, {_dims(op)}, scatter_dimension={dim}, tiled=True)"
+    ]
+
+
+@register_emitter("stablehlo.all_to_all")
+def _all_to_all(op: OpSpec, args: list[str], ctx: Context, dynamic) -> list[str]:
+    if not op.attrs["dims"]:
+        return [args[0]]
+    split, concat = op.attrs["split"], op.attrs["concat"]
+    return [f"lax.all_to_all({args[0]}, {_dims(op)}, {split}, {concat}, tiled=True)"]
+
+
+@register_emitter("stablehlo.collective_permute")
+def _collective_permute(
+    op: OpSpec, args: list[str], ctx: Context, dynamic
+) -> list[str]:
+    perm = [tuple(p) for p in op.attrs["perm"]]
+    if not perm:
+        return [f"jnp.zeros_like({args[0]})"]
+    if not op.attrs["dims"]:
+        return [args[0]]
+    return [f"lax.ppermute({args[0]}, {_dims(op)}, perm={perm})"]

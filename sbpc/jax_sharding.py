@@ -1,0 +1,94 @@
+"""JAX's sharding vocabulary at the front door: meshes, PartitionSpecs, NamedShardings.
+
+``sbpc.jax.distribute`` takes layouts the way ``jax.jit`` takes shardings:
+a ``PartitionSpec`` (on the mesh given as ``mesh=``, a ``jax.sharding.Mesh``)
+or a ``NamedSharding`` (which carries its mesh) wherever it takes an nd_sbp
+string.  This module turns them into nd_sbps on the mesh's axes
+(``sbpc.algebra.named_axes``): hierarchy dim k is mesh axis k, named as the
+user named it, so the emitted program's ``MESH_AXES``, ``IN_SPECS`` and
+``Distributed.shardings()`` speak the user's axis names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from sbpc.algebra.named_axes import NamedAxesError, nd_sbp_of, spec_dims
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import NdSbp
+
+
+class ShardingError(ValueError):
+    """A mesh, PartitionSpec or NamedSharding sbpc cannot take."""
+
+
+def is_sharding_leaf(x: Any) -> bool:
+    """A layout given the JAX way."""
+    return isinstance(x, PartitionSpec | NamedSharding)
+
+
+def is_jitted(fn: Any) -> bool:
+    """A ``jax.jit``-wrapped function (lowered with its own shardings)."""
+    return callable(fn) and hasattr(fn, "lower") and hasattr(fn, "trace")
+
+
+def mesh_placement(mesh: Mesh) -> Placement:
+    """The placement of ``mesh``: its shape, ranks indexing ``jax.devices()``."""
+    index = {d: i for i, d in enumerate(jax.devices())}
+    try:
+        ranks = tuple(index[d] for d in mesh.devices.flat)
+    except KeyError as e:
+        raise ShardingError(f"mesh device {e} is not among jax.devices()") from e
+    return Placement("cpu", tuple(mesh.devices.shape), ranks)
+
+
+def find_mesh(mesh: Any, *layout_trees: Any) -> Mesh | None:
+    """The jax mesh: ``mesh`` if it is one, else the one NamedShardings carry."""
+    meshes = [mesh] if isinstance(mesh, Mesh) else []
+    for tree in layout_trees:
+        for leaf in jax.tree_util.tree_leaves(tree, is_leaf=is_sharding_leaf):
+            if isinstance(leaf, NamedSharding):
+                meshes.append(leaf.mesh)
+    for m in meshes[1:]:
+        if (
+            m.shape_tuple != meshes[0].shape_tuple
+            or not (m.devices == meshes[0].devices).all()
+        ):
+            raise ShardingError(
+                f"layouts on two meshes ({meshes[0].shape_tuple} and "
+                f"{m.shape_tuple}): sbpc distributes over one"
+            )
+    return meshes[0] if meshes else None
+
+
+def spec_layout(spec: PartitionSpec, axis_names: tuple[str, ...], where: str) -> NdSbp:
+    """A PartitionSpec on a mesh with ``axis_names`` as an nd_sbp."""
+    entries = list(spec)
+    if any(e is PartitionSpec.UNCONSTRAINED for e in entries):
+        raise ShardingError(f"{where}: {spec} is unconstrained in part; give None")
+    unreduced = tuple(getattr(spec, "unreduced", ()) or ())
+    try:
+        return nd_sbp_of(spec_dims(entries, len(entries)), axis_names, unreduced)
+    except NamedAxesError as e:
+        raise ShardingError(f"{where}: {spec}: {e}") from e
+
+
+def resolve_layouts(tree: Any, axis_names: tuple[str, ...], what: str) -> Any:
+    """``tree`` with every PartitionSpec/NamedSharding leaf made an nd_sbp on
+    a mesh with ``axis_names`` (none: a PartitionSpec is an error)."""
+
+    def one(leaf: Any) -> Any:
+        if not is_sharding_leaf(leaf):
+            return leaf
+        if not axis_names:
+            raise ShardingError(
+                f"{what} layout {leaf} needs a named mesh: pass mesh= a "
+                "jax.sharding.Mesh or give NamedShardings"
+            )
+        spec = leaf.spec if isinstance(leaf, NamedSharding) else leaf
+        return spec_layout(spec, axis_names, f"{what} layout")
+
+    return jax.tree_util.tree_map(one, tree, is_leaf=is_sharding_leaf)

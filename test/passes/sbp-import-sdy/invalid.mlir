@@ -1,0 +1,82 @@
+// RUN: sbpc-opt %s --split-input-file --verify-diagnostics -p sbp-import-sdy
+
+// What an nd_sbp cannot say is a located error, never a silent drop.
+
+sdy.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{sub-axis "y":(1)2 in #sdy.sharding<@m, [{"y":(1)2}]> is not supported: sbpc splits by whole mesh axes}}
+func.func @sub_axis(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"y":(1)2}]>}) -> tensor<8xf32> {
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{dimension 0 is split by "y", "x" in an order other than the mesh's ("x", "y")}}
+func.func @minor_first(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"y", "x"}]>}) -> tensor<8xf32> {
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=2]>
+// expected-error @+1 {{argument #0: unknown axis name "z"}}
+func.func @unknown(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"z"}]>}) -> tensor<8xf32> {
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=2]>
+// expected-error @+1 {{argument #0: axis "x" is used more than once}}
+func.func @twice(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}, {"x"}]>}) -> tensor<8x8xf32> {
+  return %a : tensor<8x8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=2]>
+// expected-error @+1 {{a second mesh @n: sbpc lays out a module on one mesh}}
+sdy.mesh @n = <["y"=4]>
+
+// -----
+
+sdy.mesh @m = <["x"=2, "y"=4]>
+func.func @partly_manual(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{manual_axes={x} does not cover the mesh (x, y): sbpc runs manual computations manual on every mesh axis}}
+  %0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"x"}]>] out_shardings=[<@m, [{"x"}]>] manual_axes={"x"} (%b: tensor<4xf32>) {
+    sdy.return %b : tensor<4xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=2, "y"=2]>
+func.func @odd_groups(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"x"}]>] out_shardings=[<@m, [{"x"}]>] manual_axes={"x", "y"} (%b: tensor<4xf32>) {
+    // expected-error @+1 {{replica_groups [(0, 3), (1, 2)] are not the groups of mesh axes}}
+    %1 = "stablehlo.all_reduce"(%b) <{replica_groups = dense<[[0, 3], [1, 2]]> : tensor<2x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    sdy.return %1 : tensor<4xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=2]>
+// expected-error @+1 {{argument #0 has a GSPMD mhlo.sharding = "{devices=[2]0,1}", which sbpc does not read}}
+func.func @gspmd(%a: tensor<8xf32> {mhlo.sharding = "{devices=[2]0,1}"}) -> tensor<8xf32> {
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+func.func @no_mesh(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'sdy.sharding_constraint' but no sdy.mesh}}
+  %0 = sdy.sharding_constraint %a <mesh<["x"=2]>, [{"x"}]> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
