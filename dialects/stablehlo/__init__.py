@@ -52,6 +52,17 @@ from .attrs import (
 )
 from .base import Elementwise
 from .constants import ConstantOp, IotaOp
+from .control_flow import (
+    CONTROL_FLOW_OPS,
+    BitcastConvertOp,
+    CaseOp,
+    CustomCallOp,
+    IfOp,
+    OptimizationBarrierOp,
+    RngAlgorithmAttr,
+    RngBitGeneratorOp,
+    WhileOp,
+)
 from .elementwise import (
     BINARY_ELEMENTWISE_OPS,
     REDUCTION_OPS,
@@ -138,6 +149,7 @@ StableHLO = Dialect(
         ReturnOp,
         GatherOp,
         ScatterOp,
+        *CONTROL_FLOW_OPS,
     ],
     [
         ComparisonDirectionAttr,
@@ -146,11 +158,13 @@ StableHLO = Dialect(
         DotDimensionNumbersAttr,
         GatherDimensionNumbersAttr,
         ScatterDimensionNumbersAttr,
+        RngAlgorithmAttr,
     ],
 )
 
 __all__ = [
     "BINARY_ELEMENTWISE_OPS",
+    "CONTROL_FLOW_OPS",
     "REDUCTION_OPS",
     "UNARY_ELEMENTWISE_OPS",
     "AbsOp",
@@ -158,7 +172,9 @@ __all__ = [
     "AndOp",
     "Atan2Op",
     "BinaryElementwiseOp",
+    "BitcastConvertOp",
     "BroadcastInDimOp",
+    "CaseOp",
     "CbrtOp",
     "CeilOp",
     "ClampOp",
@@ -173,6 +189,7 @@ __all__ = [
     "ConvertOp",
     "CosineOp",
     "CountLeadingZerosOp",
+    "CustomCallOp",
     "DivOp",
     "DotDimensionNumbersAttr",
     "DotGeneralOp",
@@ -184,6 +201,7 @@ __all__ = [
     "FloorOp",
     "GatherDimensionNumbersAttr",
     "GatherOp",
+    "IfOp",
     "IotaOp",
     "IsFiniteOp",
     "Log1pOp",
@@ -194,6 +212,7 @@ __all__ = [
     "MulOp",
     "NegOp",
     "NotOp",
+    "OptimizationBarrierOp",
     "OrOp",
     "PadOp",
     "PopulationCountOp",
@@ -205,6 +224,8 @@ __all__ = [
     "ReshapeOp",
     "ReturnOp",
     "ReverseOp",
+    "RngAlgorithmAttr",
+    "RngBitGeneratorOp",
     "RoundNearestAfzOp",
     "RoundNearestEvenOp",
     "RsqrtOp",
@@ -224,6 +245,7 @@ __all__ = [
     "TanhOp",
     "TransposeOp",
     "UnaryElementwiseOp",
+    "WhileOp",
     "XorOp",
     "constant_array",
     "plain_attrs",
