@@ -14,7 +14,8 @@ boxing planner under the cost model; the bridge writes the answer back:
 Options: ``strategy``, ``cost_model`` (``CostModel.parse`` syntax),
 ``report`` (a path, or ``-`` for stderr) with ``report_format`` text|json,
 ``memory_budget`` (bytes per device, optimal only), ``time_limit`` (seconds,
-optimal only).
+optimal only), ``trip_count`` (iterations assumed for a ``while`` whose count
+is not JAX's counted form; see ``bridge/regions.py``).
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ class SbpPropagatePass(ModulePass):
     report_format: str = "text"
     memory_budget: int | float = 0
     time_limit: int | float = 0
+    trip_count: int = 1
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         plans = self.plan_module(op)
@@ -94,7 +96,7 @@ class SbpPropagatePass(ModulePass):
         plans: list[FunctionPlan] = []
         for f in op.ops:
             if isinstance(f, func.FuncOp) and not f.is_declaration:
-                graphs = function_graphs(op, f, cost_model)
+                graphs = function_graphs(op, f, cost_model, self.trip_count)
                 for placement, graph in graphs.graphs.items():
                     plan = self._solve(f, graph, placement, cost_model)
                     graphs.write_back(placement, plan)

@@ -754,3 +754,7 @@ def _linalg_reduce(
     return _reduce_exprs(
         op, op.attr("kind"), _ints(op, "dimensions"), args[:n], args[n:]
     )
+
+
+# Emitters that live in their own modules register on import.
+from sbpc.jax_backend import bits as _bits  # noqa: E402
