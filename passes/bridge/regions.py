@@ -272,7 +272,6 @@ def _add_barrier(b: _Builder, op: OptimizationBarrierOp) -> None:
     b.out.composites[placement].append((op, signature))
 
 
-
 def region_yields(
     op: Operation, sig: Signature, placement: Placement
 ) -> list[tuple[Region, tuple[NdSbp, ...]]]:

@@ -356,9 +356,7 @@ class SbpGraph:
         self.nodes.append(node)
         weights = list(edge_weights) if edge_weights is not None else []
         node.in_edges = [
-            self._use(
-                v, node_id, k, weights[k] if k < len(weights) else 1.0, k in tied
-            )
+            self._use(v, node_id, k, weights[k] if k < len(weights) else 1.0, k in tied)
             for k, v in enumerate(operands)
         ]
         return results
