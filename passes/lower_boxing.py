@@ -34,6 +34,7 @@ from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.dialects.stablehlo import OptimizationBarrierOp
 from sbpc.ops.registry import nd_signatures
 
 from .bridge.ops import is_tensor_op, op_spec_of, plain_type
@@ -197,7 +198,7 @@ class SbpLowerBoxingPass(ModulePass):
                 sig = sbp_dialect.get_signature(op)
                 if sig is None:
                     continue
-                if not op.regions:
+                if not op.regions and not isinstance(op, OptimizationBarrierOp):
                     _check_legal(op, sig, boxer)
                 for k, want in enumerate(sig.inputs):
                     boxed = boxer.box(op.operands[k], want, op)

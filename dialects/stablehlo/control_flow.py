@@ -24,9 +24,9 @@ from xdsl.dialects.builtin import (
     i1,
     i32,
 )
+from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
-    EnumAttribute,
     Operation,
     Region,
     SpacedOpaqueSyntaxAttribute,

@@ -178,7 +178,7 @@ def op_kinds() -> OpKinds:
 def register_builtins(kinds: OpKinds) -> None:
     """Merge the built-in rule modules' tables into ``kinds``, keeping its facets."""
     # Deferred: the rule modules import this one.
-    from sbpc.ops import arith, bits, chlo, linalg, stablehlo
+    from sbpc.ops import arith, bits, chlo, control_flow, linalg, stablehlo
 
-    for module in (stablehlo, chlo, linalg, arith, bits):
+    for module in (stablehlo, chlo, linalg, arith, bits, control_flow):
         kinds.merge(module.BUILTINS, keep_existing=True)
