@@ -89,6 +89,10 @@ class SbpPropagatePass(ModulePass):
             raise LocatedError(
                 op, f"unknown report_format '{self.report_format}' (text or json)"
             )
+        if self.trip_count < 0:
+            raise LocatedError(
+                op, f"trip_count must be at least 0, not {self.trip_count}"
+            )
         try:
             cost_model = CostModel.parse(self.cost_model)
         except CostModelError as e:
