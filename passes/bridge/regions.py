@@ -141,7 +141,7 @@ def _replicated(b: _Builder, placement: Placement) -> NdSbp:
 
 
 def _add_while(b: _Builder, op: WhileOp) -> None:
-    from .graph import free_layouts, op_label
+    from .graph import op_label
 
     placement = b.placement(op.results[0]) if op.results else b.default
     graph = b.out.graph(placement)
@@ -154,7 +154,9 @@ def _add_while(b: _Builder, op: WhileOp) -> None:
     nodes: list[int] = []
     for i, x in enumerate(op.operand):
         tensor = plain_type(x.type)
-        layouts = free_layouts(tensor, placement.hierarchy)
+        # Partial layouts too: a gradient accumulated over a scan stays
+        # P(sum) through the loop and is reduced once, after it.
+        layouts = candidate_layouts(tensor, tuple(placement.hierarchy))
         (v,) = graph.add_op(
             f"{label} carry #{i}",
             [b.operand_value(op, x, placement)],
@@ -201,7 +203,7 @@ def _add_while(b: _Builder, op: WhileOp) -> None:
 
 
 def _add_case(b: _Builder, op: CaseOp | IfOp) -> None:
-    from .graph import free_layouts, op_label
+    from .graph import op_label
 
     placement = b.placement(op.results[0]) if op.results else b.default
     graph = b.out.graph(placement)
@@ -219,7 +221,9 @@ def _add_case(b: _Builder, op: CaseOp | IfOp) -> None:
     nodes: list[int] = []
     for j, r in enumerate(op.results):
         tensor = plain_type(r.type)
-        layouts = free_layouts(tensor, placement.hierarchy)
+        # Partial layouts too: a gradient accumulated over a scan stays
+        # P(sum) through the loop and is reduced once, after it.
+        layouts = candidate_layouts(tensor, tuple(placement.hierarchy))
         inputs = [y[j] for y in yields]
         (v,) = graph.add_op(
             f"{label} result #{j}",
