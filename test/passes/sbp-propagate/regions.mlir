@@ -53,7 +53,8 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
 
 // -----
 
-// A data-dependent loop: the condition reduces a split carried value, so its
+// A data-dependent loop (until the sum of squares reaches 1e4): the condition
+// reduces a split carried value, so its
 // partial sum is all-reduced to [B] inside the condition (every device must
 // agree to stop); greedy keeps the carried value [S(0)] from entry to exit.
 
@@ -79,8 +80,9 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
     %0 = stablehlo.while(%iterArg = %x) : tensor<8x16xf32>
     cond {
       %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-      %1 = stablehlo.reduce(%iterArg init: %cst) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<f32>
-      %cst_0 = stablehlo.constant dense<1.000000e+02> : tensor<f32>
+      %sq = stablehlo.multiply %iterArg, %iterArg : tensor<8x16xf32>
+      %1 = stablehlo.reduce(%sq init: %cst) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<f32>
+      %cst_0 = stablehlo.constant dense<1.000000e+04> : tensor<f32>
       %2 = stablehlo.compare LT, %1, %cst_0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
       stablehlo.return %2 : tensor<i1>
     } do {
