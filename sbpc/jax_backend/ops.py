@@ -757,4 +757,4 @@ def _linalg_reduce(
 
 
 # Emitters that live in their own modules register on import.
-from sbpc.jax_backend import bits as _bits  # noqa: E402
+from sbpc.jax_backend import bits as _bit_emitters  # noqa: E402, F401
