@@ -79,7 +79,10 @@ class InlinePrivateCall(RewritePattern):
         ret = block.last_op
         if not isinstance(ret, func.ReturnOp):
             return
-        results = list(ret.arguments)
+        # A returned argument of the callee is the caller's operand.
+        results = [
+            op.arguments[v.index] if v.owner is block else v for v in ret.arguments
+        ]
         block.detach_op(ret)
         ret.erase()
         # Inlining must not rename the caller's values after the callee's arguments.

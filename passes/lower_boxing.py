@@ -35,10 +35,12 @@ from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.dialects.stablehlo import OptimizationBarrierOp
 from sbpc.ops.registry import nd_signature_tuple
 from sbpc.ops.spec import OpSpec
 
 from .bridge.ops import is_tensor_op, op_spec_of, plain_type
+from .bridge.regions import region_yields
 
 _STEP_OPS: dict[CollectiveKind, type[sbp_dialect.CollectiveOp]] = {
     CollectiveKind.ALL_GATHER: sbp_dialect.AllGatherOp,
@@ -202,7 +204,10 @@ class SbpLowerBoxingPass(ModulePass):
             self._lower_function(f, boxer)
 
     def _lower_function(self, f: func.FuncOp, boxer: _Boxer) -> None:
-        for op in list(f.body.ops):
+        self._lower_ops(list(f.body.ops), f, boxer)
+
+    def _lower_ops(self, ops: list[Operation], f: func.FuncOp, boxer: _Boxer) -> None:
+        for op in ops:
             if isinstance(op, sbp_dialect.CastOp):
                 self._lower_cast(op, boxer)
             elif isinstance(op, func.ReturnOp):
@@ -211,11 +216,23 @@ class SbpLowerBoxingPass(ModulePass):
                 sig = sbp_dialect.get_signature(op)
                 if sig is None:
                     continue
-                _check_legal(op, sig, boxer)
+                if not op.regions and not isinstance(op, OptimizationBarrierOp):
+                    _check_legal(op, sig, boxer)
                 for k, want in enumerate(sig.inputs):
                     boxed = boxer.box(op.operands[k], want, op)
                     if boxed is not op.operands[k]:
                         op.operands[k] = boxed
+                # Region bodies: their ops, then each yield in the layout
+                # the region op gives it (collectives run inside the body).
+                for region, wanted in region_yields(op, sig, boxer.default):
+                    block = region.block
+                    self._lower_ops(list(block.ops), f, boxer)
+                    ret = block.last_op
+                    assert ret is not None
+                    for k, want in enumerate(wanted):
+                        boxed = boxer.box(ret.operands[k], want, ret)
+                        if boxed is not ret.operands[k]:
+                            ret.operands[k] = boxed
 
     def _lower_cast(self, cast: sbp_dialect.CastOp, boxer: _Boxer) -> None:
         target = cast.nd_sbp.nd_sbp

@@ -15,7 +15,8 @@ Options: ``strategy``, ``cost_model`` (``CostModel.parse`` syntax),
 ``report`` (a path, or ``-`` for stderr) with ``report_format`` text|json|html|dot
 (html: one self-contained page with the plan's picture, ``docs/plan-report.md``),
 ``memory_budget`` (bytes per device, optimal only), ``time_limit`` (seconds,
-optimal only).
+optimal only), ``trip_count`` (iterations assumed for a ``while`` whose count
+is not JAX's counted form; see ``bridge/regions.py``).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class SbpPropagatePass(ModulePass):
     # str: ``1e30`` reaches the pass as text; ``passes/options.py`` checks both
     memory_budget: int | float | str | None = None
     time_limit: int | float | str | None = None
+    trip_count: int = 1
 
     def __post_init__(self) -> None:
         """Bad values fail as the pipeline is parsed (``OptionError``), before
@@ -132,6 +134,10 @@ class SbpPropagatePass(ModulePass):
                 f"unknown report_format '{self.report_format}' "
                 f"({', '.join(REPORT_FORMATS)})",
             )
+        if self.trip_count < 0:
+            raise LocatedError(
+                op, f"trip_count must be at least 0, not {self.trip_count}"
+            )
         try:
             cost_model = CostModel.parse(self.cost_model)
         except CostModelError as e:
@@ -145,7 +151,7 @@ class SbpPropagatePass(ModulePass):
             if isinstance(f, func.FuncOp) and not f.is_declaration:
                 try:
                     with phase("build graph"):
-                        graphs = function_graphs(op, f, cost_model)
+                        graphs = function_graphs(op, f, cost_model, self.trip_count)
                 except GraphError as e:
                     raise LocatedError(f, str(e)) from e
                 for placement, graph in graphs.graphs.items():

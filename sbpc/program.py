@@ -62,7 +62,92 @@ class CollectiveInstr:
     label: str = ""
 
 
-Instr: TypeAlias = OpInstr | CollectiveInstr
+@dataclass(frozen=True)
+class Block:
+    """A region's code: values bound on entry, instructions, values yielded.
+
+    Instructions may use values defined outside the block (captures); value
+    ids are unique in the whole program, so a block reads them directly.
+    """
+
+    args: tuple[ValueId, ...]
+    body: tuple[Instr, ...]
+    results: tuple[ValueId, ...]
+
+
+@dataclass(frozen=True)
+class LoopInstr:
+    """``stablehlo.while``: ``cond`` and ``body`` bind the carried values
+    (``layouts``: one per carried value, the same at entry, in both blocks
+    and at exit); ``cond`` yields one replicated ``i1``; ``results`` get the
+    carried values at exit."""
+
+    operands: tuple[ValueId, ...]
+    results: tuple[ValueId, ...]
+    layouts: tuple[NdSbp, ...]
+    cond: Block
+    body: Block
+    placement: Placement
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class CaseInstr:
+    """``stablehlo.case`` (``if`` with its branches in case order): run
+    ``branches[index]`` (the last one when out of range); ``index`` is
+    replicated, every branch yields the results in ``layouts``."""
+
+    index: ValueId
+    results: tuple[ValueId, ...]
+    layouts: tuple[NdSbp, ...]
+    branches: tuple[Block, ...]
+    placement: Placement
+    label: str = ""
+
+
+RegionInstr: TypeAlias = LoopInstr | CaseInstr
+Instr: TypeAlias = OpInstr | CollectiveInstr | LoopInstr | CaseInstr
+
+
+def blocks_of(instr: Instr) -> tuple[Block, ...]:
+    """The blocks nested in ``instr`` (none for ops and collectives)."""
+    if isinstance(instr, LoopInstr):
+        return (instr.cond, instr.body)
+    if isinstance(instr, CaseInstr):
+        return instr.branches
+    return ()
+
+
+def direct_operands(instr: Instr) -> tuple[ValueId, ...]:
+    """The values ``instr`` names as operands (not what its blocks capture)."""
+    if isinstance(instr, OpInstr | LoopInstr):
+        return instr.operands
+    if isinstance(instr, CaseInstr):
+        return (instr.index,)
+    return (instr.operand,)
+
+
+def results_of(instr: Instr) -> tuple[ValueId, ...]:
+    """The values ``instr`` defines in its own block."""
+    return (instr.result,) if isinstance(instr, CollectiveInstr) else instr.results
+
+
+def reads(instr: Instr) -> tuple[ValueId, ...]:
+    """Every value defined outside ``instr`` that it reads: its operands and,
+    for a region, what its blocks capture (in first-use order)."""
+    seen: list[ValueId] = list(direct_operands(instr))
+    inner: set[ValueId] = set()
+    for block in blocks_of(instr):
+        inner.update(block.args)
+        for sub in block.body:
+            for v in reads(sub):
+                if v not in inner and v not in seen:
+                    seen.append(v)
+            inner.update(results_of(sub))
+        for v in block.results:
+            if v not in inner and v not in seen:
+                seen.append(v)
+    return tuple(seen)
 
 
 @dataclass(frozen=True)

@@ -253,4 +253,18 @@ def value_layout(value: SSAValue) -> NdSbp | None:
         func = _entry_block_func(value.block)
         if func is not None:
             return get_nd_sbp_arg_attr(func, value.index)
+        # A region whose arguments mirror its op's operands (a loop's carried
+        # values): the argument has the layout the op's signature gives it.
+        parent = value.block.parent_op()
+        sig = parent.attributes.get(SIG) if parent is not None else None
+        if (
+            isinstance(sig, SignatureAttr)
+            and len(value.block.args) == len(parent.operands)
+            and value.index < len(sig.inputs.data)
+            and all(
+                a.type == o.type
+                for a, o in zip(value.block.args, parent.operands, strict=True)
+            )
+        ):
+            return sig.inputs.data[value.index].nd_sbp
     return None

@@ -62,6 +62,17 @@ from .collectives import (
     ReduceScatterOp,
 )
 from .constants import ConstantOp, IotaOp
+from .control_flow import (
+    CONTROL_FLOW_OPS,
+    BitcastConvertOp,
+    CaseOp,
+    CustomCallOp,
+    IfOp,
+    OptimizationBarrierOp,
+    RngAlgorithmAttr,
+    RngBitGeneratorOp,
+    WhileOp,
+)
 from .convolution import ConvDimensionNumbersAttr, ConvolutionOp
 from .elementwise import (
     BINARY_ELEMENTWISE_OPS,
@@ -159,6 +170,7 @@ StableHLO = Dialect(
         SortOp,
         *UNSUPPORTED_OPS,
         *COLLECTIVE_OPS,
+        *CONTROL_FLOW_OPS,
     ],
     [
         ChannelHandleAttr,
@@ -169,12 +181,14 @@ StableHLO = Dialect(
         GatherDimensionNumbersAttr,
         ScatterDimensionNumbersAttr,
         ConvDimensionNumbersAttr,
+        RngAlgorithmAttr,
     ],
 )
 
 __all__ = [
     "BINARY_ELEMENTWISE_OPS",
     "COLLECTIVE_OPS",
+    "CONTROL_FLOW_OPS",
     "REDUCTION_OPS",
     "UNARY_ELEMENTWISE_OPS",
     "UNSUPPORTED_OPS",
@@ -186,7 +200,9 @@ __all__ = [
     "AndOp",
     "Atan2Op",
     "BinaryElementwiseOp",
+    "BitcastConvertOp",
     "BroadcastInDimOp",
+    "CaseOp",
     "CbrtOp",
     "CeilOp",
     "ChannelHandleAttr",
@@ -205,6 +221,7 @@ __all__ = [
     "ConvolutionOp",
     "CosineOp",
     "CountLeadingZerosOp",
+    "CustomCallOp",
     "DivOp",
     "DotDimensionNumbersAttr",
     "DotGeneralOp",
@@ -216,6 +233,7 @@ __all__ = [
     "FloorOp",
     "GatherDimensionNumbersAttr",
     "GatherOp",
+    "IfOp",
     "IotaOp",
     "IsFiniteOp",
     "Log1pOp",
@@ -226,6 +244,7 @@ __all__ = [
     "MulOp",
     "NegOp",
     "NotOp",
+    "OptimizationBarrierOp",
     "OrOp",
     "PadOp",
     "PopulationCountOp",
@@ -239,6 +258,8 @@ __all__ = [
     "ReshapeOp",
     "ReturnOp",
     "ReverseOp",
+    "RngAlgorithmAttr",
+    "RngBitGeneratorOp",
     "RoundNearestAfzOp",
     "RoundNearestEvenOp",
     "RsqrtOp",
@@ -260,6 +281,7 @@ __all__ = [
     "TanhOp",
     "TransposeOp",
     "UnaryElementwiseOp",
+    "WhileOp",
     "XorOp",
     "constant_array",
     "plain_attrs",

@@ -89,17 +89,6 @@ class TriangularSolveOp(UnsupportedOp):
     WHY: ClassVar[str] = _LINALG
 
 
-@irdl_op_definition
-class CustomCallOp(UnsupportedOp):
-    """JAX's CPU/GPU ``cholesky``, ``triangular_solve``, ``eigh``, ``svd``, ..."""
-
-    name = "stablehlo.custom_call"
-    WHY: ClassVar[str] = (
-        "a call of an opaque kernel (JAX's LAPACK/cuSOLVER linear algebra) has no "
-        "SBP rules"
-    )
-
-
 UNSUPPORTED_OPS: tuple[type[UnsupportedOp], ...] = (
     FftOp,
     RealOp,
@@ -107,5 +96,4 @@ UNSUPPORTED_OPS: tuple[type[UnsupportedOp], ...] = (
     ComplexOp,
     CholeskyOp,
     TriangularSolveOp,
-    CustomCallOp,
 )

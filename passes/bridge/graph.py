@@ -13,7 +13,7 @@ layout).  What the IR cannot express as such a graph is a located error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
@@ -36,6 +36,7 @@ from sbpc.propagation.graph import GraphError, NodeId, SbpGraph
 from sbpc.propagation.plan import Plan
 
 from .ops import UnsupportedTypeError, is_tensor_op, op_spec_of, plain_type
+from .regions import add_region_op
 
 
 def free_layouts(tensor: TensorType, hierarchy: Sequence[int]) -> list[NdSbp]:
@@ -68,6 +69,10 @@ class FunctionGraphs:
     result_nodes: dict[Placement, list[tuple[NodeId, int]]] = field(
         default_factory=dict
     )
+    # Ops that are several nodes (regions, barriers): the signature from the plan.
+    composites: dict[Placement, list[tuple[Operation, Callable[[Plan], Signature]]]] = (
+        field(default_factory=dict)
+    )
 
     def graph(self, placement: Placement) -> SbpGraph:
         if placement not in self.graphs:
@@ -75,6 +80,7 @@ class FunctionGraphs:
             self.op_nodes[placement] = []
             self.arg_nodes[placement] = []
             self.result_nodes[placement] = []
+            self.composites[placement] = []
         return self.graphs[placement]
 
     def write_back(self, placement: Placement, plan: Plan) -> None:
@@ -84,6 +90,8 @@ class FunctionGraphs:
         f = self.function
         for node, op in self.op_nodes[placement]:
             sbp_dialect.set_signature(op, plan.signatures[node])
+        for op, signature in self.composites[placement]:
+            sbp_dialect.set_signature(op, signature(plan))
         for node, i in self.arg_nodes[placement]:
             if sbp_dialect.get_nd_sbp_arg_attr(f, i) is None:
                 sbp_dialect.set_nd_sbp_arg_attr(f, i, plan.sources[node])
@@ -94,15 +102,20 @@ class FunctionGraphs:
 
 
 def function_graphs(
-    module: ModuleOp, f: func.FuncOp, cost_model: CostModel
+    module: ModuleOp, f: func.FuncOp, cost_model: CostModel, trip_count: int = 1
 ) -> FunctionGraphs:
     """``f`` as one graph per placement (the module's ``sbp.placement`` is the
-    default; compute costs under ``cost_model``)."""
+    default; compute costs under ``cost_model``; ``trip_count``: iterations of
+    a loop whose count cannot be read off it)."""
     default = sbp_dialect.module_placement(module)
     if default is None:
         raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
     builder = _Builder(
-        FunctionGraphs(f), cost_model, sbp_dialect.placement_map(module), default
+        FunctionGraphs(f),
+        cost_model,
+        sbp_dialect.placement_map(module),
+        default,
+        default_trip_count=trip_count,
     )
     builder.add_arguments()
     for op in f.body.ops:
@@ -119,6 +132,14 @@ class _Builder:
     placements: Mapping[SSAValue, Placement]
     default: Placement
     values: dict[tuple[Placement, SSAValue], int] = field(default_factory=dict)
+    # Regions: how often the ops being added run, and how often each value's
+    # definition runs (its boxing is placed right after the definition).
+    default_trip_count: int = 1
+    weight: float = 1.0
+    def_weight: dict[SSAValue, float] = field(default_factory=dict)
+
+    def edge_weights(self, operands: Sequence[SSAValue]) -> list[float]:
+        return [self.def_weight.get(v, 1.0) for v in operands]
 
     def placement(self, value: SSAValue) -> Placement:
         return self.placements.get(value, self.default)
@@ -167,6 +188,8 @@ class _Builder:
             return
         if not op.operands and not op.results:
             return
+        if add_region_op(self, op):
+            return
         if not is_tensor_op(op):
             raise LocatedError(
                 op,
@@ -191,6 +214,8 @@ class _Builder:
             _check_user_signature(op, spec, fixed, candidates, placement)
         operands = [self.operand_value(op, v, placement) for v in op.operands]
         costs = compute_costs(spec, candidates, placement.hierarchy, self.cost_model)
+        if self.weight != 1.0:
+            costs = [c * self.weight for c in costs]
         try:
             results = graph.add_op(
                 op_label(op),
@@ -199,11 +224,13 @@ class _Builder:
                 candidates,
                 fixed=fixed,
                 compute_costs=costs,
+                edge_weights=self.edge_weights(op.operands),
             )
         except GraphError as e:
             raise LocatedError(op, str(e)) from e
         for value, r in zip(results, op.results, strict=True):
             self.values[(placement, r)] = value
+            self.def_weight[r] = self.weight
         self.out.op_nodes[placement].append((graph.values[results[0]].producer, op))
 
     def add_cast(self, op: sbp_dialect.CastOp) -> None:

@@ -14,7 +14,18 @@ from xdsl.ir import Operation, SSAValue
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError, location_of
-from sbpc.program import Arg, CollectiveInstr, OpInstr, Program, Result
+from sbpc.dialects.stablehlo import CaseOp, IfOp, WhileOp
+from sbpc.dialects.stablehlo import ReturnOp as StablehloReturnOp
+from sbpc.program import (
+    Arg,
+    Block,
+    CaseInstr,
+    CollectiveInstr,
+    LoopInstr,
+    OpInstr,
+    Program,
+    Result,
+)
 
 from .ops import UnsupportedTypeError, op_spec_of, plain_type
 from .sdy import mesh_axes
@@ -87,35 +98,47 @@ def program_of(
             raise LocatedError(f, f"argument #{i} has no sbp.nd_sbp: run sbp-propagate")
         program.args.append(Arg(new(arg, f), layout, placements.get(arg, default)))
 
-    for op in f.body.ops:
-        if isinstance(op, func.ReturnOp):
-            for i, v in enumerate(op.arguments):
-                layout = sbp_dialect.get_nd_sbp_res_attr(
-                    f, i
-                ) or sbp_dialect.value_layout(v)
-                if layout is None:
-                    raise LocatedError(op, f"result #{i} has no layout")
-                program.results.append(
-                    Result(ids[v], layout, placements.get(v, default))
-                )
-            continue
+    def read(ops, body: list) -> None:
+        for op in ops:
+            if isinstance(op, func.ReturnOp):
+                returned(op)
+                continue
+            if isinstance(op, StablehloReturnOp):
+                continue  # a region's yield: read by the region op
+            body.append(instruction(op))
+
+    def returned(op: func.ReturnOp) -> None:
+        for i, v in enumerate(op.arguments):
+            layout = sbp_dialect.get_nd_sbp_res_attr(f, i) or sbp_dialect.value_layout(
+                v
+            )
+            if layout is None:
+                raise LocatedError(op, f"result #{i} has no layout")
+            program.results.append(Result(ids[v], layout, placements.get(v, default)))
+
+    def block_of(region, args: list[int] | None = None) -> Block:
+        block = region.block
+        bound = tuple(new(a, block.parent_op()) for a in block.args)
+        instrs: list = []
+        read(block.ops, instrs)
+        ret = block.last_op
+        return Block(bound, tuple(instrs), tuple(ids[v] for v in ret.operands))
+
+    def instruction(op: Operation):
         if isinstance(op, sbp_dialect.CastOp):
             raise LocatedError(op, "sbp.cast left in the program: run sbp-lower-boxing")
         if isinstance(op, sbp_dialect.TransferOp):
             operand = ids[op.operands[0]]
-            program.body.append(
-                CollectiveInstr(
-                    CollectiveKind.TRANSFER,
-                    (),
-                    op.from_sbp.nd_sbp,
-                    op.to_sbp.nd_sbp,
-                    operand,
-                    new(op.results[0], op),
-                    op.from_placement.placement,
-                    op.to_placement.placement,
-                )
+            return CollectiveInstr(
+                CollectiveKind.TRANSFER,
+                (),
+                op.from_sbp.nd_sbp,
+                op.to_sbp.nd_sbp,
+                operand,
+                new(op.results[0], op),
+                op.from_placement.placement,
+                op.to_placement.placement,
             )
-            continue
         if isinstance(op, sbp_dialect.CollectiveOp):
             placement = (
                 op.placement.placement
@@ -123,30 +146,43 @@ def program_of(
                 else placements.get(op.operands[0], default)
             )
             operand = ids[op.operands[0]]
-            program.body.append(
-                CollectiveInstr(
-                    _KIND_OF[type(op)],  # type: ignore[arg-type]
-                    tuple(int(d) for d in op.dims.get_values()),
-                    op.from_sbp.nd_sbp,
-                    op.to_sbp.nd_sbp,
-                    operand,
-                    new(op.results[0], op),
-                    placement,
-                )
+            return CollectiveInstr(
+                _KIND_OF[type(op)],  # type: ignore[arg-type]
+                tuple(int(d) for d in op.dims.get_values()),
+                op.from_sbp.nd_sbp,
+                op.to_sbp.nd_sbp,
+                operand,
+                new(op.results[0], op),
+                placement,
             )
-            continue
         sig = sbp_dialect.get_signature(op)
         if sig is None:
             raise LocatedError(op, f"'{op.name}' has no sbp.sig: run sbp-propagate")
+        placement = placements.get(op.results[0], default) if op.results else default
+        label = _label(op)
+        if origins is not None:
+            origins[label] = op
+        if isinstance(op, WhileOp):
+            operands = tuple(ids[v] for v in op.operands)
+            cond, body = block_of(op.cond), block_of(op.body)
+            results = tuple(new(r, op) for r in op.results)
+            return LoopInstr(
+                operands, results, sig.outputs, cond, body, placement, label
+            )
+        if isinstance(op, CaseOp | IfOp):
+            index = ids[op.operands[0]]
+            branches = tuple(block_of(r) for r in op.branches)
+            results = tuple(new(r, op) for r in op.results)
+            return CaseInstr(index, results, sig.outputs, branches, placement, label)
         try:
             spec = op_spec_of(op)
         except UnsupportedTypeError as e:
             raise LocatedError(op, str(e)) from e
         operands = tuple(ids[v] for v in op.operands)
-        placement = placements.get(op.results[0], default) if op.results else default
         results = tuple(new(r, op) for r in op.results)
-        label = _label(op)
-        if origins is not None:
-            origins[label] = op
-        program.body.append(OpInstr(spec, sig, operands, results, placement, label))
+        return OpInstr(spec, sig, operands, results, placement, label)
+
+    body: list = []
+    read(f.body.ops, body)
+    program.body.extend(body)
     return program

@@ -62,6 +62,7 @@ from sbpc.jax_backend.collectives import (
 )
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES, Combined, combine_schedule
 from sbpc.jax_backend.ops import UnsupportedOpError, jnp_dtype, op_expressions, py_tuple
+from sbpc.jax_backend.regions import analyze_region, reference_line, region_lines
 from sbpc.jax_backend.runtime import (
     COMBINED_COLLECTIVES,
     MAIN,
@@ -73,12 +74,16 @@ from sbpc.ops.registry import local_op, local_op_varies
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype
 from sbpc.program import (
     Arg,
+    CaseInstr,
     CollectiveInstr,
     Instr,
+    LoopInstr,
     OpInstr,
     Program,
     Result,
     ValueId,
+    reads,
+    results_of,
 )
 
 
@@ -129,6 +134,9 @@ def _label(instr: Instr | Arg, index: int) -> str:
     if isinstance(instr, OpInstr):
         outs = ", ".join(f"%{v}" for v in instr.results)
         return f"{outs} = {instr.op.name} (instruction {index})"
+    if isinstance(instr, LoopInstr | CaseInstr):
+        kind = "while" if isinstance(instr, LoopInstr) else "case"
+        return f"{kind} (instruction {index})"
     return f"%{instr.result} = sbp.{instr.kind} (instruction {index})"
 
 
@@ -203,16 +211,32 @@ class _Emitter:
         for i, arg in enumerate(self.p.args):
             self._define(arg.value, arg.layout, arg.placement, _label(arg, i))
         for i, instr in enumerate(self.p.body):
-            label = _label(instr, i)
-            if isinstance(instr, OpInstr):
-                self._analyze_op(instr, label)
-            else:
-                self._analyze_collective(instr, label)
+            self._analyze_instr(instr, i)
         if not self.p.results:
             raise JaxEmitError(f"program '{self.p.name}' returns nothing")
         for r in self.p.results:
             label = f"result %{r.value}"
             self._use_result(r, label)
+
+    def _analyze_instr(self, instr: Instr, i: int) -> None:
+        label = _label(instr, i)
+        if isinstance(instr, OpInstr):
+            self._analyze_op(instr, label)
+        elif isinstance(instr, LoopInstr | CaseInstr):
+            analyze_region(self, instr, label)
+        else:
+            self._analyze_collective(instr, label)
+
+    def error(self, message: str, label: str) -> JaxEmitError:
+        return JaxEmitError(message, label)
+
+    def label_of(self, instr: Instr, i: int) -> str:
+        return _label(instr, i)
+
+    def next_region(self) -> int:
+        """A fresh number for a region's nested functions."""
+        self._regions = getattr(self, "_regions", 0) + 1
+        return self._regions
 
     def _use_result(self, r: Result, label: str) -> None:
         """A result is returned in its value's layout, or with partials finished.
@@ -500,7 +524,6 @@ class _Emitter:
         )
 
     def _stage_source(self, name: str, stage: _Stage) -> list[str]:
-        h = stage.placement.hierarchy
         args = ", ".join(f"v{v}" for v in stage.inputs)
         lines = [
             "",
@@ -515,18 +538,31 @@ class _Emitter:
                 lines += self._combined_lines(item)
                 continue
             i, instr = item
-            label = _label(instr, i)
-            if isinstance(instr, OpInstr):
-                lines.append(f"    # {_one_line(label)}: {instr.sig}")
-                lines += self._op_lines(instr, label, h)
-            else:
-                lines.append(f"    # {self._step_comment(i, instr)}")
-                lines.append(f"    v{instr.result} = {self._collective_expr(instr)}")
+            lines += self._local_lines(instr, _label(instr, i), "    ", i)
         outs = []
         for v, kept in stage.outputs:
             outs.append(self._leave(v, kept))
         lines.append(f"    return {_src_tuple(outs)}")
         return lines
+
+    def _local_lines(self, instr: Instr, label: str, indent: str, i: int) -> list[str]:
+        """One instruction on local pieces, at ``indent`` (regions nest)."""
+        if isinstance(instr, LoopInstr | CaseInstr):
+
+            def line(sub: Instr, sub_label: str, sub_indent: str) -> list[str]:
+                return self._local_lines(sub, sub_label, sub_indent, 0)
+
+            return region_lines(self, instr, label, indent, line)
+        if isinstance(instr, OpInstr):
+            h = instr.placement.hierarchy
+            extra = indent[4:]
+            return [f"{indent}# {_one_line(label)}: {instr.sig}"] + [
+                extra + text for text in self._op_lines(instr, label, h)
+            ]
+        return [
+            f"{indent}# {self._step_comment(i, instr)}",
+            f"{indent}v{instr.result} = {self._collective_expr(instr)}",
+        ]
 
     def _step_comment(self, i: int, instr: CollectiveInstr) -> str:
         return (
@@ -765,20 +801,9 @@ class _Emitter:
             f"def _reference({args}):",
             '    """The program on global arrays; boxing steps keep the value."""',
         ]
+        line = reference_line(self)
         for i, instr in enumerate(self.p.body):
-            label = _label(instr, i)
-            if isinstance(instr, OpInstr):
-                try:
-                    exprs = op_expressions(
-                        instr.op, [f"v{v}" for v in instr.operands], self
-                    )
-                except UnsupportedOpError as err:
-                    raise JaxEmitError(str(err), label) from err
-                lines += [
-                    f"    v{v} = {e}" for v, e in zip(instr.results, exprs, strict=True)
-                ]
-            else:
-                lines.append(f"    v{instr.result} = v{instr.operand}  # {instr.kind}")
+            lines += line(instr, _label(instr, i), "    ")
         lines.append(f"    return {_src_tuple(f'v{r.value}' for r in self.p.results)}")
         return lines
 
@@ -801,11 +826,12 @@ def jnp_dtype_or_error(element: str, label: str) -> str:
 
 
 def _operands(instr: Instr) -> tuple[ValueId, ...]:
-    return instr.operands if isinstance(instr, OpInstr) else (instr.operand,)
+    """Every outside value ``instr`` reads (a region's captures included)."""
+    return reads(instr)
 
 
 def _results(instr: Instr) -> tuple[ValueId, ...]:
-    return instr.results if isinstance(instr, OpInstr) else (instr.result,)
+    return results_of(instr)
 
 
 def _key(v: ValueId, kept: tuple[int, ...]) -> str:

@@ -764,5 +764,7 @@ def _linalg_reduce(
     )
 
 
-# Convolution, windows, sorting: their own module, registered with these.
+# Emitters that live in their own modules register on import: convolution,
+# windows and sorting; bit operations.
+from sbpc.jax_backend import bits as _bit_emitters  # noqa: E402, F401
 from sbpc.jax_backend import window_ops as _window_ops  # noqa: E402, F401

@@ -192,7 +192,9 @@ def register_builtins(kinds: OpKinds) -> None:
     # Deferred: the rule modules import this one.
     from sbpc.ops import (
         arith,
+        bits,
         chlo,
+        control_flow,
         convolution,
         linalg,
         manual,
@@ -206,6 +208,8 @@ def register_builtins(kinds: OpKinds) -> None:
         chlo,
         linalg,
         arith,
+        bits,
+        control_flow,
         convolution,
         windows,
         sorting,

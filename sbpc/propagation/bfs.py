@@ -18,6 +18,7 @@ to greedy, in topological order, counting whatever is decided around them.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 from sbpc.propagation.edge_costs import EdgeCosts
@@ -72,7 +73,7 @@ def _reached_option(
         >= 0
         and not isinstance(graph.nodes[graph.edges[e].dst], SinkNode)
     ]
-    best: tuple[float, float, int, int] | None = None
+    best: tuple[bool, float, float, int, int] | None = None
     compute = node.option_costs
     for i in range(len(node.options)):
         via = 0.0
@@ -90,8 +91,9 @@ def _reached_option(
             changed += dst is not None and src != dst
             if edge.id == by.id:
                 via = price
-        key = (via, total, changed, i)
+        # A tied edge (regions) makes other options infinite: never take one.
+        key = (math.isinf(total), via, total, changed, i)
         if best is None or key < best:
             best = key
     assert best is not None
-    return best[3]
+    return best[4]

@@ -5,11 +5,13 @@ boxing planner per question; a transformer asks about a few dozen distinct
 (src, dst, tensor type) triples thousands of times.  Here also live the
 rules every strategy shares: keeping a layout is free, a result that accepts
 any layout (``dst`` None) is free, and on a single device every layout is the
-same data, so every change is free.
+same data, so every change is free.  Weighted edges (uses inside loops) cost
+their weight times the change; a tied edge cannot change at all.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
@@ -17,7 +19,7 @@ import numpy as np
 
 from sbpc.algebra.sbp import NdSbp
 from sbpc.algebra.tensor_type import TensorType
-from sbpc.propagation.graph import EdgeCost
+from sbpc.propagation.graph import EdgeCost, EdgeTensor
 
 Key = tuple[NdSbp, NdSbp, TensorType]
 
@@ -58,7 +60,15 @@ class EdgeCosts:
         return self._bytes is not None
 
     def time(self, src: NdSbp, dst: NdSbp | None, tensor: TensorType) -> float:
-        if dst is None or src == dst or self.single_device:
+        if dst is None or src == dst:
+            return 0.0
+        if isinstance(tensor, EdgeTensor):
+            if tensor.tied:
+                return math.inf
+            if self.single_device:
+                return 0.0
+            return tensor.weight * self.time(src, dst, tensor.plain)
+        if self.single_device:
             return 0.0
         return _memo(self._time_cache, self._cost, (src, dst, tensor))
 
@@ -81,4 +91,7 @@ class EdgeCosts:
             return None
         if dst is None or src == dst or self.single_device:
             return 0.0
+        if isinstance(tensor, EdgeTensor):
+            plain = self.bytes(src, dst, tensor.plain)
+            return math.inf if tensor.tied else tensor.weight * (plain or 0.0)
         return _memo(self._bytes_cache, self._bytes, (src, dst, tensor))

@@ -46,7 +46,12 @@ class PropagationError(ValueError):
 @dataclass(frozen=True)
 class Edge:
     """One use: ``value`` leaves ``src`` (result ``src_index``), enters operand
-    ``dst_index`` of ``dst``."""
+    ``dst_index`` of ``dst``.
+
+    ``weight``: how many times the layout change runs (a use inside a loop
+    body runs every iteration); ``tied``: the two ends must agree (a loop's
+    carried value and the body's yield of it), any change is impossible.
+    """
 
     id: int
     value: ValueId
@@ -54,6 +59,22 @@ class Edge:
     src_index: int
     dst: NodeId
     dst_index: int
+    weight: float = 1.0
+    tied: bool = False
+
+
+@dataclass(frozen=True)
+class EdgeTensor(TensorType):
+    """The tensor of a weighted or tied edge, as the strategies price it:
+    ``EdgeCosts`` multiplies by ``weight`` and makes a tied change infinite,
+    so every strategy handles regions without knowing about them."""
+
+    weight: float = 1.0
+    tied: bool = False
+
+    @property
+    def plain(self) -> TensorType:
+        return TensorType(self.shape, self.element)
 
 
 @dataclass
@@ -238,9 +259,18 @@ class SbpGraph:
         if not 0 <= value < len(self.values):
             raise GraphError(f"unknown value {value}")
 
-    def _use(self, value: ValueId, dst: NodeId, dst_index: int) -> int:
+    def _use(
+        self,
+        value: ValueId,
+        dst: NodeId,
+        dst_index: int,
+        weight: float = 1.0,
+        tied: bool = False,
+    ) -> int:
         v = self.values[value]
-        edge = Edge(len(self.edges), value, v.producer, v.index, dst, dst_index)
+        edge = Edge(
+            len(self.edges), value, v.producer, v.index, dst, dst_index, weight, tied
+        )
         self.edges.append(edge)
         v.uses.append(edge.id)
         src = self.nodes[v.producer]
@@ -278,8 +308,14 @@ class SbpGraph:
         result_layouts: Mapping[int, NdSbp] | None = None,
         compute_costs: Sequence[float] | None = None,
         result_names: Sequence[str] | None = None,
+        edge_weights: Sequence[float] | None = None,
+        tied: Sequence[int] = (),
     ) -> tuple[ValueId, ...]:
-        """A tensor op; returns its results' values."""
+        """A tensor op; returns its results' values.
+
+        ``edge_weights``: per operand, how often its layout change runs;
+        ``tied``: operands whose layout must equal their producer's.
+        """
         for v in operands:
             self._check_value(v)
         node_id = len(self.nodes)
@@ -324,7 +360,11 @@ class SbpGraph:
             tuple(compute_costs) if compute_costs is not None else None,
         )
         self.nodes.append(node)
-        node.in_edges = [self._use(v, node_id, k) for k, v in enumerate(operands)]
+        weights = list(edge_weights) if edge_weights is not None else []
+        node.in_edges = [
+            self._use(v, node_id, k, weights[k] if k < len(weights) else 1.0, k in tied)
+            for k, v in enumerate(operands)
+        ]
         return results
 
     def add_result(
@@ -371,7 +411,11 @@ class SbpGraph:
         return self.nodes[edge.dst].in_layout(option, edge.dst_index)
 
     def tensor(self, edge: Edge) -> TensorType:
-        return self.values[edge.value].tensor
+        """The edge's tensor as priced (an ``EdgeTensor`` when weighted or tied)."""
+        tensor = self.values[edge.value].tensor
+        if edge.weight == 1.0 and not edge.tied:
+            return tensor
+        return EdgeTensor(tensor.shape, tensor.element, edge.weight, edge.tied)
 
     def topological_order(self) -> list[NodeId]:
         """Node ids in insertion order.

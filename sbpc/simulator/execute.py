@@ -20,7 +20,14 @@ from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import REDUCTIONS, CollectiveKind
 from sbpc.ops.evaluate import evaluate
 from sbpc.ops.registry import local_op
-from sbpc.program import CollectiveInstr, OpInstr, Program
+from sbpc.program import (
+    CaseInstr,
+    CollectiveInstr,
+    Instr,
+    LoopInstr,
+    OpInstr,
+    Program,
+)
 from sbpc.simulator.collectives import apply_step
 
 
@@ -56,23 +63,72 @@ def run(program: Program, inputs: Sequence[Pieces]) -> list[Pieces]:
     values: dict[int, Pieces] = {
         a.value: dict(p) for a, p in zip(program.args, inputs, strict=True)
     }
-    for instr in program.body:
+    _run_block(program.body, values, program)
+    return [values[r.value] for r in program.results]
+
+
+def _run_block(
+    instrs: Sequence[Instr], values: dict[int, Pieces], program: Program
+) -> None:
+    for instr in instrs:
         if isinstance(instr, CollectiveInstr):
             values[instr.result] = apply_step(
                 values[instr.operand], _step_of(instr, program)
             )
-            continue
-        assert isinstance(instr, OpInstr)
-        hierarchy = instr.placement.hierarchy
-        outs: list[Pieces] = [{} for _ in instr.results]
-        for coord in instr.placement.coords():
-            local = local_op(instr.op, instr.sig, hierarchy, coord)
-            args = [values[v][coord] for v in instr.operands]
-            for r, value in enumerate(evaluate(local, args)):
-                outs[r][coord] = value
-        for v, pieces in zip(instr.results, outs, strict=True):
-            values[v] = pieces
-    return [values[r.value] for r in program.results]
+        elif isinstance(instr, LoopInstr):
+            _run_loop(instr, values, program)
+        elif isinstance(instr, CaseInstr):
+            chosen = instr.branches[
+                _branch(_agreed(values[instr.index], instr.label), len(instr.branches))
+            ]
+            _run_block(chosen.body, values, program)
+            for r, y in zip(instr.results, chosen.results, strict=True):
+                values[r] = values[y]
+        else:
+            _run_op(instr, values)
+
+
+def _run_op(instr: OpInstr, values: dict[int, Pieces]) -> None:
+    hierarchy = instr.placement.hierarchy
+    outs: list[Pieces] = [{} for _ in instr.results]
+    for coord in instr.placement.coords():
+        local = local_op(instr.op, instr.sig, hierarchy, coord)
+        args = [values[v][coord] for v in instr.operands]
+        for r, value in enumerate(evaluate(local, args)):
+            outs[r][coord] = value
+    for v, pieces in zip(instr.results, outs, strict=True):
+        values[v] = pieces
+
+
+def _agreed(pieces: Pieces, label: str) -> np.ndarray:
+    """A replicated control value: every device must hold the same one."""
+    first = next(iter(pieces.values()))
+    for piece in pieces.values():
+        if not np.array_equal(piece, first):
+            raise ValueError(f"{label}: devices disagree on a control value")
+    return first
+
+
+def _branch(index: np.ndarray, n: int) -> int:
+    """``case``: an index out of range runs the last branch."""
+    k = int(index)
+    return k if 0 <= k < n else n - 1
+
+
+def _run_loop(instr: LoopInstr, values: dict[int, Pieces], program: Program) -> None:
+    carried = [values[v] for v in instr.operands]
+    while True:
+        for a, c in zip(instr.cond.args, carried, strict=True):
+            values[a] = c
+        _run_block(instr.cond.body, values, program)
+        if not bool(_agreed(values[instr.cond.results[0]], instr.label)):
+            break
+        for a, c in zip(instr.body.args, carried, strict=True):
+            values[a] = c
+        _run_block(instr.body.body, values, program)
+        carried = [values[y] for y in instr.body.results]
+    for r, c in zip(instr.results, carried, strict=True):
+        values[r] = c
 
 
 def simulate(
@@ -98,10 +154,31 @@ def evaluate_whole(program: Program, inputs: Sequence[np.ndarray]) -> list[np.nd
     values: dict[int, np.ndarray] = {
         a.value: np.asarray(x) for a, x in zip(program.args, inputs, strict=True)
     }
-    for instr in program.body:
+    _whole_block(program.body, values)
+    return [values[r.value] for r in program.results]
+
+
+def _whole_block(instrs: Sequence[Instr], values: dict[int, np.ndarray]) -> None:
+    for instr in instrs:
         if isinstance(instr, CollectiveInstr):
             values[instr.result] = values[instr.operand]
-            continue
-        outs = evaluate(instr.op, [values[v] for v in instr.operands])
-        values.update(zip(instr.results, outs, strict=True))
-    return [values[r.value] for r in program.results]
+        elif isinstance(instr, LoopInstr):
+            carried = [values[v] for v in instr.operands]
+            while True:
+                values.update(zip(instr.cond.args, carried, strict=True))
+                _whole_block(instr.cond.body, values)
+                if not bool(values[instr.cond.results[0]]):
+                    break
+                values.update(zip(instr.body.args, carried, strict=True))
+                _whole_block(instr.body.body, values)
+                carried = [values[y] for y in instr.body.results]
+            values.update(zip(instr.results, carried, strict=True))
+        elif isinstance(instr, CaseInstr):
+            chosen = instr.branches[_branch(values[instr.index], len(instr.branches))]
+            _whole_block(chosen.body, values)
+            values.update(
+                zip(instr.results, [values[y] for y in chosen.results], strict=True)
+            )
+        else:
+            outs = evaluate(instr.op, [values[v] for v in instr.operands])
+            values.update(zip(instr.results, outs, strict=True))

@@ -20,6 +20,8 @@ LIT_EXAMPLES = [
     ("sbp-lower-boxing/cross-placement.mlir", "sbp-propagate,sbp-lower-boxing"),
     ("sbp-lower-boxing/two-d.mlir", "sbp-lower-boxing"),
     ("sbp-lower-boxing/table.mlir", "sbp-lower-boxing"),
+    ("sbp-propagate/regions.mlir", "sbp-propagate{strategy=greedy},sbp-lower-boxing"),
+    ("sbp-propagate/regions.mlir", "sbp-propagate{strategy=optimal},sbp-lower-boxing"),
 ]
 
 

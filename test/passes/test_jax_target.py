@@ -187,8 +187,10 @@ def test_lit_examples_run_through_jax(lit_example, tmp_path, load_module) -> Non
             )
             rng = np.random.default_rng(5)
             args = [
-                (rng.standard_normal(program.types[a.value].shape)).astype(np.float32)
-                for a in program.args
+                rng.integers(0, 2, t.shape).astype(np.int32)
+                if t.element == "i32"  # e.g. a case index
+                else rng.standard_normal(t.shape).astype(np.float32)
+                for t in (program.types[a.value] for a in program.args)
             ]
             want = evaluate_whole(program, args)
             got = emitted.logical(emitted.build()(*emitted.put_args(*args)))

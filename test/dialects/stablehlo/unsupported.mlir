@@ -20,14 +20,6 @@ func.func @real(%x: tensor<4x8xcomplex<f32>>) -> tensor<4x8xf32> {
 
 // -----
 
-// CHECK: unsupported.mlir:[[# @LINE + 2]]:10: error: stablehlo.custom_call is not supported by sbpc: a call of an opaque kernel
-func.func @cholesky(%a: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
-  %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {backend_config = ""} : (tensor<2x4x4xf32>) -> (tensor<2x4x4xf32>, tensor<2xi32>)
-  return %0#0 : tensor<2x4x4xf32>
-}
-
-// -----
-
 // The generic form parses, and the verifier says the same.
 // CHECK: unsupported.mlir:[[# @LINE + 2]]:3: error: stablehlo.imag is not supported by sbpc
 func.func @imag(%x: tensor<4x8xcomplex<f32>>) -> tensor<4x8xf32> {

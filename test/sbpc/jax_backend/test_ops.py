@@ -238,3 +238,23 @@ def test_chlo_ops_match_the_reference_and_lower_to_themselves(name: str) -> None
         {"lax": lax, "jnp": jnp},
     )
     assert f"chlo.{name} " in jax.jit(f).lower(*xs).as_text()
+
+
+def test_shifts_and_bitcast_match_stablehlo() -> None:
+    """Shifts by the bit width or more give 0 (or the sign), as StableHLO says;
+    bitcast reads the same bits."""
+    x = np.array([[1, 0x80000000, 0xFFFFFFFF, 12345]], np.uint32)
+    s = np.array([[0, 31, 32, 40]], np.uint32)
+    u = T(1, 4, e="ui32")
+    for name in (
+        "stablehlo.shift_left",
+        "stablehlo.shift_right_logical",
+        "stablehlo.shift_right_arithmetic",
+    ):
+        op = OpSpec(name, [u, u], [u])
+        (got,) = run(op, [x, s])
+        (want,) = evaluate(op, [x, s])
+        np.testing.assert_array_equal(got, want)
+    assert evaluate(OpSpec("stablehlo.shift_left", [u, u], [u]), [x, s])[0][0, 2] == 0
+    (got,) = run(OpSpec("stablehlo.bitcast_convert", [u], [T(1, 4)]), [x])
+    np.testing.assert_array_equal(got.view(np.uint32), x)

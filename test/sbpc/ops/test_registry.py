@@ -130,6 +130,10 @@ case(
 for k in ("and", "or", "xor"):
     case(k + "_i1", HLO + k, [XB, XB], [XB])
     case(k + "_i32", HLO + k, [XI, XI], [XI])
+XU = T(8, 16, e="ui32")
+for k in ("shift_left", "shift_right_logical", "shift_right_arithmetic"):
+    case(k, HLO + k, [XU, XU], [XU])
+case("bitcast_convert", HLO + "bitcast_convert", [XU], [X])
 case("not_i1", HLO + "not", [XB], [XB])
 case("not_i32", HLO + "not", [XI], [XI])
 for k in (

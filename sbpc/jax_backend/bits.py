@@ -1,0 +1,50 @@
+"""JAX forms of the bit-level ops (``sbpc.ops.bits``) and the barrier.
+
+``lax.shift_*`` and ``lax.bitcast_convert_type`` have StableHLO's meaning
+(a shift by the bit width or more gives 0, or the sign), so the emitted
+program draws the very bits ``jax.jit`` draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sbpc.jax_backend.ops import Context, jnp_dtype, register_emitter
+from sbpc.ops.spec import OpSpec
+
+_SHIFTS = {
+    "stablehlo.shift_left": "lax.shift_left",
+    "stablehlo.shift_right_logical": "lax.shift_right_logical",
+    "stablehlo.shift_right_arithmetic": "lax.shift_right_arithmetic",
+}
+
+
+def _shift(fn: str):
+    def emit(
+        op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
+    ) -> list[str]:
+        a, s = args
+        if op.operands[0].shape != op.operands[1].shape:
+            return [f"{fn}(*jnp.broadcast_arrays({a}, {s}))"]
+        return [f"{fn}({a}, {s})"]
+
+    return emit
+
+
+for _name, _fn in _SHIFTS.items():
+    register_emitter(_name)(_shift(_fn))
+
+
+@register_emitter("stablehlo.bitcast_convert")
+def _bitcast_convert(
+    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
+) -> list[str]:
+    return [f"lax.bitcast_convert_type({args[0]}, {jnp_dtype(op.results[0].element)})"]
+
+
+@register_emitter("stablehlo.optimization_barrier")
+def _optimization_barrier(
+    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
+) -> list[str]:
+    whole = f"lax.optimization_barrier(({', '.join(args)},))"
+    return [f"{whole}[{k}]" for k in range(len(args))]
