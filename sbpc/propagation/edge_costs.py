@@ -77,6 +77,14 @@ class EdgeCosts:
     ) -> np.ndarray:
         """``time(s, d, tensor)`` for every ``s`` in ``srcs`` (rows) and ``d``
         in ``dsts`` (columns), from the table callback when there is one."""
+        if isinstance(tensor, EdgeTensor):  # a use inside a loop: as ``time``
+            keep = np.array(
+                [[d is None or s == d for d in dsts] for s in srcs], dtype=bool
+            ).reshape(len(srcs), len(dsts))
+            if tensor.tied:
+                return np.where(keep, 0.0, math.inf)
+            plain = self.table(srcs, dsts, tensor.plain)
+            return np.where(keep, 0.0, tensor.weight * plain)
         if self.single_device:
             return np.zeros((len(srcs), len(dsts)))
         if self._table is None:
