@@ -53,40 +53,20 @@ _COMPLEX = "complex numbers have no SBP rules, reference or JAX lowering"
 _LINALG = "no SBP rules, reference or JAX lowering for matrix factorisations"
 
 
-@irdl_op_definition
-class FftOp(UnsupportedOp):
-    name = "stablehlo.fft"
-    WHY: ClassVar[str] = _COMPLEX
+def _unsupported(name: str, why: str) -> type[UnsupportedOp]:
+    """The op class of ``name``: it parses only to refuse, saying ``why``."""
+    words = name.removeprefix("stablehlo.").split("_")
+    cls_name = "".join(w.title() for w in words) + "Op"
+    namespace = {"name": name, "WHY": why, "__annotations__": {"WHY": "ClassVar[str]"}}
+    return irdl_op_definition(type(cls_name, (UnsupportedOp,), namespace))
 
 
-@irdl_op_definition
-class RealOp(UnsupportedOp):
-    name = "stablehlo.real"
-    WHY: ClassVar[str] = _COMPLEX
-
-
-@irdl_op_definition
-class ImagOp(UnsupportedOp):
-    name = "stablehlo.imag"
-    WHY: ClassVar[str] = _COMPLEX
-
-
-@irdl_op_definition
-class ComplexOp(UnsupportedOp):
-    name = "stablehlo.complex"
-    WHY: ClassVar[str] = _COMPLEX
-
-
-@irdl_op_definition
-class CholeskyOp(UnsupportedOp):
-    name = "stablehlo.cholesky"
-    WHY: ClassVar[str] = _LINALG
-
-
-@irdl_op_definition
-class TriangularSolveOp(UnsupportedOp):
-    name = "stablehlo.triangular_solve"
-    WHY: ClassVar[str] = _LINALG
+FftOp = _unsupported("stablehlo.fft", _COMPLEX)
+RealOp = _unsupported("stablehlo.real", _COMPLEX)
+ImagOp = _unsupported("stablehlo.imag", _COMPLEX)
+ComplexOp = _unsupported("stablehlo.complex", _COMPLEX)
+CholeskyOp = _unsupported("stablehlo.cholesky", _LINALG)
+TriangularSolveOp = _unsupported("stablehlo.triangular_solve", _LINALG)
 
 
 UNSUPPORTED_OPS: tuple[type[UnsupportedOp], ...] = (

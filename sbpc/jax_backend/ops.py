@@ -27,6 +27,7 @@ from sbpc.ops.chlo import CHLO_ELEMENTWISE
 from sbpc.ops.kind import OP_KINDS
 from sbpc.ops.linalg import LINALG_ELEMENTWISE
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype
+from sbpc.ops.stablehlo import ELEMENTWISE as STABLEHLO_ELEMENTWISE
 
 
 class UnsupportedOpError(ValueError):
@@ -248,25 +249,7 @@ def _elementwise(name: str, kind: str, n_outs: int = 0) -> None:
     register_emitter(name)(emit)
 
 
-for _kind in (
-    *("add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum"),
-    *(
-        "power",
-        "atan2",
-        "and",
-        "or",
-        "xor",
-        "not",
-        "negate",
-        "abs",
-        "sign",
-        "floor",
-        "ceil",
-    ),
-    *("exponential", "exponential_minus_one", "log", "log_plus_one", "tanh"),
-    *("logistic", "sqrt", "rsqrt", "cbrt", "sine", "cosine", "is_finite"),
-    *("clamp", "select", "convert"),
-):
+for _kind in STABLEHLO_ELEMENTWISE:
     _elementwise(f"stablehlo.{_kind}", _kind)
 _elementwise("stablehlo.round_nearest_afz", "round")
 

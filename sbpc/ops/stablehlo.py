@@ -98,7 +98,8 @@ from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype, scatter_kinds
 # This module's op kinds, merged into the registry on first use (``sbpc.ops.kind``).
 BUILTINS = OpKinds()
 
-_ELEMENTWISE = [
+# The elementwise ops named by their kind in ``ops.elementwise.KINDS``.
+ELEMENTWISE = [
     "add",
     "subtract",
     "multiply",
@@ -133,7 +134,7 @@ _ELEMENTWISE = [
     "select",
     "convert",
 ]
-for _kind in _ELEMENTWISE:
+for _kind in ELEMENTWISE:
     register_elementwise(f"stablehlo.{_kind}", KINDS[_kind], BUILTINS)
 register_elementwise("stablehlo.round_nearest_afz", KINDS["round"], BUILTINS)
 register_elementwise(

@@ -20,7 +20,11 @@ T = TensorType((8, 8), "f32")
 def _price(src, dst, tensor) -> float:
     """A made-up cost model: distinct, finite, and 0 only for no change (or a
     result that takes any layout, ``dst`` None)."""
-    return 0.0 if dst is None or src == dst else 1.0 + LAYOUTS.index(src) + 10 * LAYOUTS.index(dst)
+    return (
+        0.0
+        if dst is None or src == dst
+        else 1.0 + LAYOUTS.index(src) + 10 * LAYOUTS.index(dst)
+    )
 
 
 def _table(srcs, dsts, tensor) -> np.ndarray:
