@@ -41,6 +41,7 @@ from sbpc.algebra.signature import Signature
 from sbpc.ops.spec import OpSpec
 
 CONVOLUTION = "stablehlo.convolution"
+REDUCE_WINDOW = "stablehlo.reduce_window"
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Halo:
     low: int
     high: int
     spatial: int  # index among the op's spatial dims (its padding entry)
+    fill: int | None = None  # operand holding the padding value (None: zeros)
 
 
 def _ints(op: OpSpec, key: str, default: int, k: int) -> tuple[int, ...]:
@@ -92,14 +94,46 @@ def halo_spatial_dims(op: OpSpec) -> list[tuple[int, int, int, int, int]]:
     return dims
 
 
+def halo_window_dims(op: OpSpec) -> list[tuple[int, int, int, int, int]]:
+    """As ``halo_spatial_dims`` for a one-input ``reduce_window`` (pooling):
+    every dim is a window dim, padded with the init value."""
+    if len(op.operands) != 2:
+        return []
+    shape, res = op.operands[0].shape, op.results[0].shape
+    k = len(shape)
+    window = _ints(op, "window_dimensions", 1, k)
+    strides = _ints(op, "window_strides", 1, k)
+    base = _ints(op, "base_dilations", 1, k)
+    dilation = _ints(op, "window_dilations", 1, k)
+    pad = op.attr("padding")
+    padding = ((0, 0),) * k if pad is None else tuple((int(a), int(b)) for a, b in pad)
+    dims = []
+    for d in range(k):
+        (lo, hi), s = padding[d], strides[d]
+        high = (window[d] - 1) * dilation[d] + 1 - s - lo
+        if base[d] == 1 and shape[d] == s * res[d] and lo >= 0 and 0 <= high <= hi:
+            dims.append((d, d, d, lo, high))
+    return dims
+
+
+def _halo_dims(op: OpSpec) -> tuple[list[tuple[int, int, int, int, int]], int | None]:
+    """The op's halo-able dims and the operand holding its padding value."""
+    if op.name == CONVOLUTION:
+        return halo_spatial_dims(op), None
+    if op.name == REDUCE_WINDOW:
+        return halo_window_dims(op), 1
+    return [], None
+
+
 def halos(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> list[Halo]:
     """The exchanges ``op`` needs before it runs under ``sig``; raises
     ``ValueError`` for a split no exchange makes exact."""
-    if op.name != CONVOLUTION or not sig.inputs:
+    dims, fill = _halo_dims(op)
+    if not dims or not sig.inputs:
         return []
     nd = sig.inputs[0]
     out = []
-    for j, dim, _, low, high in halo_spatial_dims(op):
+    for j, dim, _, low, high in dims:
         if low == 0 and high == 0:
             continue  # windows tile the pieces: nothing to trade
         mesh_dims = [m for m, s in enumerate(nd) if s == Split(dim)]
@@ -114,7 +148,7 @@ def halos(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> list[Halo]:
         size = length // n
         if max(low, high) > size:
             raise ValueError(f"halo of dim {dim} wider than a piece of {size} rows")
-        out.append(Halo(0, dim, mesh_dims[0], n, size, low, high, j))
+        out.append(Halo(0, dim, mesh_dims[0], n, size, low, high, j, fill))
     return out
 
 
@@ -132,7 +166,9 @@ def halo_local(op: OpSpec, local: OpSpec, hs: Sequence[Halo]) -> OpSpec:
     if not hs:
         return local
     pad = op.attr("padding")
-    k = len(_ints(op, "input_spatial_dimensions", 0, 0))
+    k = op.operands[0].rank
+    if op.name == CONVOLUTION:
+        k = len(_ints(op, "input_spatial_dimensions", 0, 0))
     padding = [(0, 0)] * k if pad is None else [(int(a), int(b)) for a, b in pad]
     operands = list(local.operands)
     for h in hs:
@@ -166,6 +202,7 @@ def exchange(
         extended: Pieces = {}
         for coord, x in src.items():
             i = coord[h.mesh_dim]
+            fill = 0 if h.fill is None else pieces[h.fill][coord]
             parts = []
             if h.low:
                 prev = _neighbour(coord, h.mesh_dim, -1)
@@ -173,7 +210,7 @@ def exchange(
                     _take(src[prev], h.dim, h.size - h.low, h.size) if i > 0 else None
                 )
                 parts.append(
-                    _zeros_like_rows(x, h.dim, h.low) if rows is None else rows
+                    _fill_rows(x, h.dim, h.low, fill) if rows is None else rows
                 )
             parts.append(x)
             if h.high:
@@ -181,17 +218,20 @@ def exchange(
                 last = i == h.pieces - 1
                 rows = None if last else _take(src[nxt], h.dim, 0, h.high)
                 parts.append(
-                    _zeros_like_rows(x, h.dim, h.high) if rows is None else rows
+                    _fill_rows(x, h.dim, h.high, fill) if rows is None else rows
                 )
             extended[coord] = np.concatenate(parts, axis=h.dim)
         out[h.operand] = extended
     return out
 
 
-def _zeros_like_rows(x: np.ndarray, dim: int, rows: int) -> np.ndarray:
+def _fill_rows(
+    x: np.ndarray, dim: int, rows: int, fill: float | np.ndarray
+) -> np.ndarray:
+    """The padding an edge device stands in for its missing neighbour."""
     shape = list(x.shape)
     shape[dim] = rows
-    return np.zeros(shape, x.dtype)
+    return np.full(shape, fill, x.dtype)
 
 
 def halo_bytes(

@@ -4,6 +4,7 @@ the priced halo."""
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import numpy as np
 import pytest
@@ -108,3 +109,30 @@ def test_the_halo_is_priced() -> None:
     link = model.link(0, 1)
     halo_bytes = 2 * 2 * 16 * 4 * 4  # batch x (1 + 1 rows) x width x channels x f32
     assert t_rows - t_batch == pytest.approx(link.latency + halo_bytes / link.bandwidth)
+
+
+def _pool(fn) -> OpSpec:
+    module = _parse(jax.jit(fn).lower(np.zeros(IMG, np.float32)).as_text(), "t")
+    (op,) = [o for o in module.walk() if o.name == "stablehlo.reduce_window"]
+    return op_spec_of(op)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: nn.max_pool(x, (3, 3), (2, 2), padding="SAME"),
+        lambda x: nn.avg_pool(x, (3, 3), (1, 1), padding="SAME"),
+    ],
+    ids=["maxpool", "avgpool"],
+)
+@pytest.mark.parametrize("hierarchy", [(2,), (4,), (2, 2)])
+def test_overlapping_pools_split_with_a_halo(fn, hierarchy) -> None:
+    """Edge devices pad with the init value (-inf for max), proven."""
+    op = _pool(fn)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(IMG).astype(np.float32)
+    init = np.array(-np.inf if op.attr("kind") == "max" else 0, np.float32)
+    with_halo = [s for s in nd_signatures(op, hierarchy) if halos(op, s, hierarchy)]
+    assert with_halo
+    for sig in with_halo:
+        check_signature(op, sig, hierarchy, [x, init], rng)
