@@ -14,7 +14,9 @@ keeps the first maximum of a window) and ``kind`` (the scatter body,
 Rules: a dimension splits when no window crosses a block boundary: a window
 of one element (width 1, stride 1, no padding or dilation), or windows that
 tile it (width <= stride, no padding or dilation, size = stride x output
-size: 2x2 pooling with stride 2).  ``reduce_window`` add is linear in its
+size: 2x2 pooling with stride 2); a one-input ``reduce_window`` also splits
+where windows overlap, with a halo exchange (``sbpc.ops.halo``: 3x3
+pools).  ``reduce_window`` add is linear in its
 input and init together (``P(sum)``); max/min commute with ``P(max)`` /
 ``P(min)`` of the input (init ``B`` or alike).  ``select_and_scatter`` add
 is linear in source and init with the operand ``B`` (the operand picks the
