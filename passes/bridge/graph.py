@@ -30,6 +30,7 @@ from sbpc.boxing.planner import candidate_layouts
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError, emit
 from sbpc.ops.cost import compute_costs
+from sbpc.ops.halo import halos
 from sbpc.ops.registry import has_rule, nd_signature_tuple, signatures_1d
 from sbpc.ops.spec import OpSpec
 from sbpc.propagation.graph import GraphError, NodeId, SbpGraph
@@ -285,6 +286,12 @@ def _check_user_signature(
             check_even(t.shape, nd, placement.hierarchy)
         except UnevenSplitError as e:
             raise LocatedError(op, f"sbp.sig {sig} needs an uneven split: {e}") from e
+    try:
+        halos(spec, sig, placement.hierarchy)
+    except ValueError as e:
+        raise LocatedError(
+            op, f"sbp.sig {sig} needs a halo exchange sbpc cannot do: {e}"
+        ) from e
     shown = candidates if placement.ndim > 1 else signatures_1d(spec)
     listing = "\n".join(f"  {s}" for s in shown[:40])
     more = f"\n  ... and {len(shown) - 40} more" if len(shown) > 40 else ""

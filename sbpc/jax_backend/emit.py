@@ -61,6 +61,7 @@ from sbpc.jax_backend.collectives import (
     step_expr,
 )
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES, Combined, combine_schedule
+from sbpc.jax_backend.halo import halo_lines
 from sbpc.jax_backend.ops import UnsupportedOpError, jnp_dtype, op_expressions, py_tuple
 from sbpc.jax_backend.regions import analyze_region, reference_line, region_lines
 from sbpc.jax_backend.runtime import (
@@ -708,11 +709,14 @@ class _Emitter:
             else:
                 dynamic[key] = self._constant_block(op, sig, hierarchy, locals_, label)
         args = [f"v{v}" for v in instr.operands]
+        pre, args = halo_lines(op, sig, hierarchy, args, f"v{instr.results[0]}")
         try:
             exprs = op_expressions(local, args, self, dynamic)
         except UnsupportedOpError as err:
             raise JaxEmitError(str(err), label) from err
-        return [f"    v{v} = {e}" for v, e in zip(instr.results, exprs, strict=True)]
+        return pre + [
+            f"    v{v} = {e}" for v, e in zip(instr.results, exprs, strict=True)
+        ]
 
     def _iota_offset(
         self,

@@ -17,6 +17,7 @@ import numpy as np
 from sbpc.algebra.pieces import all_coords, assemble, distribute
 from sbpc.algebra.signature import Signature
 from sbpc.ops.evaluate import evaluate
+from sbpc.ops.halo import exchange
 from sbpc.ops.registry import local_op
 from sbpc.ops.spec import OpSpec, is_bool, is_float, numpy_dtype
 
@@ -56,6 +57,7 @@ def run_distributed(
         distribute(np.asarray(x), nd, hierarchy, rng)
         for x, nd in zip(inputs, sig.inputs, strict=True)
     ]
+    pieces = exchange(op, sig, hierarchy, pieces)  # neighbours' rows, if any
     per_device = {
         coord: evaluate(local_op(op, sig, hierarchy, coord), [p[coord] for p in pieces])
         for coord in all_coords(hierarchy)

@@ -29,7 +29,8 @@ Rules are factors of the convolution's loops (``sbpc.ops.derive``):
   embedding, a 1x1 convolution) splits input and output alike.
 
 Plus linearity in each operand (``(P, B) -> P``, ``(B, P) -> P``).
-Spatial splits of overlapping windows need a halo exchange (not done).
+Spatial splits of overlapping windows trade halo rows first
+(``sbpc.ops.halo``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from sbpc.algebra.placement import Coord
 from sbpc.algebra.signature import Signature
 from sbpc.ops.derive import Factor, factor_signatures, linear_each
+from sbpc.ops.halo import halo_local, halo_spatial_dims, halos
 from sbpc.ops.kind import OpKinds
 from sbpc.ops.spec import OpSpec, is_bool
 
@@ -120,7 +122,9 @@ def convolution_factors(op: OpSpec) -> list[Factor]:
         factors.append(Factor((if_, ko), (of,)))
     if bg > 1 and lhs[ib] == bg:
         factors.append(Factor((ib, ko), (of,)))
-    factors += [Factor((ld, None), (od,)) for ld, od in tiled_spatial_dims(op)]
+    spatial = dict.fromkeys(tiled_spatial_dims(op))
+    spatial.update(dict.fromkeys((ld, od) for _, ld, od, _, _ in halo_spatial_dims(op)))
+    factors += [Factor((ld, None), (od,)) for ld, od in spatial]
     return factors
 
 
@@ -136,7 +140,9 @@ def convolution_rule(op: OpSpec) -> list[Signature]:
 def convolution_local(
     op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
 ) -> OpSpec:
-    """A device holding 1/n of the groups runs a convolution of G/n groups."""
+    """A device holding 1/n of the groups runs a convolution of G/n groups;
+    a spatial split with a halo runs unpadded on the extended piece."""
+    local = halo_local(op, local, halos(op, sig, hierarchy))
     g, bg = _int(op, "feature_group_count"), _int(op, "batch_group_count")
     if g > 1:
         d = _int(op, "input_feature_dimension")

@@ -27,6 +27,7 @@ from typing import Any
 from sbpc.algebra.layout import UnevenSplitError
 from sbpc.algebra.signature import Signature
 from sbpc.boxing.cost_model import CostModel
+from sbpc.ops.halo import halo_bytes
 from sbpc.ops.registry import localize_type, op_key
 from sbpc.ops.spec import OpSpec
 
@@ -89,6 +90,18 @@ def local_work(
 _CACHE: dict[tuple[Any, ...], tuple[Sequence[Signature], tuple[float, ...]]] = {}
 
 
+def _halo_time(
+    op: OpSpec, sig: Signature, hierarchy: Sequence[int], model: CostModel
+) -> float:
+    """A halo exchange (``sbpc.ops.halo``): two neighbour sends per exchanged
+    dim (one latency each, overlapping) and the halo rows over the link."""
+    total = 0.0
+    for mesh_dim, nbytes in halo_bytes(op, sig, hierarchy):
+        link = model.link(mesh_dim, len(hierarchy))
+        total += link.latency + nbytes / link.bandwidth
+    return total
+
+
 def compute_costs(
     op: OpSpec,
     candidates: Sequence[Signature],
@@ -116,7 +129,10 @@ def compute_costs(
             except UnevenSplitError:
                 costs.append(math.inf)
                 continue
-            costs.append(model.compute_time(flops, nbytes))
+            costs.append(
+                model.compute_time(flops, nbytes)
+                + _halo_time(op, sig, hierarchy, model)
+            )
         cached = tuple(costs)
         _CACHE[key] = (candidates, cached)
     return cached

@@ -50,6 +50,7 @@ from sbpc.algebra.sbp import NdSbp, Partial, Split
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.ops.derive import all_broadcast, dedupe
+from sbpc.ops.halo import halo_fits
 from sbpc.ops.kind import OP_KINDS, LocalFn, RuleFn, op_kinds
 from sbpc.ops.spec import OpSpec, is_bool
 
@@ -166,7 +167,9 @@ def signatures_1d(op: OpSpec) -> list[Signature]:
 def fits(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> bool:
     """Every split of ``sig`` names an existing dimension and divides it evenly."""
     pairs = zip((*op.operands, *op.results), (*sig.inputs, *sig.outputs), strict=True)
-    return all(is_even(t.shape, nd, hierarchy) for t, nd in pairs)
+    return all(is_even(t.shape, nd, hierarchy) for t, nd in pairs) and halo_fits(
+        op, sig, hierarchy
+    )
 
 
 def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:

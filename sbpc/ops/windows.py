@@ -14,7 +14,9 @@ keeps the first maximum of a window) and ``kind`` (the scatter body,
 Rules: a dimension splits when no window crosses a block boundary: a window
 of one element (width 1, stride 1, no padding or dilation), or windows that
 tile it (width <= stride, no padding or dilation, size = stride x output
-size: 2x2 pooling with stride 2).  ``reduce_window`` add is linear in its
+size: 2x2 pooling with stride 2); a one-input ``reduce_window`` also splits
+where windows overlap, with a halo exchange (``sbpc.ops.halo``: 3x3
+pools).  ``reduce_window`` add is linear in its
 input and init together (``P(sum)``); max/min commute with ``P(max)`` /
 ``P(min)`` of the input (init ``B`` or alike).  ``select_and_scatter`` add
 is linear in source and init with the operand ``B`` (the operand picks the
@@ -28,9 +30,11 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from sbpc.algebra.placement import Coord
 from sbpc.algebra.signature import Signature
 from sbpc.ops.convolution import dilate_axis, pad_axis
 from sbpc.ops.derive import Factor, factor_signatures, joint, linear
+from sbpc.ops.halo import halo_local, halo_window_dims, halos
 from sbpc.ops.kind import OpKinds
 from sbpc.ops.spec import OpSpec
 from sbpc.ops.stablehlo import reduce_partial_kind
@@ -85,7 +89,8 @@ def untouched_dims(op: OpSpec, output: Sequence[int]) -> list[int]:
 def reduce_window_rule(op: OpSpec) -> list[Signature]:
     n = len(op.operands) // 2
     m = len(op.results)
-    dims = untouched_dims(op, op.results[0].shape)
+    dims = list(dict.fromkeys(untouched_dims(op, op.results[0].shape)))
+    dims += [d for _, d, _, _, _ in halo_window_dims(op) if d not in dims]
     sigs = factor_signatures(Factor((d,) * n + (None,) * n, (d,) * m) for d in dims)
     partial = reduce_partial_kind(op, op.attr("kind"))
     if partial == "sum":
@@ -94,6 +99,14 @@ def reduce_window_rule(op: OpSpec) -> list[Signature]:
         sigs += joint(2 * n, m, range(2 * n), (partial,))
         sigs += joint(2 * n, m, range(n), (partial,))
     return sigs
+
+
+@BUILTINS.local("stablehlo.reduce_window")
+def reduce_window_local(
+    op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
+) -> OpSpec:
+    """Overlapping windows split with a halo run unpadded on extended pieces."""
+    return halo_local(op, local, halos(op, sig, hierarchy))
 
 
 def reduce_window_array(op: OpSpec, x: np.ndarray, init: np.ndarray) -> np.ndarray:

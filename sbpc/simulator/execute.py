@@ -19,6 +19,7 @@ from sbpc.algebra.sbp import Partial
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import REDUCTIONS, CollectiveKind
 from sbpc.ops.evaluate import evaluate
+from sbpc.ops.halo import exchange
 from sbpc.ops.registry import local_op
 from sbpc.program import (
     CaseInstr,
@@ -91,9 +92,13 @@ def _run_block(
 def _run_op(instr: OpInstr, values: dict[int, Pieces]) -> None:
     hierarchy = instr.placement.hierarchy
     outs: list[Pieces] = [{} for _ in instr.results]
+    # a spatial split whose windows overlap: neighbours' rows first
+    operands = exchange(
+        instr.op, instr.sig, hierarchy, [values[v] for v in instr.operands]
+    )
     for coord in instr.placement.coords():
         local = local_op(instr.op, instr.sig, hierarchy, coord)
-        args = [values[v][coord] for v in instr.operands]
+        args = [p[coord] for p in operands]
         for r, value in enumerate(evaluate(local, args)):
             outs[r][coord] = value
     for v, pieces in zip(instr.results, outs, strict=True):

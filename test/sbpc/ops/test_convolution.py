@@ -192,8 +192,8 @@ def test_convolution_factors() -> None:
     assert sig1d([B, S(3)], [S(3)]) in sigs  # output channels
     assert sig1d([S(3), S(2)], [P]) in sigs  # input channels: partial sums
     assert sig1d([P, B], [P]) in sigs and sig1d([B, P], [P]) in sigs
-    # overlapping 3x3 windows: no spatial split without a halo
-    assert not any(s.inputs[0] in ((S(1),), (S(2),)) for s in sigs)
+    # overlapping 3x3 windows: spatial splits with a halo exchange
+    assert sig1d([S(1), B], [S(1)]) in sigs and sig1d([S(2), B], [S(2)]) in sigs
 
 
 def test_depthwise_and_patch_splits() -> None:
@@ -214,9 +214,14 @@ def test_pool_and_sort_splits() -> None:
     assert signatures_1d(sort) == [sig1d([S(0)], [S(0)]), sig1d([B], [B])]
 
 
-def test_the_checker_rejects_a_spatial_split_of_overlapping_windows() -> None:
-    """A 3x3 'SAME' convolution split along its rows needs a halo: wrong."""
+def test_the_checker_rejects_a_spatial_split_of_overlapping_windows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 3x3 'SAME' convolution split along its rows needs a halo: without
+    the exchange the signature is wrong."""
     op = _one(_conv(), X, W)
     inputs = _inputs(op, 0)
+    check_signature(op, sig1d([S(1), B], [S(1)]), (2,), inputs)
+    monkeypatch.setattr("sbpc.ops.check.exchange", lambda op, sig, h, pieces: pieces)
     with pytest.raises(SignatureCheckError):
         check_signature(op, sig1d([S(1), B], [S(1)]), (2,), inputs)
