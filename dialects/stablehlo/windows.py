@@ -97,6 +97,23 @@ class _WindowAttrs(IRDLOperation):
             return padding_pairs(attr)
         return ((0, 0),) * len(self.window_dimensions)
 
+    def _window_plain(self, **rest: object) -> dict[str, object]:
+        """The window attributes as plain values, then ``rest``."""
+        return {
+            "window_dimensions": self.window_dimensions,
+            "window_strides": self.window_strides,
+            "padding": self.padding,
+            **rest,
+        }
+
+    @staticmethod
+    def _combiner_kind(region: Region) -> str | None:
+        """``add``/``max``/``min``/... when ``region`` is one commutative binary op."""
+        inner = binary_combiner(region)
+        if isinstance(inner, CommutativeBinaryOp):
+            return inner.REDUCTION_KIND
+        return None
+
     def _check_window(self, rank: int, keys: Sequence[str]) -> None:
         """Each window list has one entry per operand dimension; sizes,
         strides and dilations are positive (padding may be negative)."""
@@ -160,20 +177,14 @@ class ReduceWindowOp(_WindowAttrs):
     @property
     def reduction_kind(self) -> str | None:
         """``add``/``max``/``min``/... when the body is one commutative binary op."""
-        inner = binary_combiner(self.body)
-        if isinstance(inner, CommutativeBinaryOp):
-            return inner.REDUCTION_KIND
-        return None
+        return self._combiner_kind(self.body)
 
     def plain_attrs(self) -> dict[str, object]:
-        return {
-            "window_dimensions": self.window_dimensions,
-            "window_strides": self.window_strides,
-            "padding": self.padding,
-            "base_dilations": self.base_dilations,
-            "window_dilations": self.window_dilations,
-            "kind": self.reduction_kind,
-        }
+        return self._window_plain(
+            base_dilations=self.base_dilations,
+            window_dilations=self.window_dilations,
+            kind=self.reduction_kind,
+        )
 
     def verify_(self) -> None:
         name = self.name
@@ -265,19 +276,10 @@ class SelectAndScatterOp(_WindowAttrs):
 
     @property
     def scatter_kind(self) -> str | None:
-        inner = binary_combiner(self.scatter)
-        if isinstance(inner, CommutativeBinaryOp):
-            return inner.REDUCTION_KIND
-        return None
+        return self._combiner_kind(self.scatter)
 
     def plain_attrs(self) -> dict[str, object]:
-        return {
-            "window_dimensions": self.window_dimensions,
-            "window_strides": self.window_strides,
-            "padding": self.padding,
-            "select": self.select_direction,
-            "kind": self.scatter_kind,
-        }
+        return self._window_plain(select=self.select_direction, kind=self.scatter_kind)
 
     def verify_(self) -> None:
         name = self.name
