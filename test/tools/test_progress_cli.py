@@ -14,22 +14,27 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plan_picture.mlir"
 PIPELINE = "sbp-inline,sbp-propagate{strategy=optimal},sbp-lower-boxing"
 
 
+def _command(*extra: str) -> list[str]:
+    """sbpc-opt on the example, output discarded, as a subprocess command."""
+    return [
+        sys.executable,
+        "-m",
+        "sbpc.tools.sbpc_opt",
+        str(EXAMPLE),
+        "-p",
+        PIPELINE,
+        "-o",
+        os.devnull,
+        *extra,
+    ]
+
+
 def run_on_terminal(*extra: str) -> tuple[int, str]:
     """Run sbpc-opt with stderr on a pseudo-terminal; returns (status, stderr)."""
     master, slave = pty.openpty()
     try:
         done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "sbpc.tools.sbpc_opt",
-                str(EXAMPLE),
-                "-p",
-                PIPELINE,
-                "-o",
-                os.devnull,
-                *extra,
-            ],
+            _command(*extra),
             stdout=subprocess.DEVNULL,
             stderr=slave,
             timeout=300,
@@ -75,16 +80,7 @@ def test_quiet_on_a_terminal() -> None:
 
 def test_nothing_when_stderr_is_not_a_terminal() -> None:
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sbpc.tools.sbpc_opt",
-            str(EXAMPLE),
-            "-p",
-            PIPELINE,
-            "-o",
-            os.devnull,
-        ],
+        _command(),
         capture_output=True,
         text=True,
         timeout=300,
