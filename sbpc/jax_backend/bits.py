@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sbpc.jax_backend.ops import Context, jnp_dtype, register_emitter
+from sbpc.jax_backend.ops import Context, Unpack, jnp_dtype, register_emitter
 from sbpc.ops.spec import OpSpec
 
 _SHIFTS = {
@@ -45,6 +45,5 @@ def _bitcast_convert(
 @register_emitter("stablehlo.optimization_barrier")
 def _optimization_barrier(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
-    whole = f"lax.optimization_barrier(({', '.join(args)},))"
-    return [f"{whole}[{k}]" for k in range(len(args))]
+) -> Unpack:
+    return Unpack(f"lax.optimization_barrier(({', '.join(args)},))")

@@ -62,7 +62,13 @@ from sbpc.jax_backend.collectives import (
 )
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES, Combined, combine_schedule
 from sbpc.jax_backend.halo import halo_lines
-from sbpc.jax_backend.ops import UnsupportedOpError, jnp_dtype, op_expressions, py_tuple
+from sbpc.jax_backend.ops import (
+    UnsupportedOpError,
+    assignments,
+    jnp_dtype,
+    op_expressions,
+    py_tuple,
+)
 from sbpc.jax_backend.regions import analyze_region, reference_line, region_lines
 from sbpc.jax_backend.runtime import (
     COMBINED_COLLECTIVES,
@@ -714,9 +720,7 @@ class _Emitter:
             exprs = op_expressions(local, args, self, dynamic)
         except UnsupportedOpError as err:
             raise JaxEmitError(str(err), label) from err
-        return pre + [
-            f"    v{v} = {e}" for v, e in zip(instr.results, exprs, strict=True)
-        ]
+        return pre + assignments([f"v{v}" for v in instr.results], exprs, "    ")
 
     def _iota_offset(
         self,

@@ -19,6 +19,7 @@ from sbpc.jax_backend.collectives import REDUCE_FN, axes_expr, partition_spec
 from sbpc.jax_backend.ops import (
     Context,
     UnsupportedOpError,
+    bindings,
     op_expressions,
     register_emitter,
 )
@@ -38,9 +39,8 @@ def _body_expr(op: OpSpec, args: Sequence[str], ctx: Context) -> tuple[str, list
     parts = [f"({_name(i)} := {a})" for i, a in enumerate(args)]
     for inner in body:
         exprs = op_expressions(inner.op, [_name(v) for v in inner.operands], ctx)
-        parts += [
-            f"({_name(r)} := {e})" for r, e in zip(inner.results, exprs, strict=True)
-        ]
+        names = [_name(r) for r in inner.results]
+        parts += bindings(names, exprs, f"{names[0]}_all")
     return "(" + ", ".join(parts) + ",)", [_name(v) for v in returns]
 
 

@@ -1,7 +1,8 @@
 """Tensor ops as JAX source text: one emitter per op kind, for local and global use.
 
 ``op_expressions(op, args, ctx)`` returns one Python expression per result
-of ``op`` applied to the arrays named ``args``, written with ``jax.lax`` and
+of ``op`` applied to the arrays named ``args`` (or one ``Unpack``: a call
+whose tuple holds every result, written once and unpacked), written with ``jax.lax`` and
 ``jax.numpy`` (imported as ``lax`` and ``jnp``; ``np`` is numpy).  The same
 emitter serves the sharded body, where ``op`` is the device's op
 (``sbpc.ops.registry.local_op``: local shapes) and device-dependent attributes
@@ -18,6 +19,7 @@ raises ``UnsupportedOpError``; the caller turns it into a located error.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol, cast
 
 import numpy as np
@@ -42,7 +44,20 @@ class Context(Protocol):
         ...
 
 
-Emitter = Callable[[OpSpec, list[str], Context, Mapping[str, str]], list[str]]
+@dataclass(frozen=True)
+class Unpack:
+    """One call returning all of a multi-result op's results as a tuple.
+
+    It is written once and unpacked, so the op runs once: an
+    ``optimization_barrier`` fences its operands together, as the input asks,
+    and a multi-operand sort or reduce is not repeated per result.
+    """
+
+    call: str
+
+
+Emitted = list[str] | Unpack
+Emitter = Callable[[OpSpec, list[str], Context, Mapping[str, str]], Emitted]
 
 JNP_DTYPE = {
     "i1": "jnp.bool_",
@@ -111,8 +126,9 @@ def op_expressions(
     args: Sequence[str],
     ctx: Context,
     dynamic: Mapping[str, str] | None = None,
-) -> list[str]:
-    """One JAX expression per result of ``op`` on the arrays named ``args``."""
+) -> Emitted:
+    """One JAX expression per result of ``op`` on the arrays named ``args``,
+    or one ``Unpack`` of them all."""
     fn = _emitter(op.name)
     if fn is None:
         raise UnsupportedOpError(f"the JAX emitter has no lowering for '{op.name}'")
@@ -126,9 +142,27 @@ def op_expressions(
         if isinstance(err, UnsupportedOpError):
             raise
         raise UnsupportedOpError(f"'{op.name}': cannot lower {op}: {err}") from err
-    if len(exprs) != len(op.results):
+    if not isinstance(exprs, Unpack) and len(exprs) != len(op.results):
         raise UnsupportedOpError(f"'{op.name}': emitter gave {len(exprs)} results")
     return exprs
+
+
+def assignments(names: Sequence[str], exprs: Emitted, indent: str) -> list[str]:
+    """Statements binding ``names`` to an op's results."""
+    if isinstance(exprs, Unpack):
+        return [f"{indent}{', '.join(names)}, = {exprs.call}"]
+    return [f"{indent}{n} = {e}" for n, e in zip(names, exprs, strict=True)]
+
+
+def bindings(names: Sequence[str], exprs: Emitted, scratch: str) -> list[str]:
+    """Assignment expressions (``:=``) binding ``names`` to an op's results,
+    for bodies written as one expression; ``scratch`` names an ``Unpack``'s
+    tuple."""
+    if isinstance(exprs, Unpack):
+        return [f"({scratch} := {exprs.call})"] + [
+            f"({n} := {scratch}[{k}])" for k, n in enumerate(names)
+        ]
+    return [f"({n} := {e})" for n, e in zip(names, exprs, strict=True)]
 
 
 def _ints(op: OpSpec, key: str) -> tuple[int, ...]:
@@ -726,7 +760,7 @@ def _bool_combine(kind: str) -> str:
 @register_emitter("stablehlo.reduce")
 def _reduce(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
+) -> Emitted:
     if op.attr("kind") in ("argmax", "argmin"):  # JAX's two-input body
         from sbpc.jax_backend.window_ops import arg_reduce_exprs
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from sbpc.algebra.sbp import B, NdSbp
-from sbpc.jax_backend.ops import UnsupportedOpError, op_expressions
+from sbpc.jax_backend.ops import UnsupportedOpError, assignments, op_expressions
 from sbpc.program import (
     Block,
     CaseInstr,
@@ -129,9 +129,7 @@ def reference_line(em: _Emitter) -> LineFn:
             exprs = op_expressions(instr.op, _names(instr.operands), em)
         except UnsupportedOpError as err:
             raise em.error(str(err), label) from err
-        return [
-            f"{indent}v{v} = {e}" for v, e in zip(instr.results, exprs, strict=True)
-        ]
+        return assignments(_names(instr.results), exprs, indent)
 
     return line
 

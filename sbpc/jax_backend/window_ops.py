@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from sbpc.jax_backend.ops import (
     Context,
+    Unpack,
     UnsupportedOpError,
     _precision,
     _result,
@@ -149,9 +150,7 @@ def _select_and_scatter(
 
 
 @register_emitter("stablehlo.sort")
-def _sort(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
+def _sort(op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]) -> Unpack:
     num_keys = op.attr("num_keys")
     if num_keys is None:
         raise UnsupportedOpError(
@@ -162,7 +161,7 @@ def _sort(
         f"lax.sort(({', '.join(args)},), dimension={int(op.attr('dimension'))}, "
         f"is_stable={bool(op.attr('is_stable', False))}, num_keys={int(num_keys)})"
     )
-    return [f"{call}[{k}]" for k in range(len(args))]
+    return Unpack(call)
 
 
 @register_emitter("chlo.top_k")
@@ -174,7 +173,7 @@ def _top_k(
     return [f"{call}[0]", f"{call}[1].astype({index})"]
 
 
-def arg_reduce_exprs(op: OpSpec, args: list[str]) -> list[str]:
+def arg_reduce_exprs(op: OpSpec, args: list[str]) -> Unpack:
     """JAX's argmax/argmin body as a ``lax.reduce`` computation."""
     kind = str(op.attr("kind"))
     dims = py_tuple(_ints(op, "dimensions"))
@@ -186,5 +185,4 @@ def arg_reduce_exprs(op: OpSpec, args: list[str]) -> list[str]:
     pick = f"((a[0] {better} b[0]) | {nan})"
     index = f"({pick} | ((a[0] == b[0]) & (a[1] < b[1])))"
     body = f"lambda a, b: (lax.select({pick}, a[0], b[0]), lax.select({index}, a[1], b[1]))"
-    call = f"lax.reduce(({v}, {i}), ({iv}, {ii}), {body}, {dims})"
-    return [f"{call}[0]", f"{call}[1]"]
+    return Unpack(f"lax.reduce(({v}, {i}), ({iv}, {ii}), {body}, {dims})")

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+import jax
+import numpy as np
 import pytest
+
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import parse_nd_sbp
+from sbpc.dialects import sbp as sbp_dialect
+from sbpc.passes.bridge.program import main_function, program_of
+from sbpc.passes.jax_target import jax_source
+from sbpc.passes.pipeline import parse_module, run_passes
+from sbpc.simulator.execute import simulate
 
 LIT = Path(__file__).resolve().parent
 
@@ -45,3 +56,58 @@ def lit_example(request) -> tuple[Path, str]:
     """A lit example file's text and the pass pipeline it is run through."""
     path, spec = request.param
     return LIT / path, spec
+
+
+@dataclass(frozen=True)
+class ShardedRun:
+    """A JAX function taken through the passes and run two ways."""
+
+    source: str  # the emitted module
+    got: list[np.ndarray]  # the emitted shard_map module's results
+    simulated: list[np.ndarray]  # the numpy simulator's results
+    want: list[np.ndarray]  # jax.jit's results
+
+    def assert_matches(self, tol: float = 1e-4) -> None:
+        """Both runs equal ``jax.jit``'s numbers."""
+        assert len(self.got) == len(self.simulated) == len(self.want)
+        for g, s, w in zip(self.got, self.simulated, self.want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
+            np.testing.assert_allclose(s, w, rtol=tol, atol=tol)
+
+
+def _run_sharded(
+    fn: Callable,
+    args: Sequence[np.ndarray],
+    mesh: tuple[int, ...],
+    layouts: Mapping[int, str],
+    strategy: str,
+    path: Path,
+) -> ShardedRun:
+    module = parse_module(jax.jit(fn).lower(*args).as_text())
+    sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
+    f = main_function(module)
+    for i, layout in layouts.items():
+        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
+    run_passes(
+        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
+    )
+    source = jax_source(module)
+    emitted = _load(source, path)
+    got = emitted.logical(emitted.build()(*emitted.put_args(*args)))
+    simulated = simulate(
+        program_of(module, main_function(module)), args, np.random.default_rng(3)
+    )
+    return ShardedRun(
+        source,
+        [np.asarray(g) for g in got],
+        [np.asarray(s) for s in simulated],
+        [np.asarray(w) for w in jax.tree.leaves(jax.jit(fn)(*args))],
+    )
+
+
+@pytest.fixture
+def run_sharded() -> Callable[..., ShardedRun]:
+    """Distribute ``fn`` through ``sbp-inline,sbp-propagate,sbp-lower-boxing``
+    on a mesh with some arguments' layouts pinned, then run the emitted module
+    and the simulator on ``args`` beside ``jax.jit``."""
+    return _run_sharded

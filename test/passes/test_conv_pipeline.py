@@ -13,9 +13,6 @@ import numpy as np
 import pytest
 from jax import lax
 
-from sbpc.algebra.placement import Placement
-from sbpc.algebra.sbp import parse_nd_sbp
-from sbpc.dialects import sbp as sbp_dialect
 from sbpc.passes.bridge.program import main_function, program_of
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.pipeline import parse_module, run_passes
@@ -108,27 +105,13 @@ def _args(name: str, seed: int) -> list[np.ndarray]:
 @pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize("case", sorted(LAYOUTS))
 def test_program_matches_jax_jit(
-    case: str, strategy: str, tmp_path, load_module
+    case: str, strategy: str, tmp_path, run_sharded
 ) -> None:
     name, mesh, layouts = LAYOUTS[case]
-    fn = PROGRAMS[name][0]
-    module = parse_module(jax.jit(fn).lower(*_args(name, 0)).as_text())
-    sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
-    f = main_function(module)
-    for i, layout in layouts.items():
-        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
-    run_passes(
-        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
+    run = run_sharded(
+        PROGRAMS[name][0], _args(name, 5), mesh, layouts, strategy, tmp_path / "m.py"
     )
-    emitted = load_module(jax_source(module), tmp_path / f"{name}_{strategy}.py")
-    args = _args(name, 5)
-    want = [np.asarray(w) for w in jax.tree.leaves(jax.jit(fn)(*args))]
-    got = emitted.logical(emitted.build()(*emitted.put_args(*args)))
-    rng = np.random.default_rng(3)
-    simulated = simulate(program_of(module, main_function(module)), args, rng)
-    for g, s, w in zip(got, simulated, want, strict=True):
-        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-4, atol=1e-4)
-        np.testing.assert_allclose(s, w, rtol=1e-4, atol=1e-4)
+    run.assert_matches()
 
 
 REVERSED = """

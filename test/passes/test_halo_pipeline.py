@@ -7,18 +7,9 @@ the numpy simulator: both equal ``jax.jit``."""
 from __future__ import annotations
 
 import flax.linen as nn
-import jax
 import numpy as np
 import pytest
 from jax import lax
-
-from sbpc.algebra.placement import Placement
-from sbpc.algebra.sbp import parse_nd_sbp
-from sbpc.dialects import sbp as sbp_dialect
-from sbpc.passes.bridge.program import main_function, program_of
-from sbpc.passes.jax_target import jax_source
-from sbpc.passes.pipeline import parse_module, run_passes
-from sbpc.simulator.execute import simulate
 
 
 def _conv(strides=(1, 1), rhs_d=(1, 1), dims=("NHWC", "HWIO", "NHWC")):
@@ -70,29 +61,15 @@ def _args(name: str, seed: int) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize("case", sorted(LAYOUTS))
-def test_halo_matches_jax_jit(case: str, strategy: str, tmp_path, load_module) -> None:
+def test_halo_matches_jax_jit(case: str, strategy: str, tmp_path, run_sharded) -> None:
     name, mesh, layouts = LAYOUTS[case]
-    fn = PROGRAMS[name][0]
-    module = parse_module(jax.jit(fn).lower(*_args(name, 0)).as_text())
-    sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
-    f = main_function(module)
-    for i, layout in layouts.items():
-        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
-    run_passes(
-        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
+    run = run_sharded(
+        PROGRAMS[name][0], _args(name, 5), mesh, layouts, strategy, tmp_path / "m.py"
     )
-    source = jax_source(module)
     # The split input is convolved where it lies: neighbours trade halo rows
     # instead of gathering the image.
-    assert "lax.ppermute" in source
-    assert "all_gather" not in source.split("def reference")[0]
-    emitted = load_module(source, tmp_path / f"{case}_{strategy}.py")
-    args = _args(name, 5)
-    want = np.asarray(jax.jit(fn)(*args))
+    assert "lax.ppermute" in run.source
+    assert "all_gather" not in run.source.split("def reference")[0]
     if name == "maxpool":  # edge devices pad with the init value, not zeros
-        assert "jnp.where(lax.axis_index(" in source
-    (got,) = emitted.logical(emitted.build()(*emitted.put_args(*args)))
-    rng = np.random.default_rng(3)
-    (simulated,) = simulate(program_of(module, main_function(module)), args, rng)
-    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(simulated, want, rtol=1e-4, atol=1e-4)
+        assert "jnp.where(lax.axis_index(" in run.source
+    run.assert_matches()

@@ -5,7 +5,8 @@
 // Regions inside the shard_map: a loop becomes lax.while_loop over the local
 // pieces of its carried values, with the boxing the body needs inside the
 // body; a case becomes lax.switch (out-of-range index: the last branch, as
-// StableHLO says); a barrier lax.optimization_barrier.  The module checks
+// StableHLO says); a barrier one lax.optimization_barrier call over all its
+// operands, unpacked, so they are fenced together.  The module checks
 // itself against its reference on 8 simulated devices.
 
 // CHECK:      def _stage0(
@@ -22,7 +23,9 @@
 // CHECK-NEXT:   def _branch_2_0():
 // CHECK:        def _branch_2_1():
 // CHECK:        (v{{[0-9]+}},) = lax.switch(jnp.where((v0 < 0) | (v0 > 1), 1, v0), [_branch_2_0, _branch_2_1])
-// CHECK:        lax.optimization_barrier((v{{[0-9]+}},))[0]
+// CHECK:        v[[B0:[0-9]+]], v[[B1:[0-9]+]], = lax.optimization_barrier((v{{[0-9]+}}, v{{[0-9]+}},))
+// CHECK-NOT:    lax.optimization_barrier
+// CHECK:        jnp.tanh(v[[B0]])
 // CHECK:      def _reference(
 // CHECK:        lax.while_loop(
 
@@ -49,8 +52,9 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
     }, {
       stablehlo.return %0#1 : tensor<8x16xf32>
     }) : (tensor<i32>) -> tensor<8x16xf32>
-    %6 = stablehlo.optimization_barrier %4 : tensor<8x16xf32>
-    %7 = stablehlo.tanh %6 : tensor<8x16xf32>
-    return %7 : tensor<8x16xf32>
+    %6:2 = stablehlo.optimization_barrier %4, %x : tensor<8x16xf32>, tensor<8x16xf32>
+    %7 = stablehlo.tanh %6#0 : tensor<8x16xf32>
+    %8 = stablehlo.add %7, %6#1 : tensor<8x16xf32>
+    return %8 : tensor<8x16xf32>
   }
 }
