@@ -101,7 +101,7 @@ def _check_gspmd(at: Operation, attrs: DictionaryAttr | None, where: str) -> Non
 
 @dataclass
 class _Importer:
-    mesh: sdy.MeshAttr
+    mesh: sdy.MeshAttr | None  # None: the module has no mesh with axes
 
     def layout(self, at: Operation, attr: Attribute):
         if not isinstance(attr, sdy.TensorShardingAttr):
@@ -212,11 +212,12 @@ class SbpImportSdyPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         mesh = module_mesh(op)
         if mesh is None:
+            # Only shardings on axis-less meshes may be here (JAX writes them
+            # for typed PRNG keys); they constrain nothing and are dropped.
             for inner in op.walk():
-                if isinstance(
-                    inner, sdy.ShardingConstraintOp | sdy.ManualComputationOp
-                ):
+                if isinstance(inner, sdy.ManualComputationOp):
                     raise LocatedError(inner, f"'{inner.name}' but no sdy.mesh")
+            _import_shardings(op, _Importer(None))
             return
         placement = mesh_placement(op, mesh)
         have = sbp_dialect.module_placement(op)
@@ -239,12 +240,16 @@ class SbpImportSdyPass(ModulePass):
                 op, f"the module's {MESH_AXES} differ from its sdy.mesh {mesh}"
             )
         op.attributes[MESH_AXES] = ArrayAttr([StringAttr(n) for n in names])
-        importer = _Importer(mesh)
-        for f in op.ops:
-            if isinstance(f, func.FuncOp):
-                importer.function(f)
-        PatternRewriteWalker(
-            OpShardingToCasts(importer), apply_recursively=False
-        ).rewrite_module(op)
-        PatternRewriteWalker(ConstraintToCast(importer)).rewrite_module(op)
-        PatternRewriteWalker(PinManual(importer)).rewrite_module(op)
+        _import_shardings(op, _Importer(mesh))
+
+
+def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
+    """Argument, result, op and constraint shardings become sbp layouts."""
+    for f in op.ops:
+        if isinstance(f, func.FuncOp):
+            importer.function(f)
+    PatternRewriteWalker(
+        OpShardingToCasts(importer), apply_recursively=False
+    ).rewrite_module(op)
+    PatternRewriteWalker(ConstraintToCast(importer)).rewrite_module(op)
+    PatternRewriteWalker(PinManual(importer)).rewrite_module(op)

@@ -48,6 +48,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from sbpc.algebra.placement import Placement, PlacementError
 from sbpc.algebra.sbp import (
+    B,
     NdSbp,
     Partial,
     SbpSyntaxError,
@@ -242,6 +243,7 @@ class Annotated:
     in_paths: list[str]
     out_paths: list[str]
     placement: Placement
+    out_key_impls: tuple[Any, ...] = ()  # per result leaf: its PRNG impl, or None
 
     def mlir(self) -> str:
         return str(self.module)
@@ -332,6 +334,16 @@ def annotate(
         if nd is not None:
             _agree(sbp_dialect.get_nd_sbp_arg_attr(f, i), nd, name, "argument", i)
             sbp_dialect.set_nd_sbp_arg_attr(f, i, nd)
+    key_impls = tuple(
+        _key_impl(o.dtype) for o in jax.tree_util.tree_leaves(lowered.out_info)
+    )
+    for i, impl in enumerate(key_impls):
+        # A typed key's data is split only along the key array's own dims,
+        # never its trailing ones (JAX wraps only such arrays): an unpinned
+        # key result is kept whole.
+        pinned = res_layouts[i] or sbp_dialect.get_nd_sbp_res_attr(f, i)
+        if impl is not None and pinned is None:
+            res_layouts[i] = tuple(B for _ in placement.hierarchy)
     for i, nd in enumerate(res_layouts):
         if nd is not None:
             _agree(sbp_dialect.get_nd_sbp_res_attr(f, i), nd, name, "result", i)
@@ -349,7 +361,29 @@ def annotate(
         _paths(args, "args") + _paths(kwargs, "kwargs"),
         _paths(out_skeleton, "out"),
         placement,
+        key_impls,
     )
+
+
+def _key_impl(dtype: Any) -> Any:
+    """The PRNG implementation of a typed-key dtype (``jax.random.key``), or
+    None.  The program holds a key as its raw data (``key_data``); results
+    are wrapped back.  JAX has no public accessor for an abstract key type's
+    implementation, hence its ``_impl``."""
+    if jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+        return dtype._impl
+    return None
+
+
+def _raw_keys(leaves: list[Any]) -> list[Any]:
+    """Typed PRNG keys as the raw uint32 data the program takes."""
+    return [
+        jax.random.key_data(x)
+        if isinstance(x, jax.Array)
+        and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)
+        else x
+        for x in leaves
+    ]
 
 
 def _agree(have: NdSbp | None, want: NdSbp, name: str, what: str, i: int) -> None:
@@ -399,6 +433,7 @@ class Distributed:
     out_layouts: list[NdSbp]
     in_paths: list[str]
     out_paths: list[str]
+    out_key_impls: tuple[Any, ...] = ()  # per result leaf: its PRNG impl, or None
     donated: tuple[int, ...] = ()  # flat argument positions, jax.jit's donation
     donate_argnums: tuple[int, ...] = ()  # the positional arguments they come from
     cost_model: str = "default"  # what the plan was priced with (its report)
@@ -471,7 +506,17 @@ class Distributed:
                 f"{self.name} was distributed for arguments of structure "
                 f"{self.in_tree}, got {tree}"
             )
-        return leaves
+        return _raw_keys(leaves)
+
+    def _unflatten(self, outs: Any) -> Any:
+        """The step's flat results as the function's pytree, keys typed again."""
+        outs = outs if isinstance(outs, tuple | list) else (outs,)
+        if any(impl is not None for impl in self.out_key_impls):
+            outs = [
+                x if impl is None else jax.random.wrap_key_data(x, impl=impl)
+                for x, impl in zip(outs, self.out_key_impls, strict=True)
+            ]
+        return jax.tree_util.tree_unflatten(self.out_tree, list(outs))
 
     def place(self, *args: Any, **kwargs: Any) -> tuple[jax.Array, ...]:
         """The flat arguments put on the mesh in the layouts the program takes.
@@ -513,19 +558,18 @@ class Distributed:
             step = self.step
             if not hasattr(step, "lower") or isinstance(step, self.program.Pipeline):
                 return None
-            in_tree, out_tree = self.in_tree, self.out_tree
+            in_tree = self.in_tree
             types = [(tuple(s), np.dtype(d)) for s, d in self.program.ARG_TYPES]
 
             def call(*args: Any, **kwargs: Any) -> Any:
                 leaves, tree = jax.tree_util.tree_flatten((args, kwargs))
+                leaves = _raw_keys(leaves)
                 if (
                     tree != in_tree
                     or [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves] != types
                 ):
                     raise TypeError("not the compiled arguments")
-                outs = step(*leaves)
-                outs = outs if isinstance(outs, tuple | list) else (outs,)
-                return jax.tree_util.tree_unflatten(out_tree, list(outs))
+                return self._unflatten(step(*leaves))
 
             self._fast = jax.jit(call, donate_argnums=self.donate_argnums)
         return self._fast
@@ -549,6 +593,12 @@ class Distributed:
         return self._in_sharding_cache
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # A program with 64-bit types (threefry's counters) runs in JAX's x64
+        # mode for the call only: the caller's mode is left as it was.
+        with self.program.x64_mode():
+            return self._call(*args, **kwargs)
+
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
         leaves = jax.tree_util.tree_leaves((args, kwargs))
         if all(isinstance(x, jax.Array) for x in leaves):
             fast = self._fast_call()
@@ -559,10 +609,7 @@ class Distributed:
                     # Refused while tracing (other shapes, dtypes or devices):
                     # the checked path below places them or says what is wrong.
                     pass
-        outs = self.step(*self.place(*args, **kwargs))
-        if not isinstance(outs, tuple | list):
-            outs = (outs,)
-        return jax.tree_util.tree_unflatten(self.out_tree, list(outs))
+        return self._unflatten(self.step(*self.place(*args, **kwargs)))
 
     def shardings(self) -> tuple[list[NamedSharding], list[NamedSharding]]:
         """The ``NamedSharding`` of every flat argument and result: what to give
@@ -662,6 +709,7 @@ def distribute(
         out_layouts=[nd for nd in out_layouts_chosen if nd is not None],
         in_paths=annotated.in_paths,
         out_paths=annotated.out_paths,
+        out_key_impls=annotated.out_key_impls,
         donated=donated,
         donate_argnums=tuple(
             sorted(

@@ -447,6 +447,10 @@ class RngBitGeneratorOp(IRDLOperation):
             properties={"rng_algorithm": RngAlgorithmAttr(algorithm)},
         )
 
+    def plain_attrs(self) -> dict[str, object]:
+        """The algorithm's name (``DEFAULT``, ``THREE_FRY``, ``PHILOX``)."""
+        return {"rng_algorithm": str(self.rng_algorithm.data)}
+
     @classmethod
     def parse(cls, parser: Parser) -> RngBitGeneratorOp:
         state = parser.parse_unresolved_operand()

@@ -43,9 +43,12 @@ def mesh_axes(module: Operation) -> tuple[str, ...]:
 
 
 def sharding_layout(
-    at: Operation, sharding: sdy.TensorShardingAttr, mesh: sdy.MeshAttr
+    at: Operation, sharding: sdy.TensorShardingAttr, mesh: sdy.MeshAttr | None
 ) -> NdSbp | None:
     """``sharding`` on ``mesh`` as an nd_sbp; None when it leaves everything open.
+
+    A sharding on a mesh without axes (JAX's ``@empty_mesh``, which it writes
+    for typed PRNG keys) constrains nothing, whatever the module's mesh: None.
 
     A sharding whose dimensions are all open and name no axis is free (a
     rank-0 value's ``[]`` is closed: replicated).
@@ -53,6 +56,11 @@ def sharding_layout(
     no further axis): a legal refinement of what it allows.  Priorities are
     hints to Shardy's propagation and are ignored.
     """
+    used = sdy.mesh_of(at, sharding)
+    if used is not None and not used.axes:
+        return None
+    if mesh is None:
+        raise LocatedError(at, f"'{at.name}' but no sdy.mesh")
     _same_mesh(at, sharding, mesh)
     dims = sharding.dims.data
     unreduced = sharding.unreduced.data

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sbpc.jax_backend.ops import Context, Unpack, jnp_dtype, register_emitter
+from sbpc.jax_backend.ops import (
+    Context,
+    Unpack,
+    UnsupportedOpError,
+    jnp_dtype,
+    py_tuple,
+    register_emitter,
+)
 from sbpc.ops.spec import OpSpec
 
 _SHIFTS = {
@@ -47,3 +54,27 @@ def _optimization_barrier(
     op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
 ) -> Unpack:
     return Unpack(f"lax.optimization_barrier(({', '.join(args)},))")
+
+
+_RNG_ALGORITHMS = {
+    "DEFAULT": "lax.RandomAlgorithm.RNG_DEFAULT",
+    "THREE_FRY": "lax.RandomAlgorithm.RNG_THREE_FRY",
+    "PHILOX": "lax.RandomAlgorithm.RNG_PHILOX",
+}
+
+
+@register_emitter("stablehlo.rng_bit_generator")
+def _rng_bit_generator(
+    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
+) -> Unpack:
+    """The backend's generator (``jax.random``'s ``rbg`` keys).  It has no
+    split rule, so it runs whole on every device: the same bits as
+    ``jax.jit`` on the same backend."""
+    bits = op.results[1]
+    algorithm = str(op.attr("rng_algorithm"))
+    if algorithm not in _RNG_ALGORITHMS:
+        raise UnsupportedOpError(f"'{op.name}': unknown algorithm {algorithm}")
+    return Unpack(
+        f"lax.rng_bit_generator({args[0]}, {py_tuple(bits.shape)}, "
+        f"dtype={jnp_dtype(bits.element)}, algorithm={_RNG_ALGORITHMS[algorithm]})"
+    )

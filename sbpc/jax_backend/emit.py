@@ -434,11 +434,8 @@ class _Emitter:
 
     def _x64_line(self) -> str:
         if any(t.element in _X64 for t in self.p.types.values()):
-            return (
-                "\n# The program uses 64-bit types: JAX needs x64 mode for them.\n"
-                'jax.config.update("jax_enable_x64", True)\n'
-            )
-        return ""
+            return "_X64 = True  # 64-bit types: the module's calls run in x64 mode"
+        return "_X64 = False"
 
     def _docstring(self) -> str:
         lines = [

@@ -40,4 +40,4 @@ PRELUDE = _PARTS["prelude"]
 RUNTIME = _PARTS["runtime"]
 COMBINED_COLLECTIVES = _PARTS["combined-collectives"]
 MAIN = _PARTS["main"]
-X64_MARK = "# @x64@\n"
+X64_MARK = "_X64 = False  # @x64@\n"

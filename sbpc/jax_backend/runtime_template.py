@@ -3,15 +3,17 @@
 A real module, so lint and tests read it, but never imported by sbpc: the
 emitter copies its text (``sbpc.jax_backend.runtime`` cuts it into sections)
 because the emitted module must import only jax and numpy, never sbpc.
-Sections are delimited by ``# @section NAME`` lines; ``# @x64@`` becomes the
-x64 switch for programs with 64-bit types, and ``{n_devices}`` the rank
-count.  The ``stand-ins`` section is dropped: it binds the names that the
+Sections are delimited by ``# @section NAME`` lines; the ``# @x64@`` line
+says whether the program has 64-bit types (its calls then run in JAX's x64
+mode), and ``{n_devices}`` is the rank count.  The ``stand-ins`` section is dropped: it binds the names that the
 emitter writes between ``prelude`` and ``runtime`` (tables, steps, the
 reference), so that this file is a complete module.
 """
 
 # @section prelude
 import base64
+import contextlib
+import functools
 import os
 import sys
 from typing import NamedTuple
@@ -31,7 +33,38 @@ from jax import lax
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P  # noqa: F401 (the emitted specs)
 
-# @x64@
+_X64 = False  # @x64@
+
+
+def x64_mode():
+    """JAX's x64 mode, entered by the module's calls when the program has
+    64-bit types.  Scoped rather than switched on at import, so loading the
+    module leaves the caller's JAX in the mode it chose."""
+    return jax.enable_x64(True) if _X64 else contextlib.nullcontext()
+
+
+def _in_x64_mode(fn):
+    @functools.wraps(fn)
+    def scoped(*args, **kwargs):
+        with x64_mode():
+            return fn(*args, **kwargs)
+
+    return scoped
+
+
+class _X64Call:
+    """A jitted stage called and lowered in x64 mode (see ``x64_mode``)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args):
+        with x64_mode():
+            return self.fn(*args)
+
+    def lower(self, *args):
+        with x64_mode():
+            return self.fn.lower(*args)
 
 
 def _array(data, dtype, shape):
@@ -196,7 +229,8 @@ def build(mesh=None, donate=()):
     meshes = _meshes(mesh)
     donate = _donated(donate)
     if _single_stage():
-        return _jit_stage(_STEPS[0], meshes[0], single=True, donate=donate)
+        fn = _jit_stage(_STEPS[0], meshes[0], single=True, donate=donate)
+        return _X64Call(fn) if _X64 else fn
     return Pipeline(meshes, donate)
 
 
@@ -232,6 +266,7 @@ class Pipeline:
             for i, s in enumerate(_STEPS)
         ]
 
+    @_in_x64_mode
     def __call__(self, *args):
         env = dict(zip(ARG_KEYS, put_args(*args, mesh=self.meshes), strict=True))
         for step, fn in zip(_STEPS, self.stages, strict=True):
@@ -244,6 +279,7 @@ class Pipeline:
         outs = tuple(env[k] for k in RESULT_KEYS)
         return outs[0] if len(outs) == 1 else outs
 
+    @_in_x64_mode
     def lower(self, *args):
         """Each stage lowered on abstract inputs (a list, in step order)."""
         lowered = []
@@ -305,6 +341,7 @@ def _to_host(x):
     return out
 
 
+@_in_x64_mode
 def put_args(*args, mesh=None):
     """Global (numpy) inputs placed on their meshes as IN_SPECS say.
 
@@ -344,6 +381,7 @@ def logical(results):
     return tuple(_combine(x, k) for x, k in zip(outs, OUT_PARTIAL, strict=True))
 
 
+@_in_x64_mode
 def reference(*args):
     """The unsharded program in plain jax on global arrays (logical results)."""
     outs = _reference(*args)
@@ -394,6 +432,7 @@ def _tolerance(want):
     return (1e-2 if low else 1e-4) * scale
 
 
+@_in_x64_mode
 def self_check(seed=0):
     """Run build() and reference() on random inputs; 0 if they agree, else 1."""
     args = random_args(seed)

@@ -62,6 +62,12 @@ def dropout(key, x):
     return jnp.where(keep, x / 0.7, 0.0)
 
 
+def noisy_step(key, x):
+    """A training-loop step that threads its key: a key result."""
+    key, sub = jax.random.split(key)
+    return key, x * jax.random.normal(sub, x.shape)
+
+
 def _x(rng, shape):
     return rng.standard_normal(shape).astype(np.float32)
 
@@ -141,6 +147,24 @@ def _programs():
                 "2d": (None, "[S(0), S(1)]"),
             },
         ),
+        # Typed keys (jax.random.key): JAX constrains them on an axis-less
+        # mesh, which constrains nothing; the program takes their raw data.
+        "dropout-typed-key": (
+            dropout,
+            (jax.random.key(0), x),
+            {"dp": (None, "[S(0)]"), "2d": (None, "[S(0), S(1)]")},
+        ),
+        "threefry-key-result": (
+            noisy_step,
+            (jax.random.key(3), x),
+            {"dp": (None, "[S(0)]"), "2d": (None, "[S(0), S(1)]")},
+        ),
+        # rbg keys draw with stablehlo.rng_bit_generator (whole on every device).
+        "rbg-key-result": (
+            noisy_step,
+            (jax.random.key(3, impl="rbg"), x),
+            {"dp": (None, "[S(0)]"), "2d": (None, "[S(0), S(1)]")},
+        ),
     }
 
 
@@ -157,16 +181,20 @@ CASES = [
 def test_distributed_matches_jit(name, scheme, strategy):
     fn, args, schemes = PROGRAMS[name]
     mesh = (2, 4) if scheme == "2d" else 8
-    # jax.jit first: a program with 64-bit types (threefry's counters are
-    # ui64) switches JAX to x64 mode when it loads, and jax.random then draws
-    # 64-bit floats (docs/control-flow.md).
-    want = jax.jit(fn)(*args)
     step = sj.distribute(
         fn, *args, mesh=mesh, in_layouts=schemes[scheme], strategy=strategy
     )
     got = step(*args)
+    # A program with 64-bit types (threefry's ui64 counters) runs in x64 mode
+    # only inside its calls: the process stays in JAX's default mode.
+    assert not jax.config.jax_enable_x64
+    want = jax.jit(fn)(*args)
     for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
-        if name == "dropout":
+        assert g.dtype == w.dtype  # typed keys come back typed
+        if jax.dtypes.issubdtype(w.dtype, jax.dtypes.prng_key):
+            assert jax.random.key_impl(g) == jax.random.key_impl(w)
+            g, w = jax.random.key_data(g), jax.random.key_data(w)
+        if "key" in name or name == "dropout":  # random bits: bit for bit
             np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
         else:
             np.testing.assert_allclose(

@@ -88,3 +88,42 @@ module {
     return %2 : tensor<8x4xf32>
   }
 }
+
+// -----
+
+// A typed PRNG key (jax.random.key) without any sharding: JAX constrains it
+// on an axis-less @empty_mesh, which constrains nothing.  The constraint is
+// dropped and no placement is made up.
+
+// CHECK-LABEL: module @jit_dropout
+// CHECK-NOT:   sbp.placement
+// CHECK:       func.func public @main(%arg0: tensor<2xui32>, %arg1: tensor<8x16xf32>)
+// CHECK-NOT:   sdy.sharding_constraint
+// CHECK:       stablehlo.add %arg0, %arg0
+module @jit_dropout attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}
+  func.func public @main(%arg0: tensor<2xui32>, %arg1: tensor<8x16xf32>) -> (tensor<2xui32>, tensor<8x16xf32>) {
+    %0 = sdy.sharding_constraint %arg0 <@empty_mesh, [{}]> : tensor<2xui32>
+    %1 = stablehlo.add %0, %0 : tensor<2xui32>
+    return %1, %arg1 : tensor<2xui32>, tensor<8x16xf32>
+  }
+}
+
+// -----
+
+// The same key constraint in a function laid out on a real mesh: still free.
+
+// CHECK-LABEL: module @jit_keyed
+// CHECK:       func.func public @main(%arg0: tensor<2xui32>, %arg1: tensor<8x16xf32> {sbp.nd_sbp = #sbp.nd<[S(0)]>})
+// CHECK-NOT:   sdy.sharding_constraint
+// CHECK-NOT:   sbp.cast
+// CHECK:       stablehlo.add %arg0, %arg0
+module @jit_keyed attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=4]> {stablehlo.mesh = {axes = [{name = "x", size = 4 : i64}]}}
+  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}
+  func.func public @main(%arg0: tensor<2xui32>, %arg1: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<2xui32>, tensor<8x16xf32>) {
+    %0 = sdy.sharding_constraint %arg0 <@empty_mesh, [{}]> : tensor<2xui32>
+    %1 = stablehlo.add %0, %0 : tensor<2xui32>
+    return %1, %arg1 : tensor<2xui32>, tensor<8x16xf32>
+  }
+}

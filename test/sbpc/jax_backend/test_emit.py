@@ -404,7 +404,7 @@ def test_self_check_script(tmp_path: Path) -> None:
     broken module fails its self-check (exit 1)."""
     source = emit_jax(_small_program())
     compile(source, "emitted", "exec")
-    assert "jax_enable_x64" in source
+    assert "_X64 = True" in source
     path = tmp_path / "prog.py"
     path.write_text(source)
     run = jp.run_script(path)
@@ -418,6 +418,23 @@ def test_self_check_script(tmp_path: Path) -> None:
 
 
 # --- what the emitter refuses -------------------------------------------------------------
+
+
+def test_64_bit_program_runs_in_scoped_x64_mode(tmp_path: Path) -> None:
+    """A module with 64-bit types loads and runs without switching the
+    process to x64 mode (its calls enter it), and keeps its f64 result."""
+    import jax
+
+    program = _small_program()
+    assert not jax.config.jax_enable_x64
+    module = jp.load(program, tmp_path, "x64_program")
+    assert not jax.config.jax_enable_x64
+    inputs = module.random_args(1)
+    got = module.build()(*module.put_args(*inputs))
+    assert not jax.config.jax_enable_x64
+    assert got[0].dtype == np.float64
+    run_and_compare(module, program, inputs)
+    assert not jax.config.jax_enable_x64
 
 
 def _one_op_program(op: OpSpec, sig: Signature, hierarchy=(8,), label="") -> Program:
