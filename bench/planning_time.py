@@ -19,7 +19,10 @@ and prints the ratio sbpc / XLA (<= 1: planning costs no more than XLA's
 compile), whether the plan is proven optimal (else HiGHS's gap), and the
 per-phase seconds.  ``--repeats N`` takes the best of N runs of each side
 (the machine is shared, so single timings are noisy).  ``--json PATH``
-writes every row.
+writes every row.  ``--profile DIR`` also runs each row's sbpc side once
+more under ``cProfile`` and writes ``DIR/<layers>-<scheme>.prof`` (read it
+with ``python -m pstats``): the phases say where the time goes, the profile
+says which functions spend it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import argparse
+import cProfile
 import gc
 import json
 import sys
@@ -80,30 +84,47 @@ def gpt_train(layers: int) -> Example:
         gpt.LAYERS = saved
 
 
+def cold() -> None:
+    """Start a timed side with no garbage pending and JAX's caches empty."""
+    gc.collect()
+    jax.clear_caches()
+
+
+def distribute(example: Example, scheme: str, strategy: str) -> sbpc.jax.Distributed:
+    """sbpc's side of a row."""
+    return sbpc.jax.distribute(
+        example.fn,
+        *example.args,
+        mesh=example.mesh(scheme),
+        in_layouts=example.in_layouts(scheme),
+        out_layouts=example.out_layouts(scheme),
+        strategy=strategy,
+    )
+
+
+def profile(example: Example, scheme: str, strategy: str, path: Path) -> None:
+    """One more (untimed) run of sbpc's side under cProfile, stats to ``path``."""
+    profiler = cProfile.Profile()
+    cold()
+    profiler.runcall(distribute, example, scheme, strategy)
+    profiler.dump_stats(path)
+
+
 def measure(layers: int, scheme: str, strategy: str, repeats: int) -> Row:
     example = gpt_train(layers)
     best: sbpc.jax.Distributed | None = None
     sbpc_s = xla_s = float("inf")
     for _ in range(repeats):
-        gc.collect()
-        jax.clear_caches()
+        cold()
         start = time.perf_counter()
-        step = sbpc.jax.distribute(
-            example.fn,
-            *example.args,
-            mesh=example.mesh(scheme),
-            in_layouts=example.in_layouts(scheme),
-            out_layouts=example.out_layouts(scheme),
-            strategy=strategy,
-        )
+        step = distribute(example, scheme, strategy)
         seconds = time.perf_counter() - start
         if seconds < sbpc_s:
             sbpc_s, best = seconds, step
         ins, outs = step.shardings()
         in_tree = jax.tree.structure(example.args)
         out_tree = step.out_tree
-        gc.collect()
-        jax.clear_caches()
+        cold()
         start = time.perf_counter()
         jax.jit(
             example.fn,
@@ -173,12 +194,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strategy", default="optimal")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--json", metavar="PATH", help="write every row as JSON")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        type=Path,
+        help="also profile sbpc's side of each row: DIR/<layers>-<scheme>.prof",
+    )
     args = parser.parse_args(argv)
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
     rows: list[Row] = []
     for layers in args.layers:
         for scheme in args.schemes:
             row = measure(layers, scheme, args.strategy, args.repeats)
             rows.append(row)
+            if args.profile:
+                profile(
+                    gpt_train(layers),
+                    scheme,
+                    args.strategy,
+                    args.profile / f"{layers}-{scheme}.prof",
+                )
             print(
                 f"{layers} layers {scheme}: sbpc {row.sbpc_s:.2f} s, XLA "
                 f"{row.xla_s:.2f} s, ratio {row.ratio:.2f}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import pstats
 import sys
 from pathlib import Path
 
@@ -39,3 +40,17 @@ def test_one_layer_dp_row_has_both_sides_and_every_phase(tmp_path, capsys):
     from models import gpt  # the bench put examples/ on the path
 
     assert gpt.LAYERS == 2  # the example's depth is restored
+
+
+def test_profile_writes_one_readable_profile_per_row(tmp_path, capsys):
+    bench = _load()
+    where = tmp_path / "prof"
+    assert (
+        bench.main(["--layers", "1", "--schemes", "tp", "--profile", str(where)]) == 0
+    )
+    capsys.readouterr()
+    assert sorted(p.name for p in where.iterdir()) == ["1-tp.prof"]
+    stats = pstats.Stats(str(where / "1-tp.prof"))
+    # the profile is of sbpc's side: its propagation ran under the profiler
+    functions = {name for _, _, name in stats.stats}
+    assert "distribute" in functions and "choose" in functions
