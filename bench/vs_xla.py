@@ -49,7 +49,6 @@ from models import EXAMPLES, SCHEMES  # noqa: E402
 
 import sbpc.jax  # noqa: E402
 
-COMBINED_LATENCY = 1e-6  # seconds per ring round once collectives are combined
 BENCH_EXAMPLES = ("mlp", "mlp_train", "gpt", "gpt_train", "mixer", "mixer_train")
 
 
@@ -282,11 +281,10 @@ steps per program, interleaved) on {jax.device_count()} simulated CPU devices,
 JAX {jax.__version__}. Do not edit by hand: rerun the benchmark.
 
 sbpc plans with the cost model of the machine it runs on, measured at the
-start of the run by `bench/calibrate.py`: `{cost_model}` (link bytes/s, one
-device's flop/s and memory bytes/s; the latency per ring round is set small
-because independent collectives run combined, by sbpc's emitter and by XLA's
-combiners, and the search prices each collective's latency on its own; see
-docs/performance.md). With its default GPU-cluster model sbpc would plan for
+start of the run by `bench/calibrate.py`: `{cost_model}` (link bytes/s and
+latency per ring round, one device's flop/s and memory bytes/s; `combine=1`:
+the search prices latency once per group of independent collectives that
+sbpc's emitter runs as one, see docs/performance.md). With its default GPU-cluster model sbpc would plan for
 NVLink and 50 Tflop/s devices.
 
 Each row compiles one example (`examples/models`) under one scheme with the
@@ -346,11 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     if cost_model == "calibrate":
         measured = calibrate()
         print(f"measured on this machine: {cost_model_text(measured)}", flush=True)
-        # Independent collectives run combined (sbpc's emitter, XLA's
-        # combiners), so a per-collective latency is not additive: priced per
-        # collective it makes sbpc replicate work to save collectives that
-        # would have been merged (measured worse, docs/performance.md).
-        cost_model = cost_model_text({**measured, "lat": COMBINED_LATENCY})
+        # The measured latency, priced once per group of collectives the
+        # emitter combines (``combine=1``: the search sees combining).
+        cost_model = cost_model_text(measured) + ",combine=1"
         print(f"cost model: {cost_model}", flush=True)
     rows = []
     for name in args.only or BENCH_EXAMPLES:

@@ -40,9 +40,17 @@ from sbpc.boxing import planner as boxing
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
+from sbpc.propagation.combined_cost import combined_cost
+from sbpc.propagation.combining import combined_plan, search_with_combining
 from sbpc.propagation.driver import STRATEGIES, propagate
-from sbpc.propagation.graph import GraphError, PropagationError, SbpGraph
-from sbpc.propagation.plan import Plan
+from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
+from sbpc.propagation.graph import (
+    EdgeCost,
+    GraphError,
+    PropagationError,
+    SbpGraph,
+)
+from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.report import format_report
 from sbpc.propagation.report_dot import ReportError, format_dot
 from sbpc.propagation.report_html import format_html
@@ -194,37 +202,67 @@ class SbpPropagatePass(ModulePass):
         cost_model: CostModel,
         limits: tuple[float | None, float | None] = (None, None),
     ) -> Plan:
-        """The driver's plan, with layout changes priced by the boxing planner."""
-
-        def edge_cost(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
-            try:
-                return boxing.plan(src, dst, tensor, placement, cost_model).time
-            except boxing.BoxingError:
-                return math.inf
-
-        def edge_bytes(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
-            try:
-                return boxing.plan(src, dst, tensor, placement, cost_model).bytes
-            except boxing.BoxingError:
-                return math.inf
-
-        def edge_table(
-            srcs: Sequence[NdSbp], dsts: Sequence[NdSbp | None], tensor: TensorType
-        ) -> np.ndarray:
-            return price_table(srcs, dsts, tensor, placement, cost_model)
-
+        """The driver's plan, with layout changes priced by the boxing planner
+        (with ``combine=1`` in the cost model: the search that sees combining)."""
         try:
-            return propagate(
-                graph,
-                edge_cost,
-                self.strategy,
-                edge_bytes=edge_bytes,
-                edge_table=edge_table,
-                memory_budget=limits[0],
-                time_limit=limits[1],
+            if not cost_model.combine or graph.is_single_device:
+                return self._propagate(graph, placement, cost_model, limits)
+            best, tried = search_with_combining(
+                lambda scale: self._propagate(
+                    graph, placement, cost_model.with_latency_scale(scale), limits
+                ),
+                lambda plan: combined_cost(plan, placement, cost_model),
             )
+            edge_cost, edge_bytes, _ = _edge_prices(placement, cost_model)
+            costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
+            plan = best.plan
+            repriced = build_plan(graph, plan.options, costs, plan.strategy, plan.stats)
+            return combined_plan(best, tried, repriced)
         except (PropagationError, GraphError) as e:
             raise LocatedError(f, str(e)) from e
+
+    def _propagate(
+        self,
+        graph: SbpGraph,
+        placement: Placement,
+        cost_model: CostModel,
+        limits: tuple[float | None, float | None],
+    ) -> Plan:
+        edge_cost, edge_bytes, edge_table = _edge_prices(placement, cost_model)
+        return propagate(
+            graph,
+            edge_cost,
+            self.strategy,
+            edge_bytes=edge_bytes,
+            edge_table=edge_table,
+            memory_budget=limits[0],
+            time_limit=limits[1],
+        )
+
+
+def _edge_prices(
+    placement: Placement, cost_model: CostModel
+) -> tuple[EdgeCost, EdgeCost, EdgeTable]:
+    """Time, bytes and whole-table prices of layout changes on ``placement``."""
+
+    def edge_cost(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
+        try:
+            return boxing.plan(src, dst, tensor, placement, cost_model).time
+        except boxing.BoxingError:
+            return math.inf
+
+    def edge_bytes(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
+        try:
+            return boxing.plan(src, dst, tensor, placement, cost_model).bytes
+        except boxing.BoxingError:
+            return math.inf
+
+    def edge_table(
+        srcs: Sequence[NdSbp], dsts: Sequence[NdSbp | None], tensor: TensorType
+    ) -> np.ndarray:
+        return price_table(srcs, dsts, tensor, placement, cost_model)
+
+    return edge_cost, edge_bytes, edge_table
 
 
 def price_table(

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from sbpc.algebra.sbp import Broadcast, NdSbp, Sbp, Split
@@ -105,10 +105,20 @@ class CostModel:
     links: tuple[Link, ...] = (NETWORK_LIKE, NVLINK_LIKE)
     transfer: Link = field(default=NETWORK_LIKE)
     device: Device = field(default=GPU_LIKE)
+    # Independent collectives of one kind run as one (the JAX emitter
+    # combines them): the search then prices latency once per combinable
+    # group (``sbpc.propagation.combined_cost``), not once per collective.
+    combine: bool = False
 
     def __post_init__(self) -> None:
         if not self.links:
             raise CostModelError("a cost model needs at least one link")
+
+    def with_latency_scale(self, scale: float) -> CostModel:
+        """The same machine with every in-placement link's latency times
+        ``scale``: what a collective's latency is worth once it is shared."""
+        links = tuple(Link(x.bandwidth, x.latency * scale) for x in self.links)
+        return replace(self, links=links)
 
     def link(self, dim: int, ndim: int) -> Link:
         """The link of hierarchy dimension ``dim`` of an ``ndim``-D hierarchy."""
@@ -159,7 +169,9 @@ class CostModel:
         Keys: ``bw`` and ``lat`` (one value per hierarchy dimension, dim 0
         first, ``:``-separated; a single value applies to every dimension),
         ``transfer_bw`` and ``transfer_lat`` (the inter-placement link),
-        ``flops`` and ``hbm`` (one device's flop/s and memory bytes/s).
+        ``flops`` and ``hbm`` (one device's flop/s and memory bytes/s),
+        ``combine`` (1: price latency once per combinable group, 0: per
+        collective, the default).
         Omitted keys keep the default.  ``default`` or an empty text gives
         the default model.
         """
@@ -197,7 +209,7 @@ class CostModel:
                 raise CostModelError(
                     f"'bw' lists {len(bws)} values but 'lat' lists {len(lats)}"
                 )
-        for key in ("transfer_bw", "transfer_lat", "flops", "hbm"):
+        for key in ("transfer_bw", "transfer_lat", "flops", "hbm", "combine"):
             if key in values and len(values[key]) != 1:
                 raise CostModelError(f"'{key}' takes one value")
         transfer = Link(
@@ -208,11 +220,16 @@ class CostModel:
             flops=values.get("flops", [default.device.flops])[0],
             memory_bandwidth=values.get("hbm", [default.device.memory_bandwidth])[0],
         )
+        combine = values.get("combine", [0.0])[0]
+        if combine not in (0.0, 1.0):
+            raise CostModelError(f"'combine' takes 0 or 1, got {combine:g}")
         links = tuple(Link(b, lat) for b, lat in zip(bws, lats, strict=True))
-        return CostModel(links=links, transfer=transfer, device=device)
+        return CostModel(
+            links=links, transfer=transfer, device=device, combine=combine == 1.0
+        )
 
 
-_KEYS = ("bw", "lat", "transfer_bw", "transfer_lat", "flops", "hbm")
+_KEYS = ("bw", "lat", "transfer_bw", "transfer_lat", "flops", "hbm", "combine")
 
 
 DEFAULT_COST_MODEL = CostModel()

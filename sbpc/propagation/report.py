@@ -155,8 +155,10 @@ def _text(data: dict[str, Any]) -> str:
         f"changes moving {format_bytes(t['bytes'])}, peak memory "
         f"{format_bytes(t['peak_memory_per_device'])} per device"
     )
-    if data["stats"]:
-        lines.append(
-            "stats: " + ", ".join(f"{k}={v}" for k, v in data["stats"].items())
-        )
+    stats = dict(data["stats"])
+    trade = stats.pop("trade", None)
+    if stats:
+        lines.append("stats: " + ", ".join(f"{k}={v}" for k, v in stats.items()))
+    if trade:  # the plan moves more bytes than another it found, on purpose
+        lines.append(f"trade: {trade}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,156 @@
+"""Combined-latency pricing, and the search that sees combining, on small graphs."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import B, NdSbp, P, S
+from sbpc.algebra.signature import Signature
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing import planner as boxing
+from sbpc.boxing.cost_model import CostModel, Device, Link
+from sbpc.propagation.combined_cost import combined_cost
+from sbpc.propagation.combining import combined_plan, search_with_combining
+from sbpc.propagation.driver import propagate
+from sbpc.propagation.edge_costs import EdgeCosts
+from sbpc.propagation.graph import SbpGraph
+from sbpc.propagation.plan import Plan, build_plan
+from sbpc.propagation.report import format_report
+
+PLACEMENT = Placement("cpu", (4,), (0, 1, 2, 3))
+T = TensorType((64, 64))  # 16 KiB
+LATENCY = 5e-4
+MODEL = CostModel(
+    links=(Link(bandwidth=1e9, latency=LATENCY),), device=Device(1e9, 1e9)
+)
+ROUND = 2 * 3 * LATENCY  # one all-reduce over 4 devices: 2(n-1) rounds
+
+
+def edge_prices(model: CostModel):
+    def time(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
+        try:
+            return boxing.plan(src, dst, tensor, PLACEMENT, model).time
+        except boxing.BoxingError:
+            return math.inf
+
+    def nbytes(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
+        return boxing.plan(src, dst, tensor, PLACEMENT, model).bytes
+
+    return time, nbytes
+
+
+def plan_of(graph: SbpGraph, strategy: str = "greedy", scale: float = 1.0) -> Plan:
+    time, nbytes = edge_prices(MODEL.with_latency_scale(scale))
+    return propagate(graph, time, strategy, edge_bytes=nbytes)
+
+
+def independent_reductions(k: int) -> SbpGraph:
+    """``k`` ops each leaving a partial sum that its result wants broadcast."""
+    g = SbpGraph((4,))
+    for i in range(k):
+        x = g.add_argument(f"x{i}", T, layout=(S(1),))
+        (y,) = g.add_op(f"op{i}", [x], [T], [Signature(((S(1),),), ((P,),))])
+        g.add_result(f"y{i}", y, (B,))
+    return g
+
+
+def dependent_reductions(k: int) -> SbpGraph:
+    """A chain of ``k`` partial sums, each reduced before the next op."""
+    g = SbpGraph((4,))
+    v = g.add_argument("x", T, layout=(S(1),))
+    (v,) = g.add_op("op0", [v], [T], [Signature(((S(1),),), ((P,),))])
+    for i in range(1, k):
+        (v,) = g.add_op(f"op{i}", [v], [T], [Signature(((B,),), ((P,),))])
+    g.add_result("y", v, (B,))
+    return g
+
+
+def test_independent_collectives_pay_one_latency() -> None:
+    plan = plan_of(independent_reductions(5))
+    cost = combined_cost(plan, PLACEMENT, MODEL)
+    assert (cost.collectives, cost.groups) == (5, 1)
+    assert cost.summed_latency == pytest.approx(5 * ROUND)
+    assert cost.combined_latency == pytest.approx(ROUND)
+    assert cost.comm_time == pytest.approx(plan.comm_time - 4 * ROUND)
+    assert cost.latency_scale == pytest.approx(1 / 5)
+
+
+def test_dependent_collectives_pay_every_latency() -> None:
+    plan = plan_of(dependent_reductions(5))
+    cost = combined_cost(plan, PLACEMENT, MODEL)
+    assert (cost.collectives, cost.groups) == (5, 5)
+    assert cost.combined_latency == pytest.approx(5 * ROUND)
+    assert cost.comm_time == pytest.approx(plan.comm_time)
+
+
+def test_different_kinds_do_not_combine() -> None:
+    g = independent_reductions(2)
+    x = g.add_argument("z", T, layout=(S(0),))
+    g.add_result("zb", x, (B,))  # an all-gather beside two all-reduces
+    cost = combined_cost(plan_of(g), PLACEMENT, MODEL)
+    assert (cost.collectives, cost.groups) == (3, 2)
+
+
+def replicate_or_reduce(k: int) -> SbpGraph:
+    """``k`` independent ops: replicated (slow, no collective) or split four
+    ways (a quarter of the compute, then an all-reduce of its partial sum).
+
+    Priced one by one the all-reduce's latency outweighs the compute saved;
+    combined, the ``k`` all-reduces share one latency and splitting wins.
+    """
+    full = 1e-3  # seconds of the replicated op
+    g = SbpGraph((4,))
+    for i in range(k):
+        x = g.add_argument(f"x{i}", T, layout=(B,))
+        sigs = [Signature(((B,),), ((B,),)), Signature(((S(1),),), ((P,),))]
+        (y,) = g.add_op(f"op{i}", [x], [T], sigs, compute_costs=[full, full / 4])
+        g.add_result(f"y{i}", y, (B,))
+    return g
+
+
+def search(graph: SbpGraph, strategy: str):
+    return search_with_combining(
+        lambda s: plan_of(graph, strategy, s),
+        lambda p: combined_cost(p, PLACEMENT, MODEL),
+    )
+
+
+def test_optimal_picks_the_combining_aware_plan() -> None:
+    """Greedy and bfs rank by copy cost, not compute: this trade is optimal's."""
+    graph = replicate_or_reduce(8)
+    plain = plan_of(graph, "optimal")
+    assert plain.changes == []  # priced alone, every op stays replicated
+    best, tried = search(graph, "optimal")
+    assert len(tried) >= 2
+    assert best.scale != 1.0
+    # every op split, its sum reduced, all eight reductions run as one
+    assert (best.cost.collectives, best.cost.groups) == (8, 1)
+    assert best.total_time < plain.total_time
+
+
+def final_plan(graph: SbpGraph) -> Plan:
+    best, tried = search(graph, "optimal")
+    time, nbytes = edge_prices(MODEL)
+    repriced = build_plan(graph, best.plan.options, EdgeCosts(time, nbytes), "x")
+    return combined_plan(best, tried, repriced)
+
+
+def test_trade_line_when_more_bytes_than_another_plan() -> None:
+    plan = final_plan(replicate_or_reduce(8))
+    text = format_report(plan)
+    (line,) = [x for x in text.splitlines() if x.startswith("trade: ")]
+    assert "where another plan moves 0 B" in line
+    assert "less compute" in line
+    assert "trade" in json.loads(format_report(plan, "json"))["stats"]
+
+
+def test_no_trade_line_when_bytes_are_the_fewest() -> None:
+    plan = final_plan(independent_reductions(3))  # every plan moves the same
+    assert plan.stats["combined_collectives"] == 1
+    assert "trade" not in plan.stats
+    assert "trade:" not in format_report(plan)
+    assert plan.comm_time < plan.stats["uncombined_comm_time"]
