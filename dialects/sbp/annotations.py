@@ -10,6 +10,8 @@ attributes; they return plain ``sbpc.algebra`` values.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
@@ -131,4 +133,12 @@ def get_signature(op: Operation) -> Signature | None:
 
 
 def set_signature(op: Operation, signature: Signature) -> None:
-    op.attributes[SIG] = SignatureAttr(signature)
+    op.attributes[SIG] = signature_attr(signature)
+
+
+@lru_cache(maxsize=4096)
+def signature_attr(signature: Signature) -> SignatureAttr:
+    """The attribute of ``signature``, built (and verified) once: a plan
+    writes the same few signatures on thousands of ops, and attributes are
+    immutable, so ops may share one."""
+    return SignatureAttr(signature)
