@@ -103,18 +103,23 @@ class FunctionGraphs:
 
 
 def function_graphs(
-    module: ModuleOp, f: func.FuncOp, cost_model: CostModel, trip_count: int = 1
+    module: ModuleOp,
+    f: func.FuncOp,
+    cost_model: CostModel,
+    trip_count: int = 1,
+    placements: Mapping[SSAValue, Placement] | None = None,
 ) -> FunctionGraphs:
     """``f`` as one graph per placement (the module's ``sbp.placement`` is the
     default; compute costs under ``cost_model``; ``trip_count``: iterations of
-    a loop whose count cannot be read off it)."""
+    a loop whose count cannot be read off it; ``placements``: the module's
+    ``placement_map`` when the caller has it)."""
     default = sbp_dialect.module_placement(module)
     if default is None:
         raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
     builder = _Builder(
         FunctionGraphs(f),
         cost_model,
-        sbp_dialect.placement_map(module),
+        sbp_dialect.placement_map(module) if placements is None else placements,
         default,
         default_trip_count=trip_count,
     )
