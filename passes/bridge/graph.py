@@ -93,9 +93,14 @@ class FunctionGraphs:
             sbp_dialect.set_signature(op, plan.signatures[node])
         for op, signature in self.composites[placement]:
             sbp_dialect.set_signature(op, signature(plan))
-        for node, i in self.arg_nodes[placement]:
-            if sbp_dialect.get_nd_sbp_arg_attr(f, i) is None:
-                sbp_dialect.set_nd_sbp_arg_attr(f, i, plan.sources[node])
+        sbp_dialect.set_nd_sbp_arg_attrs(
+            f,
+            {
+                i: plan.sources[node]
+                for node, i in self.arg_nodes[placement]
+                if sbp_dialect.get_nd_sbp_arg_attr(f, i) is None
+            },
+        )
         for node, i in self.result_nodes[placement]:
             delivered = plan.sinks[node]
             if delivered is not None and sbp_dialect.get_nd_sbp_res_attr(f, i) is None:
