@@ -153,13 +153,15 @@ class SbpPropagatePass(ModulePass):
         limits = self.limits()
         # The graph bridge trusts the annotations; sbpc-opt --no-sbp-verify
         # (or an API caller) may hand over a module nobody checked.
-        verify_sbp_annotations(op)
+        placements = verify_sbp_annotations(op)
         plans: list[FunctionPlan] = []
         for f in op.ops:
             if isinstance(f, func.FuncOp) and not f.is_declaration:
                 try:
                     with phase("build graph"):
-                        graphs = function_graphs(op, f, cost_model, self.trip_count)
+                        graphs = function_graphs(
+                            op, f, cost_model, self.trip_count, placements
+                        )
                 except GraphError as e:
                     raise LocatedError(f, str(e)) from e
                 for placement, graph in graphs.graphs.items():

@@ -10,6 +10,9 @@ attributes; they return plain ``sbpc.algebra`` values.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import lru_cache
+
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
@@ -116,6 +119,20 @@ def set_nd_sbp_res_attr(func: FuncOp, i: int, nd_sbp: NdSbp) -> None:
     set_res_attr(func, i, ND_SBP, NdSbpAttr(nd_sbp))
 
 
+def set_nd_sbp_arg_attrs(func: FuncOp, layouts: Mapping[int, NdSbp]) -> None:
+    """``sbp.nd_sbp`` of several arguments (index -> layout), with the
+    argument attribute array rebuilt once rather than once per argument (a
+    big model has thousands of weights)."""
+    if not layouts:
+        return
+    n = len(func.function_type.inputs.data)
+    dicts = list(func.arg_attrs.data) if func.arg_attrs is not None else []
+    dicts += [DictionaryAttr({})] * (n - len(dicts))
+    for i, nd_sbp in layouts.items():
+        dicts[i] = DictionaryAttr({**dicts[i].data, ND_SBP: NdSbpAttr(nd_sbp)})
+    func.arg_attrs = ArrayAttr(dicts)
+
+
 def get_arg_placement(func: FuncOp, i: int) -> Placement | None:
     """Argument ``i``'s placement: its ``sbp.placement``, else the module's."""
     attr = get_arg_attr(func, i, PLACEMENT)
@@ -131,4 +148,12 @@ def get_signature(op: Operation) -> Signature | None:
 
 
 def set_signature(op: Operation, signature: Signature) -> None:
-    op.attributes[SIG] = SignatureAttr(signature)
+    op.attributes[SIG] = signature_attr(signature)
+
+
+@lru_cache(maxsize=4096)
+def signature_attr(signature: Signature) -> SignatureAttr:
+    """The attribute of ``signature``, built (and verified) once: a plan
+    writes the same few signatures on thousands of ops, and attributes are
+    immutable, so ops may share one."""
+    return SignatureAttr(signature)

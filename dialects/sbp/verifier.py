@@ -36,9 +36,10 @@ from .ops import CollectiveOp, LayoutOp, TransferOp
 from .placement import PlacementMap, placement_in_force, placement_map
 
 
-def verify_sbp_annotations(module: ModuleOp) -> None:
+def verify_sbp_annotations(module: ModuleOp) -> PlacementMap:
     """Check every sbp annotation of ``module``; raise ``LocatedError`` at the op
-    at fault (the func.func for argument/result attributes)."""
+    at fault (the func.func for argument/result attributes).  Returns the
+    placement of every value, which the check had to compute anyway."""
     for op in module.walk():
         if isinstance(op, ModuleOp) and PLACEMENT in op.attributes:
             attr = op.attributes[PLACEMENT]
@@ -61,6 +62,7 @@ def verify_sbp_annotations(module: ModuleOp) -> None:
                 _verify_same_placement(op, placements)
         except InvalidLayout as err:
             raise LocatedError(op, str(err)) from err
+    return placements
 
 
 def _need_placement(op: Operation, placement: Placement | None) -> Placement:

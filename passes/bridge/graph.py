@@ -93,9 +93,14 @@ class FunctionGraphs:
             sbp_dialect.set_signature(op, plan.signatures[node])
         for op, signature in self.composites[placement]:
             sbp_dialect.set_signature(op, signature(plan))
-        for node, i in self.arg_nodes[placement]:
-            if sbp_dialect.get_nd_sbp_arg_attr(f, i) is None:
-                sbp_dialect.set_nd_sbp_arg_attr(f, i, plan.sources[node])
+        sbp_dialect.set_nd_sbp_arg_attrs(
+            f,
+            {
+                i: plan.sources[node]
+                for node, i in self.arg_nodes[placement]
+                if sbp_dialect.get_nd_sbp_arg_attr(f, i) is None
+            },
+        )
         for node, i in self.result_nodes[placement]:
             delivered = plan.sinks[node]
             if delivered is not None and sbp_dialect.get_nd_sbp_res_attr(f, i) is None:
@@ -103,18 +108,23 @@ class FunctionGraphs:
 
 
 def function_graphs(
-    module: ModuleOp, f: func.FuncOp, cost_model: CostModel, trip_count: int = 1
+    module: ModuleOp,
+    f: func.FuncOp,
+    cost_model: CostModel,
+    trip_count: int = 1,
+    placements: Mapping[SSAValue, Placement] | None = None,
 ) -> FunctionGraphs:
     """``f`` as one graph per placement (the module's ``sbp.placement`` is the
     default; compute costs under ``cost_model``; ``trip_count``: iterations of
-    a loop whose count cannot be read off it)."""
+    a loop whose count cannot be read off it; ``placements``: the module's
+    ``placement_map`` when the caller has it)."""
     default = sbp_dialect.module_placement(module)
     if default is None:
         raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
     builder = _Builder(
         FunctionGraphs(f),
         cost_model,
-        sbp_dialect.placement_map(module),
+        sbp_dialect.placement_map(module) if placements is None else placements,
         default,
         default_trip_count=trip_count,
     )

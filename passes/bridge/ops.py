@@ -13,6 +13,7 @@ classes onto the attribute keys the op rules expect (documented in
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from xdsl.dialects import arith
@@ -39,7 +40,20 @@ class UnsupportedTypeError(ValueError):
 
 
 def plain_type(t: Attribute) -> PlainTensorType:
-    """``tensor<8x16xf32>`` -> ``TensorType((8, 16), "f32")``."""
+    """``tensor<8x16xf32>`` -> ``TensorType((8, 16), "f32")`` (memoised: a
+    module repeats a few types thousands of times)."""
+    try:
+        return _plain_type_memo(t)
+    except TypeError:  # an attribute that cannot be hashed: not memoised
+        return _plain_type(t)
+
+
+@lru_cache(maxsize=4096)
+def _plain_type_memo(t: Attribute) -> PlainTensorType:
+    return _plain_type(t)
+
+
+def _plain_type(t: Attribute) -> PlainTensorType:
     if not isinstance(t, TensorType):
         raise UnsupportedTypeError(f"expected a ranked tensor type, got {t}")
     shape = tuple(t.get_shape())

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections import deque
 
+from sbpc.propagation.decision_memo import DecisionMemo, decided_edges, reached_key
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import Edge, NodeId, OpNode, SbpGraph, SinkNode, SourceNode
 from sbpc.propagation.greedy import decide_in_order
@@ -28,13 +29,21 @@ from sbpc.propagation.strategy import Choice, Problem, Strategy
 
 
 class Bfs(Strategy):
-    """Breadth-first from the configured ops, the rest greedily."""
+    """Breadth-first from the configured ops, the rest greedily.
+
+    ``memoise``: answer repeated questions from a ``DecisionMemo`` (the same
+    plan, faster on repeated layers); off, every node is priced afresh.
+    """
 
     name = "bfs"
+
+    def __init__(self, memoise: bool = True) -> None:
+        self.memoise = memoise
 
     def choose(self, problem: Problem) -> Choice:
         graph, costs = problem.graph, problem.costs
         options = problem.undecided()
+        memo = DecisionMemo() if self.memoise else None
         seeds: list[NodeId] = []
         for node in graph.nodes:
             if isinstance(node, OpNode) and node.fixed is not None:
@@ -51,28 +60,35 @@ class Bfs(Strategy):
                 v = edge.dst if edge.src == u else edge.src
                 if options[v] >= 0 or isinstance(graph.nodes[v], SinkNode):
                     continue
-                options[v] = _reached_option(graph, costs, options, v, edge)
+                decided = decided_edges(graph, options, v)
+                if memo is None:
+                    options[v] = _reached_option(
+                        graph, costs, options, v, edge, decided
+                    )
+                else:
+                    options[v] = memo.get(
+                        reached_key(graph, options, v, edge, decided),
+                        lambda v=v, edge=edge, decided=decided: _reached_option(
+                            graph, costs, options, v, edge, decided
+                        ),
+                    )
                 reached += 1
                 queue.append(v)
-        decide_in_order(graph, costs, options, graph.topological_order())
+        decide_in_order(graph, costs, options, graph.topological_order(), memo)
         return Choice(options, {"seeds": len(seeds), "reached": reached})
 
 
 def _reached_option(
-    graph: SbpGraph, costs: EdgeCosts, options: list[int], v: NodeId, by: Edge
+    graph: SbpGraph,
+    costs: EdgeCosts,
+    options: list[int],
+    v: NodeId,
+    by: Edge,
+    decided: list[Edge],
 ) -> int:
-    """Option of ``v`` by (cost on edge ``by``, cost to decided neighbours,
-    changes against them, index)."""
+    """Option of ``v`` by (cost on edge ``by``, cost to the ``decided``
+    neighbours, changes against them, index)."""
     node = graph.nodes[v]
-    decided = [
-        graph.edges[e]
-        for e in (*graph.in_edges(v), *graph.out_edges(v))
-        if options[
-            graph.edges[e].src if graph.edges[e].dst == v else graph.edges[e].dst
-        ]
-        >= 0
-        and not isinstance(graph.nodes[graph.edges[e].dst], SinkNode)
-    ]
     best: tuple[bool, float, float, int, int] | None = None
     compute = node.option_costs
     for i in range(len(node.options)):

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Split, format_nd_sbp
 from sbpc.algebra.signature import Signature
+from sbpc.propagation.decision_memo import DecisionMemo, greedy_key
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import (
     NodeId,
@@ -50,14 +51,22 @@ ORDER_VALUE_MATCH = -10  # per operand whose layout already matches (seed 003)
 
 
 class Greedy(Strategy):
-    """Decide every op greedily in topological order."""
+    """Decide every op greedily in topological order.
+
+    ``memoise``: answer repeated questions from a ``DecisionMemo`` (the same
+    plan, faster on repeated layers); off, every op is priced afresh.
+    """
 
     name = "greedy"
+
+    def __init__(self, memoise: bool = True) -> None:
+        self.memoise = memoise
 
     def choose(self, problem: Problem) -> Choice:
         options = problem.undecided()
         graph = problem.graph
-        decide_in_order(graph, problem.costs, options, graph.topological_order())
+        memo = DecisionMemo() if self.memoise else None
+        decide_in_order(graph, problem.costs, options, graph.topological_order(), memo)
         return Choice(options)
 
 
@@ -66,12 +75,14 @@ def decide_in_order(
     costs: EdgeCosts,
     options: list[int],
     order: Sequence[NodeId],
+    memo: DecisionMemo | None = None,
 ) -> None:
     """Give every undecided op and argument in ``order`` its greedy option.
 
     Already-decided nodes are kept.  Besides the producers, the copy cost also
     counts decided consumers (other than results): none in plain greedy, the
-    ones BFS already decided when it falls back to this.
+    ones BFS already decided when it falls back to this.  ``memo``: reuse the
+    answers to questions already asked.
     """
     for node_id in order:
         if options[node_id] >= 0:
@@ -79,8 +90,13 @@ def decide_in_order(
         node = graph.nodes[node_id]
         if isinstance(node, SourceNode):
             options[node_id] = node.greedy_option()
-        elif isinstance(node, OpNode):
+        elif isinstance(node, OpNode) and memo is None:
             options[node_id] = greedy_option(graph, costs, node, options)
+        elif isinstance(node, OpNode):
+            options[node_id] = memo.get(
+                greedy_key(graph, node, options),
+                lambda node=node: greedy_option(graph, costs, node, options),
+            )
 
 
 def greedy_option(

@@ -15,6 +15,7 @@ from sbpc.dialects.sbp import (
     module_placement,
     set_module_placement,
     set_nd_sbp_arg_attr,
+    set_nd_sbp_arg_attrs,
     set_nd_sbp_res_attr,
     set_signature,
     verify_sbp_annotations,
@@ -66,3 +67,21 @@ def test_set_attrs_on_unannotated_func(module, pretty) -> None:
     m.verify()
     verify_sbp_annotations(m)
     assert pretty(module(text)) == text
+
+
+def test_set_several_argument_layouts_at_once(module, pretty, good) -> None:
+    """The batch setter writes what one call per argument writes, keeping the
+    other entries of each argument's dictionary."""
+    one_by_one, at_once = module(good), module(good)
+    f1, f2 = (
+        next(o for o in m.walk() if isinstance(o, FuncOp))
+        for m in (one_by_one, at_once)
+    )
+    layouts = {1: (B, P), 2: (S(1),)}
+    for i, nd in layouts.items():
+        set_nd_sbp_arg_attr(f1, i, nd)
+    set_nd_sbp_arg_attrs(f2, layouts)
+    assert get_nd_sbp_arg_attr(f2, 1) == (B, P)
+    assert get_nd_sbp_arg_attr(f2, 2) == (S(1),)
+    assert get_arg_placement(f2, 2) == Placement.from_nested("cuda", [4, 5])
+    assert pretty(at_once) == pretty(one_by_one)
