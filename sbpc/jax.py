@@ -543,7 +543,9 @@ class Distributed:
             self._in_sharding_cache = [
                 NamedSharding(meshes[k], spec)
                 for k, spec in zip(
-                    self.program.ARG_PLACEMENTS, self.program.IN_SPECS, strict=True
+                    self.program.ARG_PLACEMENTS,
+                    getattr(self.program, "PUT_SPECS", self.program.IN_SPECS),
+                    strict=True,
                 )
             ]
         return self._in_sharding_cache

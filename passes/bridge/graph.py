@@ -285,7 +285,11 @@ def _check_user_signature(
         try:
             check_even(t.shape, nd, placement.hierarchy)
         except UnevenSplitError as e:
-            raise LocatedError(op, f"sbp.sig {sig} needs an uneven split: {e}") from e
+            raise LocatedError(
+                op,
+                f"sbp.sig {sig} needs an uneven split, which {spec.name} cannot "
+                f"compute on unequal pieces: {e}",
+            ) from e
     try:
         halos(spec, sig, placement.hierarchy)
     except ValueError as e:
