@@ -92,3 +92,13 @@ def test_10_rows_on_2x4(layout, strategy):
     args = (_rand(10, 5), _rand(5, 7), _rand(7, 3))
     spec = 'P(("d0", "d1"), None)' if layout == "[S(0), S(0)]" else 'P("d0", None)'
     _check(mlp_loss, args, "2x4", (layout, "[B, B]", "[B, B]"), strategy, spec)
+
+
+def test_report_shows_padding_overhead():
+    args = (_rand(6, 5), _rand(5, 7), _rand(7, 3))
+    dist = sj.distribute(mlp, *args, mesh=4, in_layouts=("[S(0)]", "[B]", "[B]"))
+    assert "padding (uneven splits; every piece padded to the largest):" in (
+        dist.report
+    )
+    # 6 rows over 4: pieces of 2 rows padded everywhere, 8 rows of 5 floats.
+    assert "tensor<6x5xf32> [S(0)]: 120 B logical, 160 B padded (+33%)" in (dist.report)
