@@ -504,13 +504,16 @@ class _Emitter:
 
     def _padding_lines(self) -> list[str]:
         """ARG_PADS / OUT_PADS / PUT_SPECS: uneven splits (sbpc.jax_backend.uneven)."""
-        h = self.p.placement.hierarchy
         arg_rows = [
-            arg_pads(self.p.types[a.value].shape, a.layout, h) for a in self.p.args
+            arg_pads(self.p.types[a.value].shape, a.layout, a.placement.hierarchy)
+            for a in self.p.args
         ]
         out_rows = [
             result_unpads(
-                self.p.types[r.value].shape, r.layout, h, len(partial_dims(r.layout))
+                self.p.types[r.value].shape,
+                r.layout,
+                r.placement.hierarchy,
+                len(partial_dims(r.layout)),
             )
             for r in self.p.results
         ]
