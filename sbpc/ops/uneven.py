@@ -43,7 +43,12 @@ def uneven_ok(name: str) -> bool:
 def fits_uneven(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> bool:
     """Every split is even, or the op runs exactly on unequal pieces."""
     pairs = zip((*op.operands, *op.results), (*sig.inputs, *sig.outputs), strict=True)
-    return all(is_even(t.shape, nd, hierarchy) for t, nd in pairs) or uneven_ok(op.name)
+    if all(is_even(t.shape, nd, hierarchy) for t, nd in pairs):
+        return True
+    # Multi-operand (argmax-style) reductions keep even splits: their index
+    # bookkeeping is not proved on empty pieces.
+    variadic = op.name == "stablehlo.reduce" and len(op.operands) > 2
+    return uneven_ok(op.name) and not variadic
 
 
 def _ints(op: OpSpec, key: str) -> tuple[int, ...]:

@@ -84,3 +84,13 @@ def test_position_moving_ops_refuse_uneven_splits(op: OpSpec) -> None:
     assert not uneven_ok(op.name)
     for sig in nd_signatures(op, (4,)):
         assert not _uneven(op, sig, (4,)), sig
+
+
+def test_argmax_style_reductions_keep_even_splits() -> None:
+    op = OpSpec(
+        HLO + "reduce",
+        [T(6, 5), TensorType((6, 5), "i32"), T(), TensorType((), "i32")],
+        [T(5), TensorType((5,), "i32")],
+        {"dimensions": (0,), "kind": "argmax"},
+    )
+    assert all(not _uneven(op, s, (4,)) for s in nd_signatures(op, (4,)))
