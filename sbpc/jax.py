@@ -26,8 +26,8 @@ as ``jax.jit``'s ``in_shardings`` is.  A free argument is placed as sbpc
 chooses (``Distributed.in_layouts`` says how); a free result never ends
 partial.
 
-What sbpc cannot compile (an op without rules, an uneven split, a bad
-layout) raises ``SbpcError`` with the StableHLO line at fault.
+What sbpc cannot compile (an op without rules, a bad layout, an uneven
+split across several placements) raises ``SbpcError`` with the StableHLO line at fault.
 """
 
 from __future__ import annotations
@@ -587,7 +587,9 @@ class Distributed:
             self._in_sharding_cache = [
                 NamedSharding(meshes[k], spec)
                 for k, spec in zip(
-                    self.program.ARG_PLACEMENTS, self.program.IN_SPECS, strict=True
+                    self.program.ARG_PLACEMENTS,
+                    getattr(self.program, "PUT_SPECS", self.program.IN_SPECS),
+                    strict=True,
                 )
             ]
         return self._in_sharding_cache

@@ -11,7 +11,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 
-from sbpc.algebra.layout import UnevenSplitError, check_even
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp, Split, format_nd_sbp
 
@@ -71,18 +70,6 @@ def is_unranked(ty: Attribute) -> bool:
     return ty.name == "unranked_tensor"
 
 
-def _check_even(nd: NdSbp, ty: Attribute, placement: Placement, what: str) -> None:
-    """Even splits only; dynamic dimensions are not checked."""
-    shape = _static_shape(ty)
-    if shape is None or len(nd) != placement.ndim:
-        return
-    static = tuple(0 if d < 0 else d for d in shape)  # 0 divides evenly
-    try:
-        check_even(static, nd, placement.hierarchy)
-    except UnevenSplitError as err:
-        raise InvalidLayout(f"{what} {format_nd_sbp(nd)} of {ty}: {err}") from err
-
-
 def check_layout(
     nd: NdSbp, ty: Attribute, placement: Placement | None, what: str
 ) -> None:
@@ -90,7 +77,6 @@ def check_layout(
     _check_axes(nd, ty, what)
     if placement is not None:
         _check_nd_len(nd, placement, what)
-        _check_even(nd, ty, placement, what)
 
 
 def is_tensor(value: SSAValue) -> bool:

@@ -33,6 +33,7 @@ from sbpc.ops.cost import compute_costs
 from sbpc.ops.halo import halos
 from sbpc.ops.registry import has_rule, nd_signature_tuple, signatures_1d
 from sbpc.ops.spec import OpSpec
+from sbpc.ops.uneven import uneven_ok
 from sbpc.propagation.graph import GraphError, NodeId, SbpGraph
 from sbpc.propagation.plan import Plan
 
@@ -292,10 +293,16 @@ def _check_user_signature(
     for nd, t in zip(
         (*sig.inputs, *sig.outputs), (*spec.operands, *spec.results), strict=True
     ):
+        if uneven_ok(spec.name):
+            break  # uneven splits are fine: the signature itself is not legal
         try:
             check_even(t.shape, nd, placement.hierarchy)
         except UnevenSplitError as e:
-            raise LocatedError(op, f"sbp.sig {sig} needs an uneven split: {e}") from e
+            raise LocatedError(
+                op,
+                f"sbp.sig {sig} needs an uneven split, which {spec.name} cannot "
+                f"compute on unequal pieces: {e}",
+            ) from e
     try:
         halos(spec, sig, placement.hierarchy)
     except ValueError as e:

@@ -4,7 +4,12 @@ An nd_sbp is read hierarchically (OneFlow's 2-D SBP, seed 002): hierarchy
 dimension 0 distributes the logical tensor, dimension 1 distributes each of
 those pieces again, and so on.  So ``(S(0), S(0))`` on a 2x4 mesh cuts tensor
 dimension 0 into 8 blocks, device ``(i, j)`` holding block ``i * 4 + j``.
-Only even splits are supported: ``check_even`` names the first offender.
+A split need not be even: each cut is OneFlow's balanced split (``n`` over
+``p`` gives the first ``n mod p`` pieces one more element; pieces may be
+empty), applied per hierarchy dim as above.  ``piece_bounds`` gives a
+device's (offset, size); ``local_shape`` is the *padded* shape (the largest
+piece), which every device holds in the JAX lowering (docs/uneven-splits.md).
+``check_even`` names the first uneven dimension for callers that need one.
 """
 
 from __future__ import annotations
@@ -30,15 +35,20 @@ def split_factors(nd_sbp: NdSbp, hierarchy: Sequence[int], rank: int) -> list[in
     return factors
 
 
-def check_even(shape: Shape, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> None:
-    """Raise ``UnevenSplitError`` unless every split divides its dimension evenly."""
+def check_axes(shape: Shape, nd_sbp: NdSbp) -> None:
+    """Raise ``UnevenSplitError`` if a split names a dimension the tensor lacks."""
     rank = len(shape)
     for sbp in nd_sbp:
         if isinstance(sbp, Split) and not 0 <= sbp.axis < rank:
             raise UnevenSplitError(
                 f"split axis {sbp.axis} is out of range for a rank-{rank} tensor"
             )
-    for dim, f in enumerate(split_factors(nd_sbp, hierarchy, rank)):
+
+
+def check_even(shape: Shape, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> None:
+    """Raise ``UnevenSplitError`` unless every split divides its dimension evenly."""
+    check_axes(shape, nd_sbp)
+    for dim, f in enumerate(split_factors(nd_sbp, hierarchy, len(shape))):
         if shape[dim] % f:
             raise UnevenSplitError(
                 f"dimension {dim} of size {shape[dim]} cannot be split evenly "
@@ -54,11 +64,48 @@ def is_even(shape: Shape, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> bool:
     return True
 
 
+def balanced(n: int, p: int, c: int) -> tuple[int, int]:
+    """(offset, size) of piece ``c`` of ``n`` cut into ``p`` (OneFlow's balanced
+    split: the first ``n mod p`` pieces hold one more element)."""
+    q, r = divmod(n, p)
+    return c * q + min(c, r), q + (c < r)
+
+
+def piece_bounds(
+    size: int, nd_sbp: NdSbp, hierarchy: Sequence[int], coord: Coord, dim: int
+) -> tuple[int, int]:
+    """(offset, size) along ``dim`` of the piece ``coord`` holds."""
+    offset = 0
+    for sbp, n, c in zip(nd_sbp, hierarchy, coord, strict=True):
+        if isinstance(sbp, Split) and sbp.axis == dim:
+            start, size = balanced(size, n, c)
+            offset += start
+    return offset, size
+
+
+def padded_size(size: int, nd_sbp: NdSbp, hierarchy: Sequence[int], dim: int) -> int:
+    """The largest piece along ``dim`` (ceil at every hierarchy level)."""
+    for sbp, n in zip(nd_sbp, hierarchy, strict=True):
+        if isinstance(sbp, Split) and sbp.axis == dim:
+            size = -(-size // n)
+    return size
+
+
 def local_shape(shape: Shape, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> Shape:
-    """The shape every device holds (the same everywhere: splits are even)."""
-    check_even(shape, nd_sbp, hierarchy)
-    factors = split_factors(nd_sbp, hierarchy, len(shape))
-    return tuple(d // f for d, f in zip(shape, factors, strict=True))
+    """The padded local shape: the largest piece, which every device holds
+    (the exact piece where splits are even)."""
+    check_axes(shape, nd_sbp)
+    return tuple(padded_size(d, nd_sbp, hierarchy, k) for k, d in enumerate(shape))
+
+
+def piece_shape(
+    shape: Shape, nd_sbp: NdSbp, hierarchy: Sequence[int], coord: Coord
+) -> Shape:
+    """The exact (unpadded) shape of the piece ``coord`` holds."""
+    check_axes(shape, nd_sbp)
+    return tuple(
+        piece_bounds(d, nd_sbp, hierarchy, coord, k)[1] for k, d in enumerate(shape)
+    )
 
 
 def block_index(
@@ -76,9 +123,61 @@ def local_slices(
     shape: Shape, nd_sbp: NdSbp, hierarchy: Sequence[int], coord: Coord
 ) -> tuple[slice, ...]:
     """The slice of the logical tensor that ``coord`` holds (whole for B and P)."""
-    local = local_shape(shape, nd_sbp, hierarchy)
+    check_axes(shape, nd_sbp)
     slices = []
-    for dim, size in enumerate(local):
-        index, _ = block_index(nd_sbp, hierarchy, coord, dim)
-        slices.append(slice(index * size, (index + 1) * size))
+    for dim, n in enumerate(shape):
+        offset, size = piece_bounds(n, nd_sbp, hierarchy, coord, dim)
+        slices.append(slice(offset, offset + size))
     return tuple(slices)
+
+
+def padding_index(
+    size: int, nd_sbp: NdSbp, hierarchy: Sequence[int], dim: int
+) -> list[int] | None:
+    """Logical index of every row of the padded global dim ``dim`` (block ``i``
+    is rows ``[i*L, (i+1)*L)``, its tail repeating a valid row), or ``None``
+    when the dim needs no padding."""
+    local = padded_size(size, nd_sbp, hierarchy, dim)
+    count = len(_block_coords(nd_sbp, hierarchy, dim))
+    if local * count == size:
+        return None
+    coords = _block_coords(nd_sbp, hierarchy, dim)
+    out: list[int] = []
+    for coord in coords:
+        offset, n = piece_bounds(size, nd_sbp, hierarchy, coord, dim)
+        out += [min(offset + j, max(offset + n - 1, 0)) for j in range(local)]
+    return out
+
+
+def unpadding_index(
+    size: int, nd_sbp: NdSbp, hierarchy: Sequence[int], dim: int
+) -> list[int] | None:
+    """Row of the padded global dim ``dim`` that holds each logical index."""
+    local = padded_size(size, nd_sbp, hierarchy, dim)
+    count = len(_block_coords(nd_sbp, hierarchy, dim))
+    if local * count == size:
+        return None
+    out: list[int] = []
+    for block, coord in enumerate(_block_coords(nd_sbp, hierarchy, dim)):
+        n = piece_bounds(size, nd_sbp, hierarchy, coord, dim)[1]
+        out += [block * local + j for j in range(n)]
+    return out
+
+
+def block_sizes(
+    size: int, nd_sbp: NdSbp, hierarchy: Sequence[int], dim: int
+) -> list[int]:
+    """The size along ``dim`` of every block, in block order."""
+    return [
+        piece_bounds(size, nd_sbp, hierarchy, c, dim)[1]
+        for c in _block_coords(nd_sbp, hierarchy, dim)
+    ]
+
+
+def _block_coords(nd_sbp: NdSbp, hierarchy: Sequence[int], dim: int) -> list[Coord]:
+    """One coord per block of ``dim``, in block order (other hierarchy dims 0)."""
+    coords: list[Coord] = [()]
+    for sbp, n in zip(nd_sbp, hierarchy, strict=True):
+        cut = isinstance(sbp, Split) and sbp.axis == dim
+        coords = [(*c, i) for c in coords for i in (range(n) if cut else (0,))]
+    return coords

@@ -1,7 +1,8 @@
 """Numpy pieces of a logical tensor on virtual devices: the semantic oracle.
 
 ``distribute`` cuts a logical array into the local pieces an nd_sbp implies;
-``assemble`` puts local pieces back together.  Partial layouts are made of
+``assemble`` puts local pieces back together.  Splits are balanced
+(``np.array_split``: the first ``n mod p`` pieces hold one more element).  Partial layouts are made of
 *random* pieces (summing, or max/min-ing, to the value), so a program that
 treats a partial piece as if it were the value is caught by a test.
 """
@@ -12,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from sbpc.algebra.layout import block_index, check_even
+from sbpc.algebra.layout import block_index, check_axes
 from sbpc.algebra.placement import Coord
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Split
 
@@ -31,7 +32,7 @@ def distribute(
 ) -> Pieces:
     """Every device's local piece of ``value`` laid out as ``nd_sbp``."""
     value = np.asarray(value)
-    check_even(value.shape, nd_sbp, hierarchy)
+    check_axes(value.shape, nd_sbp)
     rng = rng or np.random.default_rng(0)
     pieces: Pieces = {(): value}
     # Hierarchy dims are applied in order: dim k re-distributes each dim-(k-1) piece.
@@ -51,7 +52,9 @@ def _split_one(
     rng: np.random.Generator,
 ) -> list[np.ndarray]:
     if isinstance(sbp, Split):
-        return [np.ascontiguousarray(p) for p in np.split(piece, n, axis=sbp.axis)]
+        return [
+            np.ascontiguousarray(p) for p in np.array_split(piece, n, axis=sbp.axis)
+        ]
     if isinstance(sbp, Broadcast):
         return [piece.copy() for _ in range(n)]
     return _partial_pieces(piece, sbp.kind, n, rng)

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
+from sbpc.algebra.layout import local_shape
 from sbpc.algebra.sbp import Broadcast, NdSbp, Sbp, Split
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import LOCAL_KINDS, CollectiveKind
@@ -292,17 +293,19 @@ def collective_bytes(
 
 
 def local_bytes(nd_sbp: NdSbp, tensor: TensorType, hierarchy: Sequence[int]) -> int:
-    """Bytes each device holds of ``tensor`` laid out as ``nd_sbp`` (even splits)."""
+    """Bytes each device holds of ``tensor`` laid out as ``nd_sbp`` (the largest piece)."""
     return group_bytes(nd_sbp, (), tensor, hierarchy)
 
 
 def group_bytes(
     nd_sbp: NdSbp, dims: Sequence[int], tensor: TensorType, hierarchy: Sequence[int]
 ) -> int:
-    """``T`` of a step on ``dims``: the tensor's bytes over the splits of other dims."""
-    pieces = math.prod(
+    """``T`` of a step on ``dims``: the tensor's bytes over the splits of other
+    dims; with uneven splits, the padded bytes (largest piece times pieces)."""
+    shape = local_shape(tensor.shape, nd_sbp, hierarchy)
+    cut = math.prod(
         n
         for d, (sbp, n) in enumerate(zip(nd_sbp, hierarchy, strict=True))
-        if d not in dims and isinstance(sbp, Split)
+        if d in dims and isinstance(sbp, Split)
     )
-    return tensor.nbytes // pieces
+    return math.prod(shape) * cut * tensor.nbytes // max(math.prod(tensor.shape), 1)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from sbpc.algebra.layout import UnevenSplitError, check_even, is_even
+from sbpc.algebra.layout import UnevenSplitError, check_axes
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import (
     PARTIAL_KINDS,
@@ -188,7 +188,7 @@ def _check_layout(
             f"placement hierarchy {list(hierarchy)} has {len(hierarchy)} dims"
         )
     try:
-        check_even(tensor.shape, nd, hierarchy)
+        check_axes(tensor.shape, nd)
     except UnevenSplitError as err:
         raise BoxingError(
             f"{what} layout {format_nd_sbp(nd)} of {tensor} on hierarchy "
@@ -210,12 +210,9 @@ def entries(rank: int) -> tuple[Sbp, ...]:
 
 @lru_cache(maxsize=256)
 def candidate_layouts(tensor: TensorType, hierarchy: Hierarchy) -> tuple[NdSbp, ...]:
-    """The planner's search space: every even-splittable nd_sbp of ``tensor``."""
-    return tuple(
-        nd
-        for nd in itertools.product(entries(tensor.rank), repeat=len(hierarchy))
-        if is_even(tensor.shape, nd, hierarchy)
-    )
+    """The planner's search space: every nd_sbp of ``tensor`` (splits may be
+    uneven: balanced pieces, ``sbpc.algebra.layout``)."""
+    return tuple(itertools.product(entries(tensor.rank), repeat=len(hierarchy)))
 
 
 @lru_cache(maxsize=16)
@@ -302,10 +299,15 @@ def _single_step(
         and not all(_fill_survives(t.kind, k, tensor.element) for k in later_kinds)
     ):
         return None
-    if not is_even(tensor.shape, dst, hierarchy):
-        return None
     n = math.prod(hierarchy[d] for d in dims)
-    nbytes = collective_bytes(kind, n, group_bytes(src, dims, tensor, hierarchy))
+    nbytes = collective_bytes(
+        kind,
+        n,
+        max(
+            group_bytes(src, dims, tensor, hierarchy),
+            group_bytes(dst, dims, tensor, hierarchy),
+        ),
+    )
     time = cost_model.step_time(kind, dims, hierarchy, nbytes)
     return BoxingStep(kind, dims, src, dst, hierarchy, nbytes, time, reduce)
 

@@ -77,6 +77,12 @@ from sbpc.jax_backend.runtime import (
     RUNTIME,
     X64_MARK,
 )
+from sbpc.jax_backend.uneven import (
+    arg_pads,
+    mask_lines,
+    result_unpads,
+    uneven_step_expr,
+)
 from sbpc.ops.registry import local_op, local_op_varies
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype
 from sbpc.program import (
@@ -490,6 +496,7 @@ class _Emitter:
             + (out_specs[0] if len(out_specs) == 1 else _src_tuple(out_specs)),
             "# Per result: partial kinds of its stacked leading axes (() = the value).",
             f"OUT_PARTIAL = {_literal(out_kinds)}",
+            *self._padding_lines(),
             "ARG_TYPES = " + self._types_literal([a.value for a in self.p.args]),
             "OUT_TYPES = " + self._types_literal([r.value for r in self.p.results]),
             f"ARG_KEYS = {_literal([f'v{a.value}' for a in self.p.args])}",
@@ -497,6 +504,40 @@ class _Emitter:
             + _literal([_key(r.value, _kept(r)) for r in self.p.results]),
         ]
         return lines
+
+    def _padding_lines(self) -> list[str]:
+        """ARG_PADS / OUT_PADS / PUT_SPECS: uneven splits (sbpc.jax_backend.uneven)."""
+        arg_rows = [
+            arg_pads(self.p.types[a.value].shape, a.layout, a.placement.hierarchy)
+            for a in self.p.args
+        ]
+        out_rows = [
+            result_unpads(
+                self.p.types[r.value].shape,
+                r.layout,
+                r.placement.hierarchy,
+                len(partial_dims(r.layout)),
+            )
+            for r in self.p.results
+        ]
+        if not any(arg_rows) and not any(out_rows):
+            return []
+        if len(self.placements) > 1:
+            raise JaxEmitError(
+                "uneven splits of arguments or results need a single placement "
+                "in the JAX lowering"
+            )
+        put = [
+            "P()" if rows else partition_spec(a.layout, self.p.types[a.value].rank)
+            for a, rows in zip(self.p.args, arg_rows, strict=True)
+        ]
+        return [
+            "# Uneven splits: (axis, rows) of the padded global layout per argument,",
+            "# and (axis, rows) of the logical rows per result (docs/uneven-splits.md).",
+            f"ARG_PADS = {_literal(arg_rows)}",
+            f"OUT_PADS = {_literal(out_rows)}",
+            "PUT_SPECS = " + _src_tuple(put),
+        ]
 
     def _types_literal(self, values: Sequence[ValueId]) -> str:
         items = [
@@ -597,7 +638,7 @@ class _Emitter:
         Booleans reduce through int32 (``_bool_reduce``) and max/min
         reduce-scatters are a reduce and a slice: both stay single.
         """
-        if not isinstance(instr, CollectiveInstr):
+        if not isinstance(instr, CollectiveInstr) or self._uneven_expr(instr):
             return None
         element = self.p.types[instr.operand].element
         s = instr.src[instr.dims[0]] if instr.dims else None
@@ -671,9 +712,25 @@ class _Emitter:
             x = f"jnp.expand_dims({x}, {py_tuple(range(len(kept)))})"
         return x
 
+    def _uneven_expr(self, instr: CollectiveInstr) -> str | None:
+        """The step through the whole dim when it re-splits an uneven dim."""
+        t = self.p.types[instr.operand]
+        return uneven_step_expr(
+            instr.dims,
+            instr.src,
+            instr.dst,
+            f"v{instr.operand}",
+            t.shape,
+            t.element,
+            instr.placement.hierarchy,
+        )
+
     def _collective_expr(self, instr: CollectiveInstr) -> str:
         h = instr.placement.hierarchy
         t = self.p.types[instr.operand]
+        uneven = self._uneven_expr(instr)
+        if uneven is not None:
+            return uneven
         return step_expr(
             instr.kind,
             instr.dims,
@@ -693,7 +750,7 @@ class _Emitter:
         if not local_op_varies(op.name):
             coords = coords[:1]  # the same local op on every device: build it once
         try:
-            locals_ = [local_op(op, sig, hierarchy, c) for c in coords]
+            locals_ = [local_op(op, sig, hierarchy, c, padded=True) for c in coords]
         except (UnevenSplitError, ValueError) as err:
             raise JaxEmitError(f"no local op for {sig}: {err}", label) from err
         local = locals_[0]
@@ -713,6 +770,8 @@ class _Emitter:
                 dynamic[key] = self._constant_block(op, sig, hierarchy, locals_, label)
         args = [f"v{v}" for v in instr.operands]
         pre, args = halo_lines(op, sig, hierarchy, args, f"v{instr.results[0]}")
+        masks, args = mask_lines(op, sig, hierarchy, args, f"v{instr.results[0]}")
+        pre += masks
         try:
             exprs = op_expressions(local, args, self, dynamic)
         except UnsupportedOpError as err:

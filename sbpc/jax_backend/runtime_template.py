@@ -229,9 +229,33 @@ def build(mesh=None, donate=()):
     meshes = _meshes(mesh)
     donate = _donated(donate)
     if _single_stage():
-        fn = _jit_stage(_STEPS[0], meshes[0], single=True, donate=donate)
-        return _X64Call(fn) if _X64 else fn
+        run = _jit_stage(_STEPS[0], meshes[0], single=True, donate=donate)
+        if "ARG_PADS" in globals():
+            run = _padded(run, donate)
+        return _X64Call(run) if _X64 else run
     return Pipeline(meshes, donate)
+
+
+def _take_rows(x, rows):
+    for axis, index in rows:
+        x = jnp.take(x, jnp.asarray(index, jnp.int32), axis=axis)
+    return x
+
+
+def _padded(run, donate):
+    """``run`` on the padded global layout of uneven splits: arguments get
+    their pieces' padding rows before it, results lose them after."""
+
+    # Written by the emitter only for programs with uneven splits.
+    arg_pads, out_pads = globals()["ARG_PADS"], globals()["OUT_PADS"]
+
+    def padded(*args):
+        outs = run(*(_take_rows(x, r) for x, r in zip(args, arg_pads, strict=True)))
+        if len(out_pads) == 1:
+            return _take_rows(outs, out_pads[0])
+        return tuple(_take_rows(y, r) for y, r in zip(outs, out_pads, strict=True))
+
+    return jax.jit(padded, donate_argnums=donate)
 
 
 class Pipeline:
@@ -348,9 +372,10 @@ def put_args(*args, mesh=None):
     Every process passes the same global values (multi-host safe).
     """
     meshes = _meshes(mesh)
+    specs = globals().get("PUT_SPECS", IN_SPECS)  # uneven splits: replicated
     return tuple(
         _put(x, NamedSharding(meshes[k], spec))
-        for x, k, spec in zip(args, ARG_PLACEMENTS, IN_SPECS, strict=True)
+        for x, k, spec in zip(args, ARG_PLACEMENTS, specs, strict=True)
     )
 
 

@@ -44,7 +44,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from sbpc.algebra.layout import is_even, local_shape
+from sbpc.algebra.layout import check_axes, local_shape, piece_shape
 from sbpc.algebra.placement import Coord
 from sbpc.algebra.sbp import NdSbp, Partial, Split
 from sbpc.algebra.signature import Signature
@@ -53,6 +53,7 @@ from sbpc.ops.derive import all_broadcast, dedupe
 from sbpc.ops.halo import halo_fits
 from sbpc.ops.kind import OP_KINDS, LocalFn, RuleFn, op_kinds
 from sbpc.ops.spec import OpSpec, is_bool
+from sbpc.ops.uneven import fits_uneven
 
 __all__ = [
     "LocalFn",
@@ -165,11 +166,9 @@ def signatures_1d(op: OpSpec) -> list[Signature]:
 
 
 def fits(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> bool:
-    """Every split of ``sig`` names an existing dimension and divides it evenly."""
-    pairs = zip((*op.operands, *op.results), (*sig.inputs, *sig.outputs), strict=True)
-    return all(is_even(t.shape, nd, hierarchy) for t, nd in pairs) and halo_fits(
-        op, sig, hierarchy
-    )
+    """Every split of ``sig`` names an existing dimension and divides it evenly,
+    or the op is exact on unequal pieces (``sbpc.ops.uneven``)."""
+    return fits_uneven(op, sig, hierarchy) and halo_fits(op, sig, hierarchy)
 
 
 def nd_signatures(op: OpSpec, hierarchy: Sequence[int]) -> list[Signature]:
@@ -282,8 +281,18 @@ def _concat(parts: Iterable[NdSbp]) -> NdSbp:
     return tuple(itertools.chain.from_iterable(parts))
 
 
-def localize_type(t: TensorType, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> TensorType:
-    return TensorType(local_shape(t.shape, nd_sbp, hierarchy), t.element)
+def localize_type(
+    t: TensorType,
+    nd_sbp: NdSbp,
+    hierarchy: Sequence[int],
+    coord: Coord | None = None,
+) -> TensorType:
+    """``t`` as a device holds it: the padded (largest) piece, or the exact
+    piece at ``coord`` when given."""
+    if coord is None:
+        return TensorType(local_shape(t.shape, nd_sbp, hierarchy), t.element)
+    check_axes(t.shape, nd_sbp)
+    return TensorType(piece_shape(t.shape, nd_sbp, hierarchy, coord), t.element)
 
 
 def local_op_varies(name: str) -> bool:
@@ -294,22 +303,28 @@ def local_op_varies(name: str) -> bool:
 
 
 def local_op(
-    op: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
+    op: OpSpec,
+    sig: Signature,
+    hierarchy: Sequence[int],
+    coord: Coord,
+    padded: bool = False,
 ) -> OpSpec:
     """The op device ``coord`` runs on its local pieces under ``sig``.
 
-    Types become local shapes (``sbpc.algebra.layout``); a registered local function
+    Types become local shapes (``sbpc.algebra.layout``): the exact piece, or
+    with ``padded`` the largest piece (a padded back end); a registered local function
     then fixes attributes holding shapes or positions.  Raises
     ``UnevenSplitError`` for a signature that does not fit the shapes.
     """
     kind = op_kinds().get(op.name)
+    at = None if padded else tuple(coord)
     local = op.replace(
         operands=[
-            localize_type(t, nd, hierarchy)
+            localize_type(t, nd, hierarchy, at)
             for t, nd in zip(op.operands, sig.inputs, strict=True)
         ],
         results=[
-            localize_type(t, nd, hierarchy)
+            localize_type(t, nd, hierarchy, at)
             for t, nd in zip(op.results, sig.outputs, strict=True)
         ],
     )

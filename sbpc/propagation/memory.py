@@ -23,17 +23,22 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from sbpc.algebra.layout import is_even, local_shape
 from sbpc.algebra.sbp import NdSbp, Split
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.graph import OpNode, SbpGraph, SinkNode, ValueId
 
 
 def local_bytes(tensor: TensorType, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> float:
-    """Bytes one device holds of ``tensor`` laid out as ``nd_sbp``."""
-    pieces = math.prod(
-        n for s, n in zip(nd_sbp, hierarchy, strict=True) if isinstance(s, Split)
-    )
-    return tensor.nbytes / pieces
+    """Bytes one device holds of ``tensor`` laid out as ``nd_sbp`` (the
+    largest piece: uneven splits are padded)."""
+    if is_even(tensor.shape, nd_sbp, hierarchy):
+        pieces = math.prod(
+            n for s, n in zip(nd_sbp, hierarchy, strict=True) if isinstance(s, Split)
+        )
+        return tensor.nbytes / pieces
+    local = math.prod(local_shape(tensor.shape, nd_sbp, hierarchy))
+    return local * tensor.nbytes / max(math.prod(tensor.shape), 1)
 
 
 @dataclass(frozen=True)

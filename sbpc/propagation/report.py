@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from sbpc.algebra.sbp import NdSbp, format_nd_sbp
 from sbpc.propagation.graph import OpNode, SinkNode, SourceNode
+from sbpc.propagation.padding import padding_rows
 from sbpc.propagation.plan import LayoutChange, Plan
 
 
@@ -85,6 +86,7 @@ def report_data(plan: Plan) -> dict[str, Any]:
             "layout_changes": len(plan.changes),
         },
         "stats": {k: _jsonable(v) for k, v in plan.stats.items()},
+        "padding": padding_rows(plan),
     }
 
 
@@ -147,6 +149,15 @@ def _text(data: dict[str, Any]) -> str:
         for r in data["results"]:
             lines.append(f"  {r['name']}: {r['nd_sbp'] or 'any'}")
             lines += _change_lines(r["changes"], "      ")
+    if data.get("padding"):
+        lines.append("padding (uneven splits; every piece padded to the largest):")
+        for p in data["padding"]:
+            extra = p["padded_bytes"] / max(p["logical_bytes"], 1) - 1
+            lines.append(
+                f"  {p['value']} {p['type']} {p['nd_sbp']}: "
+                f"{format_bytes(p['logical_bytes'])} logical, "
+                f"{format_bytes(p['padded_bytes'])} padded (+{extra:.0%})"
+            )
     t = data["totals"]
     lines.append(
         f"total: {format_time(t['time'])} "

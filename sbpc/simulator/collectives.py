@@ -68,11 +68,10 @@ def reduce(parts: Sequence[np.ndarray], kind: PartialKind) -> np.ndarray:
 
 
 def _split(x: np.ndarray, n: int, axis: int) -> list[np.ndarray]:
-    if x.shape[axis] % n:
-        raise CollectiveError(
-            f"cannot split a piece of shape {x.shape} into {n} along axis {axis}"
-        )
-    return np.split(x, n, axis=axis)
+    """Balanced pieces (the first ``size mod n`` one longer), as layouts cut."""
+    if not 0 <= axis < x.ndim:
+        raise CollectiveError(f"no axis {axis} in a piece of shape {x.shape}")
+    return np.array_split(x, n, axis=axis)
 
 
 def _run_group(xs: list[np.ndarray], step: BoxingStep) -> list[np.ndarray]:
@@ -111,12 +110,13 @@ def _run_group(xs: list[np.ndarray], step: BoxingStep) -> list[np.ndarray]:
             ]
         assert isinstance(s, Split)
         out = []
+        sizes = [x.shape[s.axis] for x in xs]  # unequal under an uneven split
         for g, x in enumerate(xs):
             shape = list(x.shape)
-            shape[s.axis] *= n
+            shape[s.axis] = sum(sizes)
             y = np.full(shape, identity(t.kind, x.dtype), dtype=x.dtype)
             index = [slice(None)] * x.ndim
-            index[s.axis] = slice(g * x.shape[s.axis], (g + 1) * x.shape[s.axis])
+            index[s.axis] = slice(sum(sizes[:g]), sum(sizes[: g + 1]))
             y[tuple(index)] = x
             out.append(y)
         return out

@@ -196,9 +196,9 @@ def test_gradient_reductions_run_combined():
 
 
 def test_compile_errors_point_at_the_stablehlo_line():
-    a = np.ones((6, 8), np.float32)  # 6 rows do not split over 4 devices
+    a = np.ones((6, 8), np.float32)  # a rank-2 tensor has no dimension 2
     with pytest.raises(sj.SbpcError) as info:
-        sj.distribute(lambda x: jnp.exp(x), a, mesh=4, in_layouts="S(0)")
+        sj.distribute(lambda x: jnp.exp(x), a, mesh=4, in_layouts="S(2)")
     text = str(info.value)
     assert "cannot distribute" in text and "<lambda>.mlir:" in text
     assert "tensor<6x8xf32>" in text  # the offending line is quoted

@@ -158,25 +158,6 @@ module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1], [2, 3]]>} {
 // -----
 
 module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1], [2, 3]]>} {
-  // expected-error @below {{sbp.nd_sbp of argument 0: [S(0), S(1)] of tensor<8x5x4xf32>: dimension 1 of size 5 cannot be split evenly into 2 pieces}}
-  func.func @f(%a: tensor<8x5x4xf32> {sbp.nd_sbp = #sbp.nd<[S(0), S(1)]>}) {
-    func.return
-  }
-}
-
-// -----
-
-module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1, 2], [3, 4, 5]]>} {
-  // expected-error @below {{sbp.nd_sbp of result 0: [S(0), S(0)] of tensor<9x16xf32>: dimension 0 of size 9 cannot be split evenly into 6 pieces}}
-  func.func @f(%a: tensor<8x16xf32>) -> (tensor<9x16xf32> {sbp.nd_sbp = #sbp.nd<[S(0), S(0)]>}) {
-    %0 = tensor.empty() : tensor<9x16xf32>
-    func.return %0 : tensor<9x16xf32>
-  }
-}
-
-// -----
-
-module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1], [2, 3]]>} {
   // expected-error @below {{sbp.nd_sbp of argument 0 must be an #sbp.nd<[...]> attribute, got "S(0)"}}
   func.func @f(%a: tensor<8xf32> {sbp.nd_sbp = "S(0)"}) {
     func.return
@@ -243,16 +224,6 @@ module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1], [2, 3]]>} {
   func.func @f(%a: tensor<8x16xf32>) {
     // expected-error @below {{sbp.cast to [S(0)] has 1 entry, but the placement (cuda, 2x2) has 2 hierarchy dimensions}}
     %0 = sbp.cast %a to #sbp.nd<[S(0)]> : tensor<8x16xf32>
-    func.return
-  }
-}
-
-// -----
-
-module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1], [2, 3]]>} {
-  func.func @f(%a: tensor<8x16xf32>) {
-    // expected-error @below {{sbp.cast to [S(1)] of tensor<8x16xf32>: dimension 1 of size 16 cannot be split evenly into 3 pieces}}
-    %0 = sbp.cast %a to #sbp.nd<[S(1)]> on #sbp.placement<cuda, [4, 5, 6]> : tensor<8x16xf32>
     func.return
   }
 }

@@ -32,7 +32,6 @@ def test_a_fitting_layout_passes() -> None:
             "layout [S(0)] has 1 entry, but the placement (cuda, 2x2) has 2 "
             "hierarchy dimensions",
         ),
-        ((S(1), S(1)), "layout [S(1), S(1)] of tensor<8x6xf32>: "),
     ],
 )
 def test_a_misfit_says_why(nd, message) -> None:

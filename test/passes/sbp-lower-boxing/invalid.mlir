@@ -1,14 +1,5 @@
 // RUN: sbpc-opt %s --split-input-file --verify-diagnostics -p sbp-lower-boxing
 
-module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
-  func.func @uneven_cast(%a: tensor<6x8xf32> {sbp.nd_sbp = #sbp.nd<[B]>}) -> tensor<6x8xf32> {
-    // expected-error @below {{dimension 0 of size 6 cannot be split evenly into 4 pieces}}
-    %0 = sbp.cast %a to #sbp.nd<[S(0)]> : tensor<6x8xf32>
-    return %0 : tensor<6x8xf32>
-  }
-}
-
-// -----
 
 module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
   func.func @not_propagated(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {

@@ -11,16 +11,6 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
 
 // -----
 
-module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
-  func.func @uneven(%a: tensor<6x8xf32>) -> tensor<6x8xf32> {
-    // expected-error @below {{layout of operand 0 [S(0)] of tensor<6x8xf32>: dimension 0 of size 6 cannot be split evenly into 4 pieces}}
-    %0 = stablehlo.exponential %a {sbp.sig = #sbp.sig<([S(0)]) -> ([S(0)])>} : tensor<6x8xf32>
-    return %0 : tensor<6x8xf32>
-  }
-}
-
-// -----
-
 // expected-error @below {{no placement: add sbp.placement to the module}}
 func.func @no_placement(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = stablehlo.exponential %a : tensor<4x8xf32>

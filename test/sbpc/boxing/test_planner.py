@@ -263,10 +263,13 @@ def test_single_steps_are_exactly_the_semantically_correct_ones(hierarchy, rank)
 def test_plan_cost_is_the_brute_force_minimum(hierarchy, rank):
     o = oracle(hierarchy, rank)
     where = {nd: i for i, nd in enumerate(o.nodes)}
-    assert set(candidate_layouts(o.tensor, hierarchy)) == set(o.nodes)
+    # Uneven layouts are candidates too; test_uneven_boxing.py runs them.
+    assert set(o.nodes) <= set(candidate_layouts(o.tensor, hierarchy))
     refused = 0
     for src, dst in pairs(hierarchy, rank):
         known = src in where and dst in where
+        if not known:
+            continue
         for name, model in (("time", TIME_MODEL), ("bytes", BYTES_MODEL)):
             best = o.cheapest[name][where[src], where[dst]] if known else math.inf
             if not math.isfinite(best):
@@ -279,21 +282,19 @@ def test_plan_cost_is_the_brute_force_minimum(hierarchy, rank):
             assert math.isclose(p.time, best, rel_tol=1e-9, abs_tol=1e-18), str(p)
             if name == "bytes":
                 assert math.isclose(p.bytes, p.time, rel_tol=1e-12)
-            # The plan is a chain of oracle-approved steps with the table's costs.
+            # The plan is a chain of oracle-approved steps with the table's costs
+            # (a step through an uneven layout is proved in test_uneven_boxing).
             at = src
             for step in p.steps:
-                assert step.src == at and o.legal[(step.src, step.dims, step.dst)]
+                key = (step.src, step.dims, step.dst)
+                assert step.src == at and o.legal.get(
+                    key, step.src not in where or step.dst not in where
+                ), (src, dst, name, key)
                 at = step.dst
             assert at == dst
             assert p.exact_time == sum(s.exact_time for s in p.steps)
             assert p.exact_bytes == sum(s.exact_bytes for s in p.steps)
-    uneven = any(
-        not is_even(o.tensor.shape, nd, hierarchy)
-        for nd in itertools.product(
-            pair_entries(hierarchy, rank), repeat=len(hierarchy)
-        )
-    )
-    assert (refused > 0) == uneven
+    assert refused == 0  # every even pair has a sequence
 
 
 @pytest.mark.parametrize(("hierarchy", "rank"), CONFIGS, ids=CONFIG_IDS)
@@ -447,8 +448,6 @@ def test_integer_max_fill_would_overflow_under_a_later_sum():
 def test_refuses_bad_layouts():
     with pytest.raises(BoxingError, match="2 entries but the placement hierarchy"):
         plan((S(0), B), (B,), T8, (4,))
-    with pytest.raises(BoxingError, match="cannot be split evenly"):
-        plan((S(0),), (B,), TensorType((6,)), (4,))
     with pytest.raises(BoxingError, match="out of range"):
         plan((S(2),), (B,), T8, (4,))
 

@@ -64,7 +64,11 @@ def test_roofline_and_replicated_work_costs_more() -> None:
     assert compute_costs(DOT, candidates, (2, 2), model) is costs
 
 
-def test_uneven_signatures_cost_infinity() -> None:
+def test_uneven_signatures_cost_their_largest_piece() -> None:
+    """8 rows over 3 are pieces of 3, 3, 2: priced as 3 rows, like 9 over 3."""
     model = CostModel()
     costs = compute_costs(ADD, [sig([S(0), S(0)], [S(0)])], (3,), model)
-    assert costs == (math.inf,)
+    t9 = TensorType((9, 16), "f32")
+    add9 = OpSpec("stablehlo.add", (t9, t9), (t9,))
+    assert costs == compute_costs(add9, [sig([S(0), S(0)], [S(0)])], (3,), model)
+    assert math.isfinite(costs[0])

@@ -746,14 +746,14 @@ def test_2d_matmul_seed_signature() -> None:
     check_signature(MATMUL, sig, (2, 2), random_inputs(MATMUL, rng), rng)
 
 
-def test_nd_signatures_drop_uneven_splits() -> None:
+def test_nd_signatures_keep_uneven_splits_only_where_exact() -> None:
     op = OpSpec("stablehlo.add", [T(6, 4)] * 2, [T(6, 4)])
     sigs = nd_signatures(op, (4,))
-    assert sig1d([S(1), S(1)], [S(1)]) in sigs
-    assert all(s.inputs[0] != (S(0),) for s in sigs)  # 6 is not divisible by 4
+    assert sig1d([S(0), S(0)], [S(0)]) in sigs  # 6 over 4: pieces 2, 2, 1, 1
     two = nd_signatures(op, (2, 2))
-    assert _sig("([S(0), S(1)], [S(0), S(1)]) -> ([S(0), S(1)])") in two
-    assert _sig("([S(0), S(0)], [S(0), S(0)]) -> ([S(0), S(0)])") not in two
+    assert _sig("([S(0), S(0)], [S(0), S(0)]) -> ([S(0), S(0)])") in two
+    reshape = OpSpec("stablehlo.reshape", [T(6, 4)], [T(24)])
+    assert all(s.inputs[0] != (S(0),) for s in nd_signatures(reshape, (4,)))
 
 
 def test_bool_tensors_never_get_partial_sum() -> None:

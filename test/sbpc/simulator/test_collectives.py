@@ -120,5 +120,11 @@ def test_transfer_moves_pieces_by_sources():
 def test_bad_pieces_are_reported():
     with pytest.raises(CollectiveError, match="no piece for device"):
         apply_step(pieces_1d([[0], [1]]), one_dim("all_gather", S(0), B))
-    with pytest.raises(CollectiveError, match="cannot split"):
-        apply_step(pieces_1d([[0, 1]] * 4), one_dim("local_slice", B, S(0)))
+    with pytest.raises(CollectiveError, match="no axis 1"):
+        apply_step(pieces_1d([[0, 1]] * 4), one_dim("local_slice", B, S(1)))
+
+
+def test_uneven_slice_gives_balanced_pieces():
+    """2 elements over 4 devices: pieces of 1, 1, 0, 0 (OneFlow's balanced split)."""
+    out = apply_step(pieces_1d([[0, 1]] * 4), one_dim("local_slice", B, S(0)))
+    assert [out[(c,)].tolist() for c in range(4)] == [[0], [1], [], []]
