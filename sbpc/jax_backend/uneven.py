@@ -10,7 +10,9 @@ that keeps that garbage out of results:
   the fold's identity with ``jnp.where(iota < size[block], x, fill)``;
 * ``uneven_step_expr``: a boxing step that changes the split of an unevenly
   split dim goes through the whole dim: gather the padded pieces, drop the
-  padding rows (a static ``jnp.take``), then pad and cut for the target;
+  padding rows (a static ``jnp.take``), then pad and cut for the target.
+  A partial reduced onto an uneven split of a dim it holds whole is padded
+  first and reduce-scattered as an even step;
 * ``arg_pads`` / ``result_unpads``: the static row indices the emitted
   wrapper uses to turn logical global arrays into the padded global layout
   before ``shard_map`` and back after it.
@@ -130,6 +132,8 @@ def uneven_step_expr(
         d in uneven_dims(shape, nd, hierarchy) for d in changed for nd in (src, dst)
     ):
         return None
+    if isinstance(s, Partial) and isinstance(t, Split) and not _split_axes(src, t.axis):
+        return _reduce_scatter(dims, src, dst, x, shape, element, hierarchy)
     mid_src, mid_dst = _unpartial(src, dims), _unpartial(dst, dims)
     if isinstance(s, Partial):
         x = step_expr(CollectiveKind.ALL_REDUCE, dims, src, mid_src, x, (), (), element)
@@ -142,6 +146,37 @@ def uneven_step_expr(
             CollectiveKind.LOCAL_TO_PARTIAL, dims, mid_dst, dst, x, (), (), element
         )
     return x
+
+
+def _reduce_scatter(
+    dims: Sequence[int],
+    src: NdSbp,
+    dst: NdSbp,
+    x: str,
+    shape: Shape,
+    element: str,
+    hierarchy: Sequence[int],
+) -> str:
+    """P -> S(d) onto an uneven split of a dim the source holds whole: the
+    partial piece is laid out as the target's padded global dim (a static
+    ``jnp.take``), which divides evenly, then reduce-scattered as an even
+    step, so it moves the padded bytes the cost model prices."""
+    t = dst[dims[0]]
+    assert isinstance(t, Split)
+    index = padding_index(shape[t.axis], dst, hierarchy, t.axis)
+    assert index is not None
+    padded = list(shape)
+    padded[t.axis] = len(index)
+    return step_expr(
+        CollectiveKind.REDUCE_SCATTER,
+        dims,
+        src,
+        dst,
+        f"jnp.take({x}, {_index(index)}, axis={t.axis})",
+        local_shape(tuple(padded), src, hierarchy),
+        local_shape(shape, dst, hierarchy),
+        element,
+    )
 
 
 def arg_pads(

@@ -7,7 +7,7 @@
 // logical arrays with natural specs, pads them (ARG_PADS), masks the padding
 // before the sum over rows and the max over the vocabulary, and drops the
 // padding rows of its result (OUT_PADS).  The P(max) -> S(1) step re-splits the
-// uneven vocabulary: reduce, drop nothing (whole), take the padding rows, cut.
+// uneven vocabulary: take the padding rows (the padded global dim), reduce, cut.
 
 // CHECK: IN_SPECS = (P("d0", None), P(None, "d0"))
 // CHECK: OUT_SPECS = (P(None), P("d0"))
@@ -19,7 +19,7 @@
 // CHECK-NEXT: = jnp.where((lax.broadcasted_iota(jnp.int32, (1, 5), 0) < jnp.asarray([1, 1, 1, 1, 1, 1, 0, 0], jnp.int32)[lax.axis_index("d0")]), v0, v{{[0-9]+}})
 // CHECK: # uneven split: padding holds the fold's identity
 // CHECK-NEXT: = jnp.where((lax.broadcasted_iota(jnp.int32, (4, 7), 1) < jnp.asarray([7, 7, 6, 6, 6, 6, 6, 6], jnp.int32)[lax.axis_index("d0")]), v1, v{{[0-9]+}})
-// CHECK: lax.dynamic_slice_in_dim(jnp.take(lax.pmax({{.*}}, 7, 1)
+// CHECK: lax.dynamic_slice_in_dim(lax.pmax(jnp.take({{.*}}, 7, 1)
 // EXEC: max error 0 over 2 result(s): ok
 module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3, 4, 5, 6, 7]>} {
   func.func @main(%x: tensor<6x5xf32> {sbp.nd_sbp = #sbp.nd<[S(0)]>},
