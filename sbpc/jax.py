@@ -32,6 +32,7 @@ split across several placements) raises ``SbpcError`` with the StableHLO line at
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import types
@@ -619,10 +620,33 @@ class Distributed:
         mesh = self.program.make_mesh()
         outs = self.program.OUT_SPECS  # a bare spec for one result
         outs = (outs,) if isinstance(outs, PartitionSpec) else outs
+        ins = self.program.IN_SPECS
         return (
-            [NamedSharding(mesh, s) for s in self.program.IN_SPECS],
-            [NamedSharding(mesh, s) for s in outs],
+            [
+                NamedSharding(mesh, _divisible(s, shape, mesh))
+                for s, (shape, _) in zip(ins, self.program.ARG_TYPES, strict=True)
+            ],
+            [
+                NamedSharding(mesh, _divisible(s, shape, mesh))
+                for s, (shape, _) in zip(outs, self.program.OUT_TYPES, strict=True)
+            ],
         )
+
+
+def _divisible(
+    spec: PartitionSpec, shape: Sequence[int], mesh: jax.sharding.Mesh
+) -> PartitionSpec:
+    """``spec`` with the unevenly split dims replicated: JAX refuses a
+    sharding that does not divide a dim (docs/uneven-splits.md), and the
+    module takes and returns such values whole on that dim."""
+    dims = []
+    for size, axes in zip(
+        shape, (*spec, *[None] * (len(shape) - len(spec))), strict=True
+    ):
+        names = () if axes is None else (axes,) if isinstance(axes, str) else axes
+        pieces = math.prod(mesh.shape[a] for a in names)
+        dims.append(axes if size % pieces == 0 else None)
+    return PartitionSpec(*dims)
 
 
 def named_sharding(mesh: jax.sharding.Mesh, nd: NdSbp, rank: int) -> NamedSharding:

@@ -102,3 +102,29 @@ def test_report_shows_padding_overhead():
     )
     # 6 rows over 4: pieces of 2 rows padded everywhere, 8 rows of 5 floats.
     assert "tensor<6x5xf32> [S(0)]: 120 B logical, 160 B padded (+33%)" in (dist.report)
+
+
+def test_shardings_are_ones_jax_accepts():
+    """``shardings()`` of a program with uneven splits: the unevenly split
+    dims are replicated (JAX refuses indivisible shardings), the even ones
+    keep their mesh axis, and ``jax.jit`` with them computes the same."""
+    x, w1, w2 = _rand(6, 8), _rand(8, 12), _rand(12, 3)
+    dist = sj.distribute(
+        mlp, x, w1, w2, mesh=(2, 2), in_layouts=("[S(0), S(1)]", "[B, S(0)]", "[B, B]")
+    )
+    ins, outs = dist.shardings()
+    # 6 rows over 2 is even, 8 columns over 2 too: both keep their axes;
+    # 6 over 2x2 would not be, so an [S(0), S(0)] argument would lose them.
+    assert ins[0].spec == jax.sharding.PartitionSpec("d0", "d1")
+    assert ins[1].spec == jax.sharding.PartitionSpec("d1", None)
+    y = _rand(6, 4)
+    odd = sj.distribute(jnp.tanh, y, mesh=(2, 2), in_layouts="[S(0), S(0)]")
+    (spec,), _ = odd.shardings()
+    assert spec.spec == jax.sharding.PartitionSpec(None, None)
+    for d, args in ((dist, (x, w1, w2)), (odd, (y,))):
+        ins, outs = d.shardings()
+        fn = mlp if d is dist else jnp.tanh
+        jitted = jax.jit(fn, in_shardings=ins, out_shardings=outs[0])
+        np.testing.assert_allclose(
+            np.asarray(jitted(*args)), np.asarray(d(*args)), rtol=2e-5, atol=2e-5
+        )
