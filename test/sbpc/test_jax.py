@@ -156,43 +156,66 @@ def test_bad_options_are_reported(kwargs, message):
         sj.distribute(lambda x, y: x + y, a, a, **kwargs)
 
 
-def test_gradient_reductions_run_combined():
-    """Data parallel gradients: one reduction per weight, independent, so the
-    program runs them as one collective; the numbers are jax.grad's."""
+def _grads(params, x):
+    def loss(p):
+        h = jnp.tanh(x @ p["w1"])
+        return jnp.sum((h @ p["w2"]) ** 2) + jnp.sum(p["b"] * h)
 
-    def grads(params, x):
-        def loss(p):
-            h = jnp.tanh(x @ p["w1"])
-            return jnp.sum((h @ p["w2"]) ** 2) + jnp.sum(p["b"] * h)
+    return jax.grad(loss)(params)
 
-        return jax.grad(loss)(params)
 
+def _grad_args() -> tuple[dict[str, np.ndarray], np.ndarray]:
     rng = np.random.default_rng(0)
     params = {
         "w1": rng.standard_normal((16, 32)).astype(np.float32),
         "w2": rng.standard_normal((32, 8)).astype(np.float32),
         "b": rng.standard_normal((32,)).astype(np.float32),
     }
-    x = rng.standard_normal((2048, 16)).astype(np.float32)
-    want = jax.jit(grads)(params, x)
+    return params, rng.standard_normal((2048, 16)).astype(np.float32)
+
+
+def _distributed_grads(params, x, **options) -> sj.Distributed:
+    """Data-parallel gradients of ``_grads`` (batch split, weights whole),
+    checked against ``jax.grad``'s numbers."""
+    step = sj.distribute(
+        _grads, params, x, mesh=8, in_layouts=("B", "S(0)"), out_layouts="B", **options
+    )
+    want = jax.jit(_grads)(params, x)
+    got = step(params, x)
+    for k in params:
+        scale = float(np.max(np.abs(want[k])))
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-5 * scale)
+    return step
+
+
+def test_gradient_reductions_run_combined():
+    """Data parallel gradients: one reduction per weight, independent, so the
+    program runs them as one collective; the numbers are jax.grad's."""
+    params, x = _grad_args()
     for combine_bytes, combined in ((1 << 20, True), (0, False)):
-        step = sj.distribute(
-            grads,
-            params,
-            x,
-            mesh=8,
-            in_layouts=("B", "S(0)"),
-            out_layouts="B",
-            # Latency priced near zero: one collective per gradient (what
-            # combining fixes) rather than gathering the batch once.
-            cost_model="lat=1e-9",
-            combine_bytes=combine_bytes,
+        # Latency priced near zero: one collective per gradient (what
+        # combining fixes) rather than gathering the batch once.
+        step = _distributed_grads(
+            params, x, cost_model="lat=1e-9", combine_bytes=combine_bytes
         )
         assert ("_many(" in step.source) == combined
-        got = step(params, x)
-        for k in params:
-            scale = float(np.max(np.abs(want[k])))
-            np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-5 * scale)
+
+
+def test_combining_aware_plan_reduces_gradients_and_matches_jax():
+    """``combine=1``: with a real per-collective latency the plain search
+    avoids one reduction per gradient; seeing that they run as one, it keeps
+    them (and the plan still computes jax's numbers)."""
+    params, x = _grad_args()
+    sources = {
+        combine: _distributed_grads(
+            params,
+            x,
+            cost_model=f"bw=1e9,lat=1e-4,flops=2.5e10,hbm=2e9,combine={combine}",
+        ).source
+        for combine in (0, 1)
+    }
+    assert "_many(" in sources[1]
+    assert sources[0] != sources[1]
 
 
 def test_compile_errors_point_at_the_stablehlo_line():
