@@ -126,6 +126,29 @@ def test_constraints_and_shard_map_inside_are_honoured() -> None:
     _check(dist, f, [a, b])
 
 
+def test_multi_result_ops_inside_shard_map_are_emitted_once() -> None:
+    """A two-operand sort and a fenced pair inside a shard_map body: each is
+    one call whose tuple the body unpacks (``Unpack`` in manual bodies)."""
+    m = mesh2()
+
+    @partial(jax.shard_map, mesh=m, in_specs=(P("x"), P("x")), out_specs=P("x"))
+    def local(k, v):
+        ks, vs = jax.lax.sort((k, v), dimension=1, num_keys=1)
+        a, b = jax.lax.optimization_barrier((ks * 2.0, vs + 1.0))
+        return a + b
+
+    k, v = _args((8, 16), (8, 16))
+    dist = sj.distribute(local, k, v, mesh=m, strategy="greedy")
+    assert "sdy.manual_computation" in dist.mlir
+    for call in ("lax.sort(", "lax.optimization_barrier("):
+        # once per body (the program, and its self-check's reference), bound
+        # to one scratch tuple that the results are unpacked from
+        assert dist.source.count(call) == dist.source.count(f"_all := {call}") >= 1
+        for line in dist.source.splitlines():
+            assert line.count(call) <= 1
+    _check(dist, local, [k, v])
+
+
 def test_a_mesh_in_another_device_order_is_kept() -> None:
     devices = np.array(jax.devices()[::-1]).reshape(2, 4)
     m = Mesh(devices, ("x", "y"), axis_types=AUTO2)
