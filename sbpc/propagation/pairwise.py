@@ -18,7 +18,7 @@ needs one variable per *group pair*, not per label pair.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -100,6 +100,28 @@ def split_off(f: Factor) -> tuple[np.ndarray, np.ndarray, Factor | None]:
         if np.abs(rest).max() <= 1e-12 * max(np.abs(t).max(), 1e-300):
             return t[f.ga, 0], t[0, f.gb] - t[0, 0], None
     return np.zeros(len(f.ga)), np.zeros(len(f.gb)), f
+
+
+def condition(problem: PairwiseProblem, fixed: Mapping[int, int]) -> PairwiseProblem:
+    """``problem`` with the nodes of ``fixed`` set to their labels: their
+    unaries and factors to fixed nodes go into the constant, factors to a
+    free node into its unary; the fixed nodes are no longer alive."""
+    free = PairwiseProblem(problem.unary)
+    free.alive = [alive and v not in fixed for v, alive in enumerate(problem.alive)]
+    free.constant = problem.constant + sum(
+        float(problem.unary[v][label]) for v, label in fixed.items()
+    )
+    for f in problem.factors.values():
+        la, lb = fixed.get(f.a), fixed.get(f.b)
+        if la is not None and lb is not None:
+            free.constant += float(f.table[f.ga[la], f.gb[lb]])
+        elif la is not None:
+            free.unary[f.b] = free.unary[f.b] + f.table[f.ga[la], f.gb]
+        elif lb is not None:
+            free.unary[f.a] = free.unary[f.a] + f.table[f.ga, f.gb[lb]]
+        else:
+            free.add_factor(f)
+    return free
 
 
 class PairwiseProblem:
