@@ -155,8 +155,8 @@ class Optimal(Strategy):
             result = None
             if self.cluster and memory is None and time_limit is None:
                 result = _clustered(pairwise, core, self.mip_rel_gap, self.threads)
-                if result is not None and "cluster_gap" in result.stats:
-                    stats.update(result.stats)  # tried, not proven: the LP decides
+                if result.labels is None:
+                    stats.update(result.stats)  # not proven: the LP decides
                     result = None
             if result is None and self.lp_first:
                 with phase("lp relaxation"):
@@ -263,7 +263,7 @@ def _solve_exact(
 
 def _clustered(
     pairwise: PairwiseProblem, core: list[int], rel_gap: float, threads: int | None
-) -> _Result | None:
+) -> _Result:
     """The core's optimum through its repeated layers, when they prove it.
 
     Find the copies of one layer (``layers.find_copies``); solve the LP of
@@ -273,19 +273,19 @@ def _clustered(
     the factors between and around the copies) for a lower bound of the
     whole core.  The plan: the middle copy's labels in every copy, the
     other nodes solved with those fixed.  Proven when its cost meets the
-    bound within ``rel_gap``; a result carrying ``cluster_gap`` is not, and
-    None means clustering did not apply: the caller solves the whole core.
+    bound within ``rel_gap``; otherwise the result has no labels and its
+    ``cluster`` stat says why (then the caller solves the whole core).
     """
     with phase("find layers"):
         copies = find_copies(pairwise, core)
         covered = covered_factors(pairwise, copies) if copies else set()
-    if copies is None or len(covered) < MIN_COVERED * len(pairwise.factors):
-        return None
     stats: dict = {
-        "cluster_copies": copies.count,
-        "cluster_parts": len(copies.tuples),
+        "cluster_copies": copies.count if copies else 0,
+        "cluster_parts": len(copies.tuples) if copies else 0,
         "cluster_covered_factors": len(covered),
     }
+    if copies is None or len(covered) < MIN_COVERED * len(pairwise.factors):
+        return _declined("too few repeated factors", stats)
     started = time.perf_counter()
     with phase("window lp"):
         middle = copies.count // 2
@@ -294,7 +294,7 @@ def _clustered(
         relaxed = ilp.solve_relaxation(None, rel_gap, threads, WINDOW_DUAL_TOLERANCE)
     stats["cluster_window_nodes"] = len(nodes)
     if relaxed is None:
-        return None  # fractional: no labels to replicate
+        return _declined("window LP not integral", stats)
     with phase("residual"):
         duals = copy_messages(pairwise, copies, middle, ilp.factor_duals())
         messages = {key: duals[key] for key in covered if key in duals}
@@ -305,7 +305,7 @@ def _clustered(
         fixed = {v: source[part[middle]] for part in copies.tuples for v in part}
         plan = _solve_exact(condition(pairwise, fixed), rel_gap, threads)
     if solved is None or plan is None:
-        return None
+        return _declined("no plan found", stats)
     labels = plan[0]
     for v, label in fixed.items():
         labels[v] = label
@@ -325,9 +325,17 @@ def _clustered(
     )
     if not math.isfinite(energy) or gap > rel_gap:
         stats["cluster_gap"] = gap
-        return _Result(None, math.inf, "not proven by clustering", stats)
+        del stats["objective"], stats["gap"]
+        return _declined(f"gap {_percent(gap)} above mip_rel_gap", stats)
     stats.update({"status": "Optimal (repeated layers, certified)", "proven": True})
+    stats["cluster"] = "proven"
     return _Result([labels[v] for v in core], energy, stats["status"], stats)
+
+
+def _declined(why: str, stats: dict) -> _Result:
+    """Clustering's answer when it proves nothing: no labels, and why."""
+    stats["cluster"] = why
+    return _Result(None, math.inf, why, stats)
 
 
 def _percent(gap: float) -> str:
