@@ -52,6 +52,20 @@ def _digest(*parts: bytes) -> bytes:
     return h.digest()
 
 
+class _FactorKeys:
+    """``factor_key`` of one problem, memoised (each is asked for often)."""
+
+    def __init__(self, problem: PairwiseProblem) -> None:
+        self.problem = problem
+        self.memo: dict[tuple[int, int], bytes] = {}
+
+    def __call__(self, v: int, w: int) -> bytes:
+        key = self.memo.get((v, w))
+        if key is None:
+            key = self.memo[(v, w)] = factor_key(self.problem, v, w)
+        return key
+
+
 def factor_key(problem: PairwiseProblem, v: int, w: int) -> bytes:
     """The factor between ``v`` and ``w`` as seen from ``v`` (its groups, the
     other end's groups, the table with ``v``'s groups as rows)."""
@@ -68,14 +82,13 @@ def _unary_keys(problem: PairwiseProblem, core: Sequence[int]) -> dict[int, byte
     return {v: _digest(problem.unary[v].tobytes()) for v in core}
 
 
-def _colours(problem: PairwiseProblem, base: dict[int, bytes]) -> dict[int, bytes]:
+def _colours(keys: _FactorKeys, base: dict[int, bytes]) -> dict[int, bytes]:
     """One round of colour refinement: a node's unary costs, plus the
     multiset of (factor seen from it, the other end's unary costs)."""
+    problem = keys.problem
     colour: dict[int, bytes] = {}
     for v in base:
-        around = sorted(
-            factor_key(problem, v, w) + base[w] for w in problem.neighbours[v]
-        )
+        around = sorted(keys(v, w) + base[w] for w in problem.neighbours[v])
         colour[v] = _digest(base[v], *around)
     return colour
 
@@ -85,8 +98,9 @@ def find_copies(
 ) -> Copies | None:
     """The largest set of repeated copies found from a few seed colours, or
     None when no colour occurs ``min_count`` or more times."""
+    keys = _FactorKeys(problem)
     base = _unary_keys(problem, core)
-    colour = _colours(problem, base)
+    colour = _colours(keys, base)
     classes: dict[bytes, list[int]] = {}
     for v in core:
         classes.setdefault(colour[v], []).append(v)
@@ -98,16 +112,15 @@ def find_copies(
     candidates = [m for m in classes.values() if len(m) == count]
     best: Copies | None = None
     for members in candidates[:seeds]:
-        copies = _grow(problem, base, tuple(sorted(members)))
+        copies = _grow(keys, base, tuple(sorted(members)))
         if best is None or len(copies.tuples) > len(best.tuples):
             best = copies
     return best
 
 
-def _grow(
-    problem: PairwiseProblem, colour: dict[int, bytes], seed: tuple[int, ...]
-) -> Copies:
+def _grow(keys: _FactorKeys, colour: dict[int, bytes], seed: tuple[int, ...]) -> Copies:
     """Copies grown from one node per copy, breadth first, in lockstep."""
+    problem = keys.problem
     claimed: dict[int, int] = {v: 0 for v in seed}
     tuples: list[tuple[int, ...]] = [seed]
     work = deque([0])
@@ -116,10 +129,10 @@ def _grow(
         for w0 in sorted(problem.neighbours[here[0]]):
             if w0 in claimed:
                 continue
-            want = (factor_key(problem, here[0], w0), colour[w0])
+            want = (keys(here[0], w0), colour[w0])
             # Equal neighbours (q and k of one attention) are told apart by
             # their order in the program, the same in every layer.
-            found = [_alike(problem, colour, claimed, v, want) for v in here]
+            found = [_alike(keys, colour, claimed, v, want) for v in here]
             rank = found[0].index(w0)
             if any(len(f) != len(found[0]) for f in found):
                 continue
@@ -130,11 +143,11 @@ def _grow(
                 claimed[w] = len(tuples)
             tuples.append(tuple(found))
             work.append(len(tuples) - 1)
-    return Copies(tuples, _internal(problem, tuples, claimed))
+    return Copies(tuples, _internal(keys, tuples, claimed))
 
 
 def _alike(
-    problem: PairwiseProblem,
+    keys: _FactorKeys,
     colour: dict[int, bytes],
     claimed: dict[int, int],
     v: int,
@@ -144,27 +157,26 @@ def _alike(
     ``want[0]``, in node order."""
     return [
         w
-        for w in sorted(problem.neighbours[v])
-        if w not in claimed
-        and colour.get(w) == want[1]
-        and factor_key(problem, v, w) == want[0]
+        for w in sorted(keys.problem.neighbours[v])
+        if w not in claimed and colour.get(w) == want[1] and keys(v, w) == want[0]
     ]
 
 
 def _internal(
-    problem: PairwiseProblem, tuples: list[tuple[int, ...]], part: dict[int, int]
+    keys: _FactorKeys, tuples: list[tuple[int, ...]], part: dict[int, int]
 ) -> list[tuple[int, int]]:
     """Part pairs whose factor exists, identical, in every copy."""
+    problem = keys.problem
     pairs: list[tuple[int, int]] = []
     for s, nodes in enumerate(tuples):
         for w in problem.neighbours[nodes[0]]:
             t = part.get(w)
             if t is None or t <= s or tuples[t][0] != w:
                 continue
-            key = factor_key(problem, nodes[0], w)
+            key = keys(nodes[0], w)
             if all(
                 tuples[t][j] in problem.neighbours[nodes[j]]
-                and factor_key(problem, nodes[j], tuples[t][j]) == key
+                and keys(nodes[j], tuples[t][j]) == key
                 for j in range(1, len(nodes))
             ):
                 pairs.append((s, t))

@@ -150,24 +150,25 @@ class Optimal(Strategy):
                 raise self._smallest_budget(
                     problem, pairwise, core, records, memory, memory_budget, start
                 )
-            with phase("ilp build"):
-                ilp = _Ilp(pairwise, core, memory, memory_budget)
             result = None
             if self.cluster and memory is None and time_limit is None:
                 result = _clustered(pairwise, core, self.mip_rel_gap, self.threads)
                 if result.labels is None:
                     stats.update(result.stats)  # not proven: the LP decides
                     result = None
-            if result is None and self.lp_first:
-                with phase("lp relaxation"):
-                    result = ilp.solve_relaxation(
-                        time_limit, self.mip_rel_gap, self.threads
-                    )
             if result is None:
-                with phase("ilp solve"):
-                    result = ilp.solve(
-                        time_limit, self.mip_rel_gap, self.threads, start
-                    )
+                with phase("ilp build"):
+                    ilp = _Ilp(pairwise, core, memory, memory_budget)
+                if self.lp_first:
+                    with phase("lp relaxation"):
+                        result = ilp.solve_relaxation(
+                            time_limit, self.mip_rel_gap, self.threads
+                        )
+                if result is None:
+                    with phase("ilp solve"):
+                        result = ilp.solve(
+                            time_limit, self.mip_rel_gap, self.threads, start
+                        )
             stats.update(result.stats)
             if result.labels is None:
                 if (
