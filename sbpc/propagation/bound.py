@@ -19,12 +19,12 @@ minimum is then met by the labelling that also solves ``R``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from sbpc.propagation.layers import Copies
-from sbpc.propagation.pairwise import Factor, PairwiseProblem
+from sbpc.propagation.pairwise import PairwiseProblem
 
 # Per factor key (a, b): messages on a's row groups and b's column groups.
 Messages = dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]
@@ -36,12 +36,22 @@ def restrict(problem: PairwiseProblem, nodes: Sequence[int]) -> PairwiseProblem:
     inside = set(nodes)
     sub = PairwiseProblem(problem.unary)
     sub.alive = [v in inside for v in range(len(problem))]
-    for key, f in problem.factors.items():
-        if f.a in inside and f.b in inside:
-            sub.factors[key] = f
-            sub.neighbours[f.a].add(f.b)
-            sub.neighbours[f.b].add(f.a)
+    _keep(sub, problem, lambda key: key[0] in inside and key[1] in inside)
     return sub
+
+
+def _keep(
+    into: PairwiseProblem,
+    problem: PairwiseProblem,
+    wanted: Callable[[tuple[int, int]], bool],
+) -> None:
+    """Give ``into`` the ``wanted`` factors of ``problem`` as they are (they
+    are compact and not separable already: no need to merge or split)."""
+    for key, f in problem.factors.items():
+        if wanted(key):
+            into.factors[key] = f
+            into.neighbours[f.a].add(f.b)
+            into.neighbours[f.b].add(f.a)
 
 
 def window(problem: PairwiseProblem, nodes: Sequence[int], hops: int) -> list[int]:
@@ -105,7 +115,5 @@ def residual(
         unary[f.a] += ya[f.ga]
         unary[f.b] += yb[f.gb]
     rest.unary = unary
-    for key, f in problem.factors.items():
-        if key not in messages:
-            rest.add_factor(Factor(f.a, f.b, f.ga, f.gb, f.table))
+    _keep(rest, problem, lambda key: key not in messages)
     return rest, covered
