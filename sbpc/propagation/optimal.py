@@ -86,6 +86,9 @@ class Optimal(Strategy):
     the MIP takes tens of them); the local-polytope relaxation is usually
     integral on these problems, and an integral LP optimum is a proven
     optimum of the integer program.  Otherwise the MIP runs as before.
+    ``cluster``: without a budget or time limit, first solve one repeated
+    layer and certify its copies with a bound of the whole core
+    (``_clustered``); the whole core's LP runs only when that proves nothing.
     """
 
     name: ClassVar[str] = "optimal"
