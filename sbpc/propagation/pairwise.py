@@ -137,6 +137,7 @@ class PairwiseProblem:
         # Nodes whose factors changed since the last look (label pruning
         # re-examines only these).
         self.touched: set[int] = set(range(len(self.unary)))
+        self._prepared: dict[tuple, tuple] = {}
 
     def __len__(self) -> int:
         return len(self.unary)
@@ -152,7 +153,15 @@ class PairwiseProblem:
         key = (f.a, f.b)
         if key in self.factors:
             f = merge(self.factors.pop(key), f)
-        self._place(f.a, f.b, *split_off(compact(f)))
+        # Repeated layers give the same tables again and again: compact and
+        # split each distinct one once (a pure function of its contents).
+        content = tuple(
+            (x.dtype.str, x.shape, x.tobytes()) for x in (f.ga, f.gb, f.table)
+        )
+        prepared = self._prepared.get(content)
+        if prepared is None:
+            prepared = self._prepared[content] = split_off(compact(f))
+        self._place(f.a, f.b, *prepared)
 
     def _place(
         self, a: int, b: int, ua: np.ndarray, ub: np.ndarray, rest: Factor | None
