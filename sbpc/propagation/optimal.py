@@ -243,9 +243,10 @@ def _shrink_all(
 def _solve_exact(
     problem: PairwiseProblem, rel_gap: float, threads: int | None
 ) -> tuple[list[int], float] | None:
-    """(labels of every node, a proven lower bound on the optimum) of a
-    problem with no memory budget: shrink, then the LP, then the MIP if
-    the LP is fractional; None when HiGHS finds no labelling."""
+    """(labels of every node, a lower bound on the optimum) of a problem
+    with no memory budget: shrink, then the LP; when the LP is fractional,
+    the MIP's labels and no bound (``-inf``: nothing is certified by it).
+    None when HiGHS finds no labelling."""
     records = _shrink_all(problem, set())
     core = [v for v in range(len(problem)) if problem.alive[v]]
     labels = [0] * len(problem)
@@ -253,14 +254,16 @@ def _solve_exact(
     if core:
         ilp = _Ilp(problem, core, None, None)
         result = ilp.solve_relaxation(None, rel_gap, threads)
-        if result is None:
+        if result is not None:  # integral: its bound is the LP's optimum
+            objective = result.stats["objective"]
+            bound = objective - result.stats["gap"] * abs(objective)
+        else:
             result = ilp.solve(None, rel_gap, threads)
+            bound = -math.inf
         if result.labels is None:
             return None
         for v, label in zip(core, result.labels, strict=True):
             labels[v] = label
-        objective = result.stats["objective"]
-        bound = objective - result.stats["gap"] * abs(objective)
     expand(records, labels)
     return labels, bound
 
@@ -315,7 +318,8 @@ def _clustered(
         labels[v] = label
     energy = pairwise.energy(labels)
     bound = pairwise.constant + covered_min + solved[1]
-    gap = max(0.0, energy - bound) / max(abs(energy), 1e-300)
+    # A bound above the plan's cost would be a numerical fault: not a proof.
+    gap = abs(energy - bound) / max(abs(energy), 1e-300)
     stats.update(
         {
             "cluster_residual_factors": len(rest.factors),
