@@ -4,9 +4,10 @@ A model with ``L`` identical layers gives a core (after ``shrink``) in which
 the same nodes, cost vectors and factor tables occur ``L`` times, up to the
 renaming of nodes.  ``find_copies`` recovers them: it colours each node by
 its unary costs and the factors around it, takes ``L`` nodes of one colour
-as seeds (one per copy), and grows the copies in lockstep, adding a
-neighbour to every copy at once only when each copy has exactly one
-unclaimed neighbour of that colour over an identical factor.  The result is
+as seeds (one per copy), and grows the copies in lockstep.  A neighbour
+joins every copy at once, and only when every copy has as many unclaimed
+neighbours with the same unary costs over the same factor; the k-th of
+them in node order joins (the program orders each layer alike).  The result is
 an isomorphism between the copies: tuple ``t`` of ``Copies.tuples`` holds
 one node per copy, and ``Copies.internal`` lists the tuple pairs joined by
 the same factor table in every copy.
@@ -118,7 +119,9 @@ def find_copies(
     return best
 
 
-def _grow(keys: _FactorKeys, colour: dict[int, bytes], seed: tuple[int, ...]) -> Copies:
+def _grow(
+    keys: _FactorKeys, unary_key: dict[int, bytes], seed: tuple[int, ...]
+) -> Copies:
     """Copies grown from one node per copy, breadth first, in lockstep."""
     problem = keys.problem
     claimed: dict[int, int] = {v: 0 for v in seed}
@@ -129,10 +132,10 @@ def _grow(keys: _FactorKeys, colour: dict[int, bytes], seed: tuple[int, ...]) ->
         for w0 in sorted(problem.neighbours[here[0]]):
             if w0 in claimed:
                 continue
-            want = (keys(here[0], w0), colour[w0])
+            want = (keys(here[0], w0), unary_key[w0])
             # Equal neighbours (q and k of one attention) are told apart by
             # their order in the program, the same in every layer.
-            found = [_alike(keys, colour, claimed, v, want) for v in here]
+            found = [_alike(keys, unary_key, claimed, v, want) for v in here]
             rank = found[0].index(w0)
             if any(len(f) != len(found[0]) for f in found):
                 continue
@@ -148,17 +151,17 @@ def _grow(keys: _FactorKeys, colour: dict[int, bytes], seed: tuple[int, ...]) ->
 
 def _alike(
     keys: _FactorKeys,
-    colour: dict[int, bytes],
+    unary_key: dict[int, bytes],
     claimed: dict[int, int],
     v: int,
     want: tuple[bytes, bytes],
 ) -> list[int]:
-    """Unclaimed neighbours of ``v`` of colour ``want[1]`` over a factor
-    ``want[0]``, in node order."""
+    """Unclaimed neighbours of ``v`` with unary costs ``want[1]`` over a
+    factor ``want[0]``, in node order."""
     return [
         w
         for w in sorted(keys.problem.neighbours[v])
-        if w not in claimed and colour.get(w) == want[1] and keys(v, w) == want[0]
+        if w not in claimed and unary_key.get(w) == want[1] and keys(v, w) == want[0]
     ]
 
 
