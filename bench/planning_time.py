@@ -17,7 +17,9 @@ times, in one process and one after the other:
 
 and prints the ratio sbpc / XLA (<= 1: planning costs no more than XLA's
 compile), whether the plan is proven optimal (else HiGHS's gap), and the
-per-phase seconds.  ``--repeats N`` takes the best of N runs of each side
+per-phase seconds.  ``--cluster 0`` turns the optimal strategy's
+repeated-layer clustering off (the whole core's LP, as before it).
+``--repeats N`` takes the best of N runs of each side
 (the machine is shared, so single timings are noisy).  ``--json PATH``
 writes every row.  ``--profile DIR`` also runs each row's sbpc side once
 more under ``cProfile`` and writes ``DIR/<layers>-<scheme>.prof`` (read it
@@ -50,12 +52,24 @@ from models import gpt  # noqa: E402
 from models.example import SCHEMES, Example  # noqa: E402
 
 import sbpc.jax  # noqa: E402
+from sbpc.propagation.driver import STRATEGIES  # noqa: E402
+from sbpc.propagation.optimal import Optimal  # noqa: E402
 
 # Phases shown as columns (top level of Distributed.timing, and inside
 # sbp-propagate); any other phase is folded into "other".
 TOP = ("lower (jax)", "parse", "sbp-propagate", "sbp-lower-boxing", "emit (jax)")
 PROPAGATE = ("build graph", "strategy optimal", "price plan", "write back")
-OPTIMAL = ("pairwise problem", "shrink", "ilp build", "lp relaxation", "ilp solve")
+OPTIMAL = (
+    "pairwise problem",
+    "shrink",
+    "find layers",
+    "window lp",
+    "residual",
+    "replicate",
+    "ilp build",
+    "lp relaxation",
+    "ilp solve",
+)
 
 
 @dataclass
@@ -185,24 +199,8 @@ def propagate_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--layers", type=int, nargs="+", default=[2, 8, 16, 32])
-    parser.add_argument(
-        "--schemes", nargs="+", choices=sorted(SCHEMES), default=["dp", "tp", "2d"]
-    )
-    parser.add_argument("--strategy", default="optimal")
-    parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--json", metavar="PATH", help="write every row as JSON")
-    parser.add_argument(
-        "--profile",
-        metavar="DIR",
-        type=Path,
-        help="also profile sbpc's side of each row: DIR/<layers>-<scheme>.prof",
-    )
-    args = parser.parse_args(argv)
-    if args.profile:
-        args.profile.mkdir(parents=True, exist_ok=True)
+def run_rows(args: argparse.Namespace) -> list[Row]:
+    """Every (layers, scheme) row asked for, measured in turn."""
     rows: list[Row] = []
     for layers in args.layers:
         for scheme in args.schemes:
@@ -221,6 +219,41 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layers", type=int, nargs="+", default=[2, 8, 16, 32])
+    parser.add_argument(
+        "--schemes", nargs="+", choices=sorted(SCHEMES), default=["dp", "tp", "2d"]
+    )
+    parser.add_argument("--strategy", default="optimal")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument(
+        "--cluster",
+        type=int,
+        choices=(0, 1),
+        default=1,
+        help="0: strategy optimal solves the whole core's LP (no clustering)",
+    )
+    parser.add_argument("--json", metavar="PATH", help="write every row as JSON")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        type=Path,
+        help="also profile sbpc's side of each row: DIR/<layers>-<scheme>.prof",
+    )
+    args = parser.parse_args(argv)
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
+    saved = STRATEGIES[Optimal.name]
+    if not args.cluster:
+        STRATEGIES[Optimal.name] = Optimal(cluster=False)
+    try:
+        rows = run_rows(args)
+    finally:
+        STRATEGIES[Optimal.name] = saved
     print(table(rows))
     print()
     print(propagate_table(rows))

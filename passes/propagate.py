@@ -16,7 +16,9 @@ Options: ``strategy``, ``cost_model`` (``CostModel.parse`` syntax),
 (html: one self-contained page with the plan's picture, ``docs/plan-report.md``),
 ``memory_budget`` (bytes per device, optimal only), ``time_limit`` (seconds,
 optimal only), ``trip_count`` (iterations assumed for a ``while`` whose count
-is not JAX's counted form; see ``bridge/regions.py``).
+is not JAX's counted form; see ``bridge/regions.py``), ``cluster`` (optimal
+only; 0: solve the whole core's LP instead of one repeated layer certified
+by a bound, ``docs/planning-time.md``).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from sbpc.propagation.graph import (
     PropagationError,
     SbpGraph,
 )
+from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.report import format_report
 from sbpc.propagation.report_dot import ReportError, format_dot
@@ -86,6 +89,7 @@ class SbpPropagatePass(ModulePass):
     memory_budget: int | float | str | None = None
     time_limit: int | float | str | None = None
     trip_count: int = 1
+    cluster: int = 1
 
     def __post_init__(self) -> None:
         """Bad values fail as the pipeline is parsed (``OptionError``), before
@@ -231,10 +235,13 @@ class SbpPropagatePass(ModulePass):
         limits: tuple[float | None, float | None],
     ) -> Plan:
         edge_cost, edge_bytes, edge_table = _edge_prices(placement, cost_model)
+        strategy: str | Optimal = self.strategy
+        if self.strategy == Optimal.name and not self.cluster:
+            strategy = Optimal(cluster=False)
         return propagate(
             graph,
             edge_cost,
-            self.strategy,
+            strategy,
             edge_bytes=edge_bytes,
             edge_table=edge_table,
             memory_budget=limits[0],

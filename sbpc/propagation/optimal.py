@@ -42,10 +42,18 @@ import highspy
 import numpy as np
 
 from sbpc.propagation import progress
+from sbpc.propagation.bound import (
+    copy_messages,
+    covered_factors,
+    residual,
+    restrict,
+    window,
+)
 from sbpc.propagation.graph import OpNode, PropagationError, SbpGraph, SourceNode
 from sbpc.propagation.greedy import Greedy
+from sbpc.propagation.layers import find_copies
 from sbpc.propagation.memory import critical_steps, live_intervals, local_bytes
-from sbpc.propagation.pairwise import PairwiseProblem
+from sbpc.propagation.pairwise import PairwiseProblem, condition
 from sbpc.propagation.plan import complete_sinks
 from sbpc.propagation.shrink import (
     Record,
@@ -56,6 +64,13 @@ from sbpc.propagation.shrink import (
 )
 from sbpc.propagation.strategy import Choice, Problem, Strategy, budget_error
 from sbpc.timing import phase
+
+# Clustering: the window around the middle copy reaches this many factors
+# beyond it; its LP's duals are kept this exact (they become messages); it
+# is tried only when the copies' inner factors are this share of the core.
+WINDOW_HOPS = 2
+WINDOW_DUAL_TOLERANCE = 1e-10
+MIN_COVERED = 0.25
 
 
 @dataclass(frozen=True)
@@ -71,6 +86,9 @@ class Optimal(Strategy):
     the MIP takes tens of them); the local-polytope relaxation is usually
     integral on these problems, and an integral LP optimum is a proven
     optimum of the integer program.  Otherwise the MIP runs as before.
+    ``cluster``: without a budget or time limit, first solve one repeated
+    layer and certify its copies with a bound of the whole core
+    (``_clustered``); the whole core's LP runs only when that proves nothing.
     """
 
     name: ClassVar[str] = "optimal"
@@ -83,6 +101,9 @@ class Optimal(Strategy):
     # Seconds for the smallest-budget search when the run has no time limit.
     peak_seconds: float = 20.0
     lp_first: bool = True
+    # Solve one repeated layer and certify its copies (``_clustered``); off:
+    # the LP of the whole core, as before.
+    cluster: bool = True
 
     def choose(self, problem: Problem) -> Choice:
         started = time.perf_counter()
@@ -101,13 +122,7 @@ class Optimal(Strategy):
         records: list[Record] = []
         if self.shrink_graph:
             with phase("shrink"):
-                records = shrink(pairwise, frozen)
-                while self.prune_labels and (
-                    pruned := prune_dominated(pairwise, frozen)
-                ):
-                    records += pruned
-                    # only relabelled nodes and their neighbours can shrink further
-                    records += shrink(pairwise, frozen, start=pairwise.touched)
+                records = _shrink_all(pairwise, frozen, self.prune_labels)
         core = [v for v in range(len(pairwise)) if pairwise.alive[v]]
         shrunk = time.perf_counter()
         report = progress.current()
@@ -138,19 +153,25 @@ class Optimal(Strategy):
                 raise self._smallest_budget(
                     problem, pairwise, core, records, memory, memory_budget, start
                 )
-            with phase("ilp build"):
-                ilp = _Ilp(pairwise, core, memory, memory_budget)
             result = None
-            if self.lp_first:
-                with phase("lp relaxation"):
-                    result = ilp.solve_relaxation(
-                        time_limit, self.mip_rel_gap, self.threads
-                    )
+            if self.cluster and memory is None and time_limit is None:
+                result = _clustered(pairwise, core, self.mip_rel_gap, self.threads)
+                if result.labels is None:
+                    stats.update(result.stats)  # not proven: the LP decides
+                    result = None
             if result is None:
-                with phase("ilp solve"):
-                    result = ilp.solve(
-                        time_limit, self.mip_rel_gap, self.threads, start
-                    )
+                with phase("ilp build"):
+                    ilp = _Ilp(pairwise, core, memory, memory_budget)
+                if self.lp_first:
+                    with phase("lp relaxation"):
+                        result = ilp.solve_relaxation(
+                            time_limit, self.mip_rel_gap, self.threads
+                        )
+                if result is None:
+                    with phase("ilp solve"):
+                        result = ilp.solve(
+                            time_limit, self.mip_rel_gap, self.threads, start
+                        )
             stats.update(result.stats)
             if result.labels is None:
                 if (
@@ -205,6 +226,124 @@ class Optimal(Strategy):
                 "smallest budget"
             )
         return budget_error(budget, peak.objective, peak.stats["proven"])
+
+
+def _shrink_all(
+    pairwise: PairwiseProblem, frozen: set[int], prune: bool = True
+) -> list[Record]:
+    """The exact reductions to their fixed point; the records to expand."""
+    records = shrink(pairwise, frozen)
+    while prune and (pruned := prune_dominated(pairwise, frozen)):
+        records += pruned
+        # only relabelled nodes and their neighbours can shrink further
+        records += shrink(pairwise, frozen, start=pairwise.touched)
+    return records
+
+
+def _solve_exact(
+    problem: PairwiseProblem, rel_gap: float, threads: int | None
+) -> tuple[list[int], float] | None:
+    """(labels of every node, a lower bound on the optimum) of a problem
+    with no memory budget: shrink, then the LP; when the LP is fractional,
+    the MIP's labels and no bound (``-inf``: nothing is certified by it).
+    None when HiGHS finds no labelling."""
+    records = _shrink_all(problem, set())
+    core = [v for v in range(len(problem)) if problem.alive[v]]
+    labels = [0] * len(problem)
+    bound = problem.constant
+    if core:
+        ilp = _Ilp(problem, core, None, None)
+        result = ilp.solve_relaxation(None, rel_gap, threads)
+        if result is not None:  # integral: its bound is the LP's optimum
+            objective = result.stats["objective"]
+            bound = objective - result.stats["gap"] * abs(objective)
+        else:
+            result = ilp.solve(None, rel_gap, threads)
+            bound = -math.inf
+        if result.labels is None:
+            return None
+        for v, label in zip(core, result.labels, strict=True):
+            labels[v] = label
+    expand(records, labels)
+    return labels, bound
+
+
+def _clustered(
+    pairwise: PairwiseProblem, core: list[int], rel_gap: float, threads: int | None
+) -> _Result:
+    """The core's optimum through its repeated layers, when they prove it.
+
+    Find the copies of one layer (``layers.find_copies``); solve the LP of
+    a window around the middle copy; give its duals, as messages, to the
+    factors inside every copy (``bound.copy_messages``, away from each
+    copy's edge); solve what the messages leave exactly (``bound.residual``:
+    the factors between and around the copies) for a lower bound of the
+    whole core.  The plan: the middle copy's labels in every copy, the
+    other nodes solved with those fixed.  Proven when its cost meets the
+    bound within ``rel_gap``; otherwise the result has no labels and its
+    ``cluster`` stat says why (then the caller solves the whole core).
+    """
+    with phase("find layers"):
+        copies = find_copies(pairwise, core)
+        covered = covered_factors(pairwise, copies) if copies else set()
+    stats: dict = {
+        "cluster_copies": copies.count if copies else 0,
+        "cluster_parts": len(copies.tuples) if copies else 0,
+        "cluster_covered_factors": len(covered),
+    }
+    if copies is None or len(covered) < MIN_COVERED * len(pairwise.factors):
+        return _declined("too few repeated factors", stats)
+    started = time.perf_counter()
+    with phase("window lp"):
+        middle = copies.count // 2
+        nodes = window(pairwise, copies.nodes(middle), WINDOW_HOPS)
+        ilp = _Ilp(restrict(pairwise, nodes), nodes, None, None)
+        relaxed = ilp.solve_relaxation(None, rel_gap, threads, WINDOW_DUAL_TOLERANCE)
+    stats["cluster_window_nodes"] = len(nodes)
+    if relaxed is None:
+        return _declined("window LP not integral", stats)
+    with phase("residual"):
+        duals = copy_messages(pairwise, copies, middle, ilp.factor_duals())
+        messages = {key: duals[key] for key in covered if key in duals}
+        rest, covered_min = residual(pairwise, messages)
+        solved = _solve_exact(rest, rel_gap, threads)
+    with phase("replicate"):
+        source = dict(zip(nodes, relaxed.labels, strict=True))
+        fixed = {v: source[part[middle]] for part in copies.tuples for v in part}
+        plan = _solve_exact(condition(pairwise, fixed), rel_gap, threads)
+    if solved is None or plan is None:
+        return _declined("no plan found", stats)
+    labels = plan[0]
+    for v, label in fixed.items():
+        labels[v] = label
+    energy = pairwise.energy(labels)
+    bound = pairwise.constant + covered_min + solved[1]
+    # A bound above the plan's cost would be a numerical fault: not a proof.
+    gap = abs(energy - bound) / max(abs(energy), 1e-300)
+    stats.update(
+        {
+            "cluster_residual_factors": len(rest.factors),
+            "seconds_cluster": time.perf_counter() - started,
+            "objective": energy,
+            "gap": gap,
+        }
+    )
+    progress.current().done(
+        "optimal: clustered", stats["seconds_cluster"], f"gap {_percent(gap)}"
+    )
+    if not math.isfinite(energy) or gap > rel_gap:
+        stats["cluster_gap"] = gap
+        del stats["objective"], stats["gap"]
+        return _declined(f"gap {_percent(gap)} above mip_rel_gap", stats)
+    stats.update({"status": "Optimal (repeated layers, certified)", "proven": True})
+    stats["cluster"] = "proven"
+    return _Result([labels[v] for v in core], energy, stats["status"], stats)
+
+
+def _declined(why: str, stats: dict) -> _Result:
+    """Clustering's answer when it proves nothing: no labels, and why."""
+    stats["cluster"] = why
+    return _Result(None, math.inf, why, stats)
 
 
 def _percent(gap: float) -> str:
@@ -450,7 +589,11 @@ class _Ilp:
         return h
 
     def solve_relaxation(
-        self, time_limit: float | None, rel_gap: float, threads: int | None
+        self,
+        time_limit: float | None,
+        rel_gap: float,
+        threads: int | None,
+        dual_tolerance: float | None = None,
     ) -> _Result | None:
         """The LP relaxation's optimum when it is integral (then it is the
         integer program's proven optimum); None when it is not, or not found.
@@ -464,16 +607,32 @@ class _Ilp:
         h.setOptionValue("presolve", "off")
         h.setOptionValue("solver", "simplex")
         h.setOptionValue("simplex_strategy", 1)  # dual
+        if dual_tolerance is not None:  # duals reused as messages: keep them exact
+            h.setOptionValue("dual_feasibility_tolerance", dual_tolerance)
         report = progress.current()
         what = f"optimal: LP relaxation of {self.n_cols} columns"
         started = time.perf_counter()
         report.ticking(lambda: f"{what} ... {time.perf_counter() - started:.1f} s")
         h.run()
+        self.relaxed = h
         seconds = time.perf_counter() - started
         result = self._integral_result(h, seconds, rel_gap)
         outcome = "integral: a proven optimum" if result else "not integral: ILP next"
         report.done("optimal: LP relaxation", seconds, outcome)
         return result
+
+    def factor_duals(self) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+        """Per factor, the solved relaxation's duals of its marginal rows (one
+        per row group, one per column group), in cost units: the messages
+        that reparametrise the factor to ``table - ya[:, None] - yb[None, :]``."""
+        y = np.asarray(self.relaxed.getSolution().row_dual) * self.scale
+        duals = {}
+        row = len(self.core)
+        for key, f in self.problem.factors.items():
+            n_r, n_c = f.table.shape
+            duals[key] = (y[row : row + n_r], y[row + n_r : row + n_r + n_c])
+            row += n_r + n_c
+        return duals
 
     def _integral_result(
         self, h: highspy.Highs, seconds: float, rel_gap: float

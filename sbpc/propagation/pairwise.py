@@ -18,7 +18,7 @@ needs one variable per *group pair*, not per label pair.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,6 +102,28 @@ def split_off(f: Factor) -> tuple[np.ndarray, np.ndarray, Factor | None]:
     return np.zeros(len(f.ga)), np.zeros(len(f.gb)), f
 
 
+def condition(problem: PairwiseProblem, fixed: Mapping[int, int]) -> PairwiseProblem:
+    """``problem`` with the nodes of ``fixed`` set to their labels: their
+    unaries and factors to fixed nodes go into the constant, factors to a
+    free node into its unary; the fixed nodes are no longer alive."""
+    free = PairwiseProblem(problem.unary)
+    free.alive = [alive and v not in fixed for v, alive in enumerate(problem.alive)]
+    free.constant = problem.constant + sum(
+        float(problem.unary[v][label]) for v, label in fixed.items()
+    )
+    for f in problem.factors.values():
+        la, lb = fixed.get(f.a), fixed.get(f.b)
+        if la is not None and lb is not None:
+            free.constant += float(f.table[f.ga[la], f.gb[lb]])
+        elif la is not None:
+            free.unary[f.b] = free.unary[f.b] + f.table[f.ga[la], f.gb]
+        elif lb is not None:
+            free.unary[f.a] = free.unary[f.a] + f.table[f.ga, f.gb[lb]]
+        else:
+            free.add_factor(f)
+    return free
+
+
 class PairwiseProblem:
     """Labels, unary costs and grouped pairwise factors; mutated by shrinking."""
 
@@ -115,6 +137,7 @@ class PairwiseProblem:
         # Nodes whose factors changed since the last look (label pruning
         # re-examines only these).
         self.touched: set[int] = set(range(len(self.unary)))
+        self._prepared: dict[tuple, tuple] = {}
 
     def __len__(self) -> int:
         return len(self.unary)
@@ -130,7 +153,15 @@ class PairwiseProblem:
         key = (f.a, f.b)
         if key in self.factors:
             f = merge(self.factors.pop(key), f)
-        self._place(f.a, f.b, *split_off(compact(f)))
+        # Repeated layers give the same tables again and again: compact and
+        # split each distinct one once (a pure function of its contents).
+        content = tuple(
+            (x.dtype.str, x.shape, x.tobytes()) for x in (f.ga, f.gb, f.table)
+        )
+        prepared = self._prepared.get(content)
+        if prepared is None:
+            prepared = self._prepared[content] = split_off(compact(f))
+        self._place(f.a, f.b, *prepared)
 
     def _place(
         self, a: int, b: int, ua: np.ndarray, ub: np.ndarray, rest: Factor | None

@@ -176,10 +176,11 @@ def prune_dominated(
     frozen = set(frozen)
     todo = sorted(problem.touched)
     problem.touched.clear()
+    seen: dict[tuple, np.ndarray] = {}
     for v in todo:
         if not problem.alive[v] or v in frozen or problem.sizes[v] < 2:
             continue
-        diff = _dominance(problem, v) >= 0
+        diff = _dominance(problem, v, seen) >= 0
         np.fill_diagonal(diff, False)
         if not diff.any():
             continue
@@ -211,19 +212,29 @@ def relabel_forward(records: list[Record], labels: list[int]) -> None:
             labels[r.node] = int(r.mapping[labels[r.node]])
 
 
-def _dominance(problem: PairwiseProblem, v: int) -> np.ndarray:
-    """``d[i, j]``: the least that label ``i`` costs more than label ``j``."""
+def _dominance(
+    problem: PairwiseProblem, v: int, seen: dict[tuple, np.ndarray]
+) -> np.ndarray:
+    """``d[i, j]``: the least that label ``i`` costs more than label ``j``.
+
+    ``seen``: the group-pair minima of tables already met (repeated layers
+    repeat their tables), by value; the sum is taken in the same order.
+    """
     u = problem.unary[v]
     with np.errstate(invalid="ignore"):
         d = u[:, None] - u[None, :]
         d[np.isinf(u)[:, None] & np.isinf(u)[None, :]] = 0.0
         for w in problem.neighbours[v]:
             gv, _, rows = problem.factor(v, w).side(v)  # (groups of v, of w)
-            # per pair of v's *groups* (fewer than its labels), then spread
-            pair = rows[:, None, :] - rows[None, :, :]
-            both = np.isinf(rows)[:, None, :] & np.isinf(rows)[None, :, :]
-            pair[both] = np.inf  # infeasible with either label: no evidence
-            d = d + pair.min(axis=2)[np.ix_(gv, gv)]
+            key = (rows.shape, rows.tobytes())
+            least = seen.get(key)
+            if least is None:
+                # per pair of v's *groups* (fewer than its labels), then spread
+                pair = rows[:, None, :] - rows[None, :, :]
+                both = np.isinf(rows)[:, None, :] & np.isinf(rows)[None, :, :]
+                pair[both] = np.inf  # infeasible with either label: no evidence
+                least = seen[key] = pair.min(axis=2)
+            d = d + least[np.ix_(gv, gv)]
     return np.nan_to_num(d, nan=-np.inf)
 
 

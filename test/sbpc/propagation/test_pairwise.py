@@ -72,3 +72,29 @@ def test_from_graph_groups_options_by_layout() -> None:
     u0, u1 = problem.unary[0], problem.unary[1]
     assert np.allclose(f.full() + u0[:, None] + u1[None, :], expected + to_result)
     assert problem.sizes[2] == 1 and not problem.neighbours[2]
+
+
+def test_a_repeated_table_is_prepared_once_with_the_same_result() -> None:
+    """``add_factor`` reuses the compaction of an equal table (repeated
+    layers); equal bytes of another dtype are not the same table."""
+    table = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 2.0], [0.0, 1.0, 1.0]])
+    groups = np.arange(3)
+    shared = PairwiseProblem([np.zeros(3)] * 4)
+    shared.add_factor(Factor(0, 1, groups, groups, table))
+    shared.add_factor(Factor(2, 3, groups, groups, table))
+    alone = PairwiseProblem([np.zeros(3)] * 4)
+    alone.add_factor(Factor(2, 3, groups, groups, table))
+    for field in ("ga", "gb", "table"):
+        np.testing.assert_array_equal(
+            getattr(shared.factor(2, 3), field), getattr(alone.factor(2, 3), field)
+        )
+    assert len(shared._prepared) == 1
+    # int64 [0] and int32 [0, 0] have the same bytes: a one-label node and
+    # a two-label node, not the same grouping
+    mixed = PairwiseProblem([np.zeros(1), np.zeros(1), np.zeros(2), np.zeros(1)])
+    one = np.array([[3.0]])
+    mixed.add_factor(Factor(0, 1, np.zeros(1, dtype=np.int64), groups[:1], one))
+    mixed.add_factor(Factor(2, 3, np.zeros(2, dtype=np.int32), groups[:1], one))
+    assert len(mixed._prepared) == 2
+    np.testing.assert_array_equal(mixed.unary[2], [0.0, 0.0])
+    np.testing.assert_array_equal(mixed.unary[3], [3.0])

@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from sbpc.propagation.pairwise import Factor, PairwiseProblem
-from sbpc.propagation.shrink import expand, prune_dominated, relabel_forward, shrink
+from sbpc.propagation.shrink import (
+    _dominance,
+    expand,
+    prune_dominated,
+    relabel_forward,
+    shrink,
+)
+from sbpc.testing.repeated_problems import repeated_chain
 
 
 def random_problem(rng: np.random.Generator, n: int, density: float) -> PairwiseProblem:
@@ -169,3 +176,17 @@ def test_relabel_forward_never_costs_more() -> None:
             moved += bool(records)
             assert problem.energy(labels) <= before + 1e-12
     assert moved > 0
+
+
+def test_dominance_reuses_the_minima_of_a_repeated_table() -> None:
+    """Nodes of repeated layers share tables: their group-pair minima are
+    computed once per pruning pass, with the same result as alone."""
+    problem, layers = repeated_chain(np.random.default_rng(5), 4)
+    seen: dict = {}
+    for layer in layers:
+        for v in layer:
+            np.testing.assert_array_equal(
+                _dominance(problem, v, seen), _dominance(problem, v, {})
+            )
+    tables = {f.table.tobytes() for f in problem.factors.values()}
+    assert len(seen) <= 2 * len(tables) < 2 * len(problem.factors)

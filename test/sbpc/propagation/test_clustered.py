@@ -1,0 +1,101 @@
+"""The optimal strategy through repeated layers: a clustered plan is proven
+only when it meets the whole core's bound, and then costs exactly what the
+LP of the whole core costs; otherwise the whole core's LP decides."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from sbpc.propagation import optimal
+from sbpc.propagation.optimal import Optimal, _clustered, _solve_exact
+from sbpc.propagation.pairwise import PairwiseProblem
+from sbpc.propagation.strategy import Problem
+from sbpc.testing.repeated_problems import repeated_chain
+
+SEEDS = range(8)
+
+
+def full_optimum(problem: PairwiseProblem) -> float:
+    solved = _solve_exact(copy.deepcopy(problem), 1e-9, None)
+    assert solved is not None
+    return problem.energy(solved[0])
+
+
+def test_a_certified_plan_costs_the_whole_cores_optimum() -> None:
+    proven = 0
+    for seed in SEEDS:
+        problem, _ = repeated_chain(np.random.default_rng(seed), 8)
+        result = _clustered(
+            copy.deepcopy(problem), list(range(len(problem))), 1e-7, None
+        )
+        assert result.stats["cluster"] != "too few repeated factors"
+        best = full_optimum(problem)
+        if result.stats.get("proven"):
+            proven += 1
+            assert result.labels is not None
+            assert problem.energy(result.labels) == pytest.approx(best, rel=1e-9)
+            assert result.stats["gap"] <= 1e-7
+        else:
+            # not proven: the gap is real (the bound is below the optimum)
+            assert result.labels is None and result.stats["cluster_gap"] > 1e-7
+            assert result.stats["cluster"].startswith("gap ")
+    assert proven >= 2
+
+
+def choose(monkeypatch: pytest.MonkeyPatch, problem: PairwiseProblem, **knobs):
+    """``Optimal.choose`` on a pairwise problem given directly."""
+    monkeypatch.setattr(
+        optimal.PairwiseProblem,
+        "from_graph",
+        lambda graph, costs: copy.deepcopy(problem),
+    )
+    return Optimal(**knobs).choose(Problem(graph=None, costs=None))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_strategy_with_and_without_clustering_agree(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    problem, _ = repeated_chain(np.random.default_rng(seed), 8)
+    # unshrunk, so that the core keeps its copies and clustering is tried
+    on = choose(monkeypatch, problem, shrink_graph=False)
+    off = choose(monkeypatch, problem, shrink_graph=False, cluster=False)
+    assert on.stats["proven"] and off.stats["proven"]
+    assert on.stats["cluster_copies"] >= 6 and "cluster_copies" not in off.stats
+    assert on.stats["cluster"] == "proven" or "gap" in on.stats["cluster"]
+    assert problem.energy(on.options) == pytest.approx(
+        problem.energy(off.options), rel=1e-9
+    )
+
+
+def test_a_loose_bound_falls_back_to_the_whole_core(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    problem, _ = repeated_chain(np.random.default_rng(3), 8)
+    rng = np.random.default_rng(0)
+
+    def garbage(problem, copies, source, duals):
+        return {
+            k: (rng.normal(size=a.shape), rng.normal(size=b.shape))
+            for k, (a, b) in duals.items()
+        }
+
+    monkeypatch.setattr(optimal, "copy_messages", garbage)
+    loose = choose(monkeypatch, problem, shrink_graph=False)
+    assert loose.stats["cluster_gap"] > 1e-7 and "gap" in loose.stats["cluster"]
+    assert loose.stats["proven"] and "integral LP" in loose.stats["status"]
+    assert problem.energy(loose.options) == pytest.approx(full_optimum(problem))
+
+
+def test_the_strategy_returns_a_certified_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    problem, _ = repeated_chain(np.random.default_rng(4), 8)
+    choice = choose(monkeypatch, problem, shrink_graph=False)
+    assert choice.stats["cluster"] == "proven"
+    assert choice.stats["status"] == "Optimal (repeated layers, certified)"
+    assert "ilp_columns" not in choice.stats  # the whole core's LP never ran
+    assert problem.energy(choice.options) == pytest.approx(
+        full_optimum(problem), rel=1e-9
+    )
