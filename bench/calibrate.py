@@ -1,6 +1,6 @@
 """Measure the machine the benchmarks run on, as an sbpc cost model.
 
-    python bench/calibrate.py          # prints e.g. bw=2.1e9,lat=4e-5,flops=6e9,hbm=8e9
+    python bench/calibrate.py   # prints e.g. bw=3e8,lat=2e-5,overhead=3e-4,flops=5e9,hbm=5e8
 
 sbpc's default cost model describes a GPU cluster (NVLink, 50 Tflop/s).  The
 benchmarks run on 8 *simulated* CPU devices sharing the host's cores, where
@@ -10,7 +10,10 @@ plan that is optimal for GPUs is not optimal there.  This measures, with all
 
 * ``flops``: one device's matmul rate;
 * ``hbm``: one device's elementwise memory traffic rate;
-* ``lat``: seconds per ring round of a tiny all-gather;
+* ``overhead`` and ``lat``: tiny all-gathers on rings of 2, 4 and 8 devices
+  (every device busy: 4, 2 or 1 rings at once) take ``overhead + (n - 1) *
+  lat``; a line fitted through them gives the fixed cost of one launch (the
+  intercept) and the cost of one more ring round (the slope);
 * ``bw``: bytes each device sends per second in a large all-gather.
 """
 
@@ -22,14 +25,17 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import time
+from collections.abc import Sequence
 from functools import partial
 
 import jax
 import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
+from scipy.optimize import nnls
 
 N = 8
+RINGS = (2, 4, 8)  # ring lengths of the tiny all-gathers
 
 
 def _median_seconds(fn, *args, repeats: int = 15) -> float:
@@ -42,21 +48,43 @@ def _median_seconds(fn, *args, repeats: int = 15) -> float:
     return float(np.median(times))
 
 
-SPLIT = P("d")
-
-
-def _per_device(mesh: Mesh, body, local_shape: tuple[int, ...], out_spec=SPLIT):
+def _per_device(mesh: Mesh, body, local_shape: tuple[int, ...], out_spec=None):
+    """``body`` on every device's ``local_shape`` piece of an array split
+    over all of ``mesh``'s axes (dim 0), jitted."""
+    split = P(mesh.axis_names)
     fn = jax.jit(
         jax.shard_map(
-            body, mesh=mesh, in_specs=P("d"), out_specs=out_spec, check_vma=False
+            body,
+            mesh=mesh,
+            in_specs=split,
+            out_specs=split if out_spec is None else out_spec,
+            check_vma=False,
         )
     )
     shape = (local_shape[0] * N, *local_shape[1:])
     x = jax.device_put(
         np.random.default_rng(0).standard_normal(shape).astype(np.float32),
-        NamedSharding(mesh, P("d")),
+        NamedSharding(mesh, split),
     )
     return fn, x
+
+
+def _gather_seconds(ring: int, elements: int) -> float:
+    """Median seconds of an all-gather of ``elements`` f32 per device over
+    rings of ``ring`` devices, ``N // ring`` rings at once."""
+    devices = np.array(jax.devices()[:N]).reshape(N // ring, ring)
+    mesh = Mesh(devices, ("g", "d"), axis_types=(AxisType.Auto,) * 2)
+    gather = partial(jax.lax.all_gather, axis_name="d", tiled=True)
+    fn, x = _per_device(mesh, gather, (elements,), out_spec=P("g"))
+    return _median_seconds(fn, x)
+
+
+def fit_overhead(rings: Sequence[int], seconds: Sequence[float]) -> tuple[float, float]:
+    """(overhead, latency): the non-negative line ``overhead + (n - 1) *
+    latency`` nearest to the tiny collectives' times on rings of ``n``."""
+    a = np.array([[1.0, n - 1.0] for n in rings])
+    (overhead, latency), _ = nnls(a, np.asarray(seconds, dtype=float))
+    return float(overhead), float(latency)
 
 
 def calibrate() -> dict[str, float]:
@@ -67,15 +95,14 @@ def calibrate() -> dict[str, float]:
     m = 1 << 20
     fn, x = _per_device(mesh, lambda a: a * 1.5 + 1.0, (m,))
     hbm = 2 * 4 * m / _median_seconds(fn, x)
-    gather = partial(jax.lax.all_gather, axis_name="d", tiled=True)
-    fn, x = _per_device(mesh, gather, (8,), out_spec=P())
-    small = _median_seconds(fn, x)
-    fn, x = _per_device(mesh, gather, (m // 4,), out_spec=P())
-    large = _median_seconds(fn, x)
+    tiny = [_gather_seconds(n, 8) for n in RINGS]
+    overhead, latency = fit_overhead(RINGS, tiny)
+    large = _gather_seconds(N, m // 4)
     sent = (N - 1) / N * 4 * (m // 4) * N
     return {
-        "bw": sent / max(large - small, 1e-9),
-        "lat": small / (N - 1),
+        "bw": sent / max(large - tiny[-1], 1e-9),
+        "lat": latency,
+        "overhead": overhead,
         "flops": flops,
         "hbm": hbm,
     }
