@@ -10,10 +10,12 @@ plan that is optimal for GPUs is not optimal there.  This measures, with all
 
 * ``flops``: one device's matmul rate;
 * ``hbm``: one device's elementwise memory traffic rate;
-* ``overhead`` and ``lat``: tiny all-gathers on rings of 2, 4 and 8 devices
-  (every device busy: 4, 2 or 1 rings at once) take ``overhead + (n - 1) *
-  lat``; a line fitted through them gives the fixed cost of one launch (the
-  intercept) and the cost of one more ring round (the slope);
+* ``overhead`` and ``lat``: a chain of ``CHAIN`` dependent tiny all-gathers
+  against a single one, on rings of 2, 4 and 8 devices (every device busy:
+  4, 2 or 1 rings at once), gives each collective's own cost without the
+  call's dispatch; those cost ``overhead + (n - 1) * lat``, so a line fitted
+  through them gives the fixed cost of one launch (the intercept) and the
+  cost of one more ring round (the slope);
 * ``bw``: bytes each device sends per second in a large all-gather.
 """
 
@@ -36,6 +38,7 @@ from scipy.optimize import nnls
 
 N = 8
 RINGS = (2, 4, 8)  # ring lengths of the tiny all-gathers
+CHAIN = 8  # dependent all-gathers in the longer program
 
 
 def _median_seconds(fn, *args, repeats: int = 15) -> float:
@@ -69,14 +72,47 @@ def _per_device(mesh: Mesh, body, local_shape: tuple[int, ...], out_spec=None):
     return fn, x
 
 
-def _gather_seconds(ring: int, elements: int) -> float:
-    """Median seconds of an all-gather of ``elements`` f32 per device over
-    rings of ``ring`` devices, ``N // ring`` rings at once."""
+def _gathers(count: int):
+    """``count`` dependent all-gathers over mesh axis ``d``: each one's pieces
+    are summed into the next one's input (nothing XLA can fold away)."""
+
+    def body(x):
+        for _ in range(count):
+            pieces = jax.lax.all_gather(x, axis_name="d")
+            x = pieces.sum(axis=0)
+        return x
+
+    return body
+
+
+def _gather_seconds(ring: int, elements: int, count: int = 1) -> float:
+    """Median seconds of ``count`` dependent all-gathers of ``elements`` f32
+    per device over rings of ``ring`` devices, ``N // ring`` rings at once."""
     devices = np.array(jax.devices()[:N]).reshape(N // ring, ring)
     mesh = Mesh(devices, ("g", "d"), axis_types=(AxisType.Auto,) * 2)
-    gather = partial(jax.lax.all_gather, axis_name="d", tiled=True)
-    fn, x = _per_device(mesh, gather, (elements,), out_spec=P("g"))
-    return _median_seconds(fn, x)
+    fn, x = _per_device(mesh, _gathers(count), (elements,))
+    return _median_seconds(fn, x, repeats=31)
+
+
+def collective_seconds(ring: int, elements: int = 8) -> float:
+    """One tiny all-gather's own seconds: the chain's extra time per extra
+    collective, without the call's dispatch."""
+    one = _gather_seconds(ring, elements)
+    chain = _gather_seconds(ring, elements, CHAIN)
+    return max(chain - one, 0.0) / (CHAIN - 1)
+
+
+def _bandwidth(elements: int) -> float:
+    """Bytes each device sends per second in an all-gather over all ``N``
+    devices: a large one's time less a tiny one's."""
+    mesh = Mesh(np.array(jax.devices()[:N]), ("d",), axis_types=(AxisType.Auto,))
+
+    def gather_seconds(count: int) -> float:
+        gather = partial(jax.lax.all_gather, axis_name="d", tiled=True)
+        return _median_seconds(*_per_device(mesh, gather, (count,), out_spec=P()))
+
+    sent = (N - 1) / N * 4 * elements * N
+    return sent / max(gather_seconds(elements) - gather_seconds(8), 1e-9)
 
 
 def fit_overhead(rings: Sequence[int], seconds: Sequence[float]) -> tuple[float, float]:
@@ -95,12 +131,9 @@ def calibrate() -> dict[str, float]:
     m = 1 << 20
     fn, x = _per_device(mesh, lambda a: a * 1.5 + 1.0, (m,))
     hbm = 2 * 4 * m / _median_seconds(fn, x)
-    tiny = [_gather_seconds(n, 8) for n in RINGS]
-    overhead, latency = fit_overhead(RINGS, tiny)
-    large = _gather_seconds(N, m // 4)
-    sent = (N - 1) / N * 4 * (m // 4) * N
+    overhead, latency = fit_overhead(RINGS, [collective_seconds(n) for n in RINGS])
     return {
-        "bw": sent / max(large - tiny[-1], 1e-9),
+        "bw": _bandwidth(m // 4),
         "lat": latency,
         "overhead": overhead,
         "flops": flops,

@@ -47,3 +47,20 @@ def test_overhead_picks_fewer_collectives(scheme, overhead, expected) -> None:
     assert plan.stats["collectives"] == sum(expected.values())
     want = jax.jit(example.fn)(*example.args)
     np.testing.assert_allclose(dist(*example.args), want, rtol=1e-5, atol=1e-5)
+
+
+def test_overhead_keeps_the_training_steps_bytes() -> None:
+    """The MLP training step on 2x4, with the per-round latency the
+    calibration split into overhead and rounds: no more bytes than the same
+    machine priced per round only (the search's middle start finds it)."""
+    example = EXAMPLES["mlp_train"]()
+    per_round = "bw=1.88e+08,lat=0.000114,flops=4.29e+09,hbm=4.61e+08,combine=1"
+    split = "bw=1.88e+08,lat=1.4e-05,overhead=0.000702,flops=4.29e+09,hbm=4.61e+08"
+    plans = [
+        example.distribute("2d", strategy="optimal", cost_model=m).plans[0].plan
+        for m in (per_round, split + ",combine=1")
+    ]
+    assert plans[1].total_bytes <= plans[0].total_bytes
+    assert (
+        plans[1].stats["combined_collectives"] <= plans[0].stats["combined_collectives"]
+    )

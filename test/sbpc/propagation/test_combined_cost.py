@@ -181,3 +181,19 @@ def test_no_trade_line_when_bytes_are_the_fewest() -> None:
     assert "trade" not in plan.stats
     assert "trade:" not in format_report(plan)
     assert plan.comm_time < plan.stats["uncombined_comm_time"]
+
+
+def test_search_starts_from_both_ends_and_the_middle() -> None:
+    """A fixed cost per launch can hide a plan from both ends' fixed points:
+    the search also starts halfway."""
+    graph = independent_reductions(2)
+    scales: list[float] = []
+
+    def solve(scale: float) -> Plan:
+        scales.append(scale)
+        return plan_of(graph, "optimal", scale)
+
+    search_with_combining(solve, lambda p: combined_cost(p, PLACEMENT, MODEL))
+    assert scales[0] == 1.0
+    assert {0.0, 0.5} <= set(scales)
+    assert len(scales) == len({round(s, 2) for s in scales})  # none planned twice
