@@ -1,6 +1,6 @@
 """Measure the machine the benchmarks run on, as an sbpc cost model.
 
-    python bench/calibrate.py          # prints e.g. bw=2.1e9,lat=4e-5,flops=6e9,hbm=8e9
+    python bench/calibrate.py   # prints e.g. bw=3e8,lat=2e-5,overhead=3e-4,flops=5e9,hbm=5e8
 
 sbpc's default cost model describes a GPU cluster (NVLink, 50 Tflop/s).  The
 benchmarks run on 8 *simulated* CPU devices sharing the host's cores, where
@@ -10,7 +10,12 @@ plan that is optimal for GPUs is not optimal there.  This measures, with all
 
 * ``flops``: one device's matmul rate;
 * ``hbm``: one device's elementwise memory traffic rate;
-* ``lat``: seconds per ring round of a tiny all-gather;
+* ``overhead`` and ``lat``: a chain of ``CHAIN`` dependent tiny all-gathers
+  against a single one, on rings of 2, 4 and 8 devices (every device busy:
+  4, 2 or 1 rings at once), gives each collective's own cost without the
+  call's dispatch; those cost ``overhead + (n - 1) * lat``, so a line fitted
+  through them gives the fixed cost of one launch (the intercept) and the
+  cost of one more ring round (the slope);
 * ``bw``: bytes each device sends per second in a large all-gather.
 """
 
@@ -22,14 +27,18 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import time
+from collections.abc import Sequence
 from functools import partial
 
 import jax
 import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
+from scipy.optimize import nnls
 
 N = 8
+RINGS = (2, 4, 8)  # ring lengths of the tiny all-gathers
+CHAIN = 8  # dependent all-gathers in the longer program
 
 
 def _median_seconds(fn, *args, repeats: int = 15) -> float:
@@ -42,21 +51,76 @@ def _median_seconds(fn, *args, repeats: int = 15) -> float:
     return float(np.median(times))
 
 
-SPLIT = P("d")
-
-
-def _per_device(mesh: Mesh, body, local_shape: tuple[int, ...], out_spec=SPLIT):
+def _per_device(mesh: Mesh, body, local_shape: tuple[int, ...], out_spec=None):
+    """``body`` on every device's ``local_shape`` piece of an array split
+    over all of ``mesh``'s axes (dim 0), jitted."""
+    split = P(mesh.axis_names)
     fn = jax.jit(
         jax.shard_map(
-            body, mesh=mesh, in_specs=P("d"), out_specs=out_spec, check_vma=False
+            body,
+            mesh=mesh,
+            in_specs=split,
+            out_specs=split if out_spec is None else out_spec,
+            check_vma=False,
         )
     )
     shape = (local_shape[0] * N, *local_shape[1:])
     x = jax.device_put(
         np.random.default_rng(0).standard_normal(shape).astype(np.float32),
-        NamedSharding(mesh, P("d")),
+        NamedSharding(mesh, split),
     )
     return fn, x
+
+
+def _gathers(count: int):
+    """``count`` dependent all-gathers over mesh axis ``d``: each one's pieces
+    are summed into the next one's input (nothing XLA can fold away)."""
+
+    def body(x):
+        for _ in range(count):
+            pieces = jax.lax.all_gather(x, axis_name="d")
+            x = pieces.sum(axis=0)
+        return x
+
+    return body
+
+
+def _gather_seconds(ring: int, elements: int, count: int = 1) -> float:
+    """Median seconds of ``count`` dependent all-gathers of ``elements`` f32
+    per device over rings of ``ring`` devices, ``N // ring`` rings at once."""
+    devices = np.array(jax.devices()[:N]).reshape(N // ring, ring)
+    mesh = Mesh(devices, ("g", "d"), axis_types=(AxisType.Auto,) * 2)
+    fn, x = _per_device(mesh, _gathers(count), (elements,))
+    return _median_seconds(fn, x, repeats=31)
+
+
+def collective_seconds(ring: int, elements: int = 8) -> float:
+    """One tiny all-gather's own seconds: the chain's extra time per extra
+    collective, without the call's dispatch."""
+    one = _gather_seconds(ring, elements)
+    chain = _gather_seconds(ring, elements, CHAIN)
+    return max(chain - one, 0.0) / (CHAIN - 1)
+
+
+def _bandwidth(elements: int) -> float:
+    """Bytes each device sends per second in an all-gather over all ``N``
+    devices: a large one's time less a tiny one's."""
+    mesh = Mesh(np.array(jax.devices()[:N]), ("d",), axis_types=(AxisType.Auto,))
+
+    def gather_seconds(count: int) -> float:
+        gather = partial(jax.lax.all_gather, axis_name="d", tiled=True)
+        return _median_seconds(*_per_device(mesh, gather, (count,), out_spec=P()))
+
+    sent = (N - 1) / N * 4 * elements * N
+    return sent / max(gather_seconds(elements) - gather_seconds(8), 1e-9)
+
+
+def fit_overhead(rings: Sequence[int], seconds: Sequence[float]) -> tuple[float, float]:
+    """(overhead, latency): the non-negative line ``overhead + (n - 1) *
+    latency`` nearest to the tiny collectives' times on rings of ``n``."""
+    a = np.array([[1.0, n - 1.0] for n in rings])
+    (overhead, latency), _ = nnls(a, np.asarray(seconds, dtype=float))
+    return float(overhead), float(latency)
 
 
 def calibrate() -> dict[str, float]:
@@ -67,15 +131,11 @@ def calibrate() -> dict[str, float]:
     m = 1 << 20
     fn, x = _per_device(mesh, lambda a: a * 1.5 + 1.0, (m,))
     hbm = 2 * 4 * m / _median_seconds(fn, x)
-    gather = partial(jax.lax.all_gather, axis_name="d", tiled=True)
-    fn, x = _per_device(mesh, gather, (8,), out_spec=P())
-    small = _median_seconds(fn, x)
-    fn, x = _per_device(mesh, gather, (m // 4,), out_spec=P())
-    large = _median_seconds(fn, x)
-    sent = (N - 1) / N * 4 * (m // 4) * N
+    overhead, latency = fit_overhead(RINGS, [collective_seconds(n) for n in RINGS])
     return {
-        "bw": sent / max(large - small, 1e-9),
-        "lat": small / (N - 1),
+        "bw": _bandwidth(m // 4),
+        "lat": latency,
+        "overhead": overhead,
         "flops": flops,
         "hbm": hbm,
     }

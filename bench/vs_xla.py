@@ -281,8 +281,9 @@ steps per program, interleaved) on {jax.device_count()} simulated CPU devices,
 JAX {jax.__version__}. Do not edit by hand: rerun the benchmark.
 
 sbpc plans with the cost model of the machine it runs on, measured at the
-start of the run by `bench/calibrate.py`: `{cost_model}` (link bytes/s and
-latency per ring round, one device's flop/s and memory bytes/s; `combine=1`:
+start of the run by `bench/calibrate.py`: `{cost_model}` (link bytes/s,
+latency per ring round and fixed seconds per collective launch, one device's
+flop/s and memory bytes/s; `combine=1`:
 the search prices latency once per group of independent collectives that
 sbpc's emitter runs as one, see docs/performance.md). With its default GPU-cluster model sbpc would plan for
 NVLink and 50 Tflop/s devices.
@@ -344,8 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     if cost_model == "calibrate":
         measured = calibrate()
         print(f"measured on this machine: {cost_model_text(measured)}", flush=True)
-        # The measured latency, priced once per group of collectives the
-        # emitter combines (``combine=1``: the search sees combining).
+        # The measured latency and per-launch overhead, priced once per
+        # group of collectives the emitter combines (``combine=1``: the
+        # search sees combining).
         cost_model = cost_model_text(measured) + ",combine=1"
         print(f"cost model: {cost_model}", flush=True)
     rows = []

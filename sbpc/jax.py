@@ -769,7 +769,8 @@ def _compile(
         ):
             plans = propagate.plan_module(module)
         with phase("sbp-lower-boxing"), shown.phase("sbp-lower-boxing"):
-            SbpLowerBoxingPass().apply(ctx, module)
+            # The steps the plan was priced with, not the default machine's.
+            SbpLowerBoxingPass(cost_model=propagate.cost_model).apply(ctx, module)
         with phase("verify"):
             module.verify()
         with phase("emit (jax)"), shown.phase("jax emission"):

@@ -19,11 +19,14 @@ the logical size divided by every split of the other dimensions
 
 (for S(i) -> B the group holds ``T`` as ``n`` shards of ``T/n``; for P -> B
 each device holds a full ``T``-byte partial piece).  A step takes
-``rounds * latency + bytes / bandwidth`` on the link of its hierarchy
-dimension; a group spanning several dimensions runs one ring over all of
-them, so it pays the slowest link's bandwidth and latency.  A ``transfer``
-between placements pays ``fan_out * latency + bytes / bandwidth`` on the
-``transfer`` link.
+``overhead + rounds * latency + bytes / bandwidth`` on the link of its
+hierarchy dimension: ``overhead`` is paid once per collective launch (a
+rendezvous, a kernel launch) whatever its ring length, so one all_reduce
+costs one overhead where a reduce_scatter then an all_gather, with the same
+rounds and bytes, cost two.  A group spanning several dimensions runs one
+ring over all of them, so it pays the slowest link's bandwidth, latency and
+overhead.  A ``transfer`` between placements pays ``overhead + fan_out *
+latency + bytes / bandwidth`` on the ``transfer`` link.
 
 Bytes and times are exact ``Fraction``s, so that alternatives of equal cost
 (one all_reduce, or a reduce_scatter then an all_gather) compare equal and
@@ -49,10 +52,12 @@ class CostModelError(ValueError):
 
 @dataclass(frozen=True)
 class Link:
-    """One kind of interconnect: bytes/s each device can send, seconds per round."""
+    """One kind of interconnect: bytes/s each device can send, seconds per
+    round, and fixed seconds per collective launch (default none)."""
 
     bandwidth: float
     latency: float
+    overhead: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.bandwidth > 0 or not math.isfinite(self.bandwidth):
@@ -62,6 +67,10 @@ class Link:
         if not self.latency >= 0 or not math.isfinite(self.latency):
             raise CostModelError(
                 f"link latency must be non-negative, got {self.latency}"
+            )
+        if not self.overhead >= 0 or not math.isfinite(self.overhead):
+            raise CostModelError(
+                f"link overhead must be non-negative, got {self.overhead}"
             )
 
 
@@ -116,9 +125,12 @@ class CostModel:
             raise CostModelError("a cost model needs at least one link")
 
     def with_latency_scale(self, scale: float) -> CostModel:
-        """The same machine with every in-placement link's latency times
-        ``scale``: what a collective's latency is worth once it is shared."""
-        links = tuple(Link(x.bandwidth, x.latency * scale) for x in self.links)
+        """The same machine with every in-placement link's latency and
+        overhead times ``scale``: what a collective's fixed cost is worth
+        once it is shared by a combined group."""
+        links = tuple(
+            Link(x.bandwidth, x.latency * scale, x.overhead * scale) for x in self.links
+        )
         return replace(self, links=links)
 
     def link(self, dim: int, ndim: int) -> Link:
@@ -129,12 +141,26 @@ class CostModel:
         return self.links[max(index, 0)]
 
     def group_link(self, dims: Sequence[int], ndim: int) -> Link:
-        """The bottleneck of one ring over ``dims``: slowest bandwidth and latency."""
+        """The bottleneck of one ring over ``dims``: slowest bandwidth,
+        latency and overhead."""
         links = [self.link(d, ndim) for d in dims]
         return Link(
             bandwidth=min(x.bandwidth for x in links),
             latency=max(x.latency for x in links),
+            overhead=max(x.overhead for x in links),
         )
+
+    def step_latency(
+        self, kind: CollectiveKind, dims: Sequence[int], hierarchy: Sequence[int]
+    ) -> Fraction:
+        """The fixed seconds of one step, whatever its bytes: one launch
+        overhead and its rounds' latency (0 for a local step)."""
+        n = math.prod(hierarchy[d] for d in dims)
+        r = rounds(kind, n)
+        if r == 0:
+            return Fraction(0)
+        link = self.group_link(dims, len(hierarchy))
+        return Fraction(link.overhead) + r * Fraction(link.latency)
 
     def step_time(
         self,
@@ -144,20 +170,19 @@ class CostModel:
         nbytes: Fraction,
     ) -> Fraction:
         """Modeled seconds of one in-placement step moving ``nbytes`` per device."""
-        n = math.prod(hierarchy[d] for d in dims)
-        r = rounds(kind, n)
-        if r == 0 and nbytes == 0:
+        fixed = self.step_latency(kind, dims, hierarchy)
+        if fixed == 0 and nbytes == 0:
             return Fraction(0)
         link = self.group_link(dims, len(hierarchy))
-        return r * Fraction(link.latency) + Fraction(nbytes) / Fraction(link.bandwidth)
+        return fixed + Fraction(nbytes) / Fraction(link.bandwidth)
 
     def transfer_time(self, nbytes: Fraction, fan_out: int = 1) -> Fraction:
         """Modeled seconds of a transfer: ``fan_out`` sends of ``nbytes`` in all."""
         if nbytes == 0:
             return Fraction(0)
-        return fan_out * Fraction(self.transfer.latency) + Fraction(nbytes) / Fraction(
-            self.transfer.bandwidth
-        )
+        link = self.transfer
+        fixed = Fraction(link.overhead) + fan_out * Fraction(link.latency)
+        return fixed + Fraction(nbytes) / Fraction(link.bandwidth)
 
     def compute_time(self, flops: float, nbytes: float) -> float:
         """Modeled seconds of local work: the slower of math and memory traffic."""
@@ -167,8 +192,9 @@ class CostModel:
     def parse(text: str) -> CostModel:
         """Build from a pass option such as ``bw=25e9:100e9,lat=5e-6:1e-6``.
 
-        Keys: ``bw`` and ``lat`` (one value per hierarchy dimension, dim 0
-        first, ``:``-separated; a single value applies to every dimension),
+        Keys: ``bw``, ``lat`` and ``overhead`` (seconds per collective
+        launch, default 0) (one value per hierarchy dimension, dim 0 first,
+        ``:``-separated; a single value applies to every dimension),
         ``transfer_bw`` and ``transfer_lat`` (the inter-placement link),
         ``flops`` and ``hbm`` (one device's flop/s and memory bytes/s),
         ``combine`` (1: price latency once per combinable group, 0: per
@@ -199,17 +225,13 @@ class CostModel:
                     f"got '{val.strip()}'"
                 ) from None
         default = CostModel()
-        bws = values.get("bw", [x.bandwidth for x in default.links])
-        lats = values.get("lat", [x.latency for x in default.links])
-        if len(bws) != len(lats):
-            if len(bws) == 1:
-                bws = bws * len(lats)
-            elif len(lats) == 1:
-                lats = lats * len(bws)
-            else:
-                raise CostModelError(
-                    f"'bw' lists {len(bws)} values but 'lat' lists {len(lats)}"
-                )
+        bws, lats, overheads = _per_dim_lists(
+            {
+                "bw": values.get("bw", [x.bandwidth for x in default.links]),
+                "lat": values.get("lat", [x.latency for x in default.links]),
+                "overhead": values.get("overhead", [0.0]),  # none by default
+            }
+        )
         for key in ("transfer_bw", "transfer_lat", "flops", "hbm", "combine"):
             if key in values and len(values[key]) != 1:
                 raise CostModelError(f"'{key}' takes one value")
@@ -224,13 +246,41 @@ class CostModel:
         combine = values.get("combine", [0.0])[0]
         if combine not in (0.0, 1.0):
             raise CostModelError(f"'combine' takes 0 or 1, got {combine:g}")
-        links = tuple(Link(b, lat) for b, lat in zip(bws, lats, strict=True))
+        links = tuple(
+            Link(b, lat, o) for b, lat, o in zip(bws, lats, overheads, strict=True)
+        )
         return CostModel(
             links=links, transfer=transfer, device=device, combine=combine == 1.0
         )
 
 
-_KEYS = ("bw", "lat", "transfer_bw", "transfer_lat", "flops", "hbm", "combine")
+_KEYS = (
+    "bw",
+    "lat",
+    "overhead",
+    "transfer_bw",
+    "transfer_lat",
+    "flops",
+    "hbm",
+    "combine",
+)
+
+
+def _per_dim_lists(lists: dict[str, list[float]]) -> list[list[float]]:
+    """The per-hierarchy-dimension keys' values at one length: a single
+    value repeats; two longer lists of different lengths are an error."""
+    ref: str | None = None
+    for key, vals in lists.items():
+        if len(vals) == 1:
+            continue
+        if ref is None:
+            ref = key
+        elif len(vals) != len(lists[ref]):
+            raise CostModelError(
+                f"'{ref}' lists {len(lists[ref])} values but '{key}' lists {len(vals)}"
+            )
+    length = 1 if ref is None else len(lists[ref])
+    return [vals * length if len(vals) == 1 else vals for vals in lists.values()]
 
 
 DEFAULT_COST_MODEL = CostModel()

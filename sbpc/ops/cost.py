@@ -27,7 +27,7 @@ from typing import Any
 from sbpc.algebra.layout import UnevenSplitError
 from sbpc.algebra.signature import Signature
 from sbpc.boxing.cost_model import CostModel
-from sbpc.ops.halo import halo_bytes
+from sbpc.ops.halo import halo_bytes, halos
 from sbpc.ops.registry import localize_type, op_key
 from sbpc.ops.spec import OpSpec
 
@@ -94,11 +94,16 @@ def _halo_time(
     op: OpSpec, sig: Signature, hierarchy: Sequence[int], model: CostModel
 ) -> float:
     """A halo exchange (``sbpc.ops.halo``): two neighbour sends per exchanged
-    dim (one latency each, overlapping) and the halo rows over the link."""
+    dim (one latency each, overlapping; one launch overhead per ``ppermute``)
+    and the halo rows over the link."""
     total = 0.0
-    for mesh_dim, nbytes in halo_bytes(op, sig, hierarchy):
+    exchanges = zip(
+        halos(op, sig, hierarchy), halo_bytes(op, sig, hierarchy), strict=True
+    )
+    for h, (mesh_dim, nbytes) in exchanges:
         link = model.link(mesh_dim, len(hierarchy))
-        total += link.latency + nbytes / link.bandwidth
+        launches = (h.low > 0) + (h.high > 0)
+        total += launches * link.overhead + link.latency + nbytes / link.bandwidth
     return total
 
 
@@ -115,7 +120,7 @@ def compute_costs(
     # saves).  The cache holds the candidates, so their id is not reused.
     # A list may change after the call: it is keyed by its contents.
     ident = id(candidates) if isinstance(candidates, tuple) else tuple(candidates)
-    key = (op_key(op), ident, tuple(hierarchy), model.device)
+    key = (op_key(op), ident, tuple(hierarchy), model.device, model.links)
     hit = _CACHE.get(key)
     fresh = hit is not None and (hit[0] is candidates or not isinstance(ident, int))
     cached = hit[1] if fresh and hit is not None else None

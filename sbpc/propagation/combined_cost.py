@@ -10,13 +10,12 @@ the search replicate work to avoid collectives that would have been merged.
 Here a plan's boxing steps are laid out as a dataflow program (ops, and the
 steps on each operand's way in), grouped by the emitter's own schedule, and
 priced: a group costs its members' bandwidth time plus the largest of their
-latencies.  Steps that cannot be combined, and uses inside loops (weighted
+fixed costs (launch overhead and rounds' latency).  Steps that cannot be combined, and uses inside loops (weighted
 edges), keep their own price.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -25,7 +24,7 @@ from sbpc.algebra.sbp import Partial
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.combine_schedule import Combined, combine_schedule
-from sbpc.boxing.cost_model import CostModel, local_bytes, rounds
+from sbpc.boxing.cost_model import CostModel, local_bytes
 from sbpc.ops.spec import is_bool
 from sbpc.propagation.graph import EdgeTensor, OpNode, SourceNode
 from sbpc.propagation.plan import LayoutChange, Plan
@@ -124,10 +123,10 @@ def _steps(
         dst = out if i == len(steps) - 1 else ("e", change.edge, i + 1)
         key = combine_key(step, plain.element)
         latency = 0.0
-        if key is not None:
-            n = math.prod(step.hierarchy[d] for d in step.dims)
-            link = cost_model.group_link(step.dims, len(step.hierarchy))
-            latency = rounds(step.kind, n) * link.latency
+        if key is not None:  # a combined group pays one launch and its rounds
+            latency = float(
+                cost_model.step_latency(step.kind, step.dims, step.hierarchy)
+            )
         nbytes = max(local_bytes(nd, plain, hierarchy) for nd in (step.src, step.dst))
         chain.append(
             Collective((src,), (dst,), key, nbytes, latency, step.time - latency)

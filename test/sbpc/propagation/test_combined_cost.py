@@ -43,8 +43,10 @@ def edge_prices(model: CostModel):
     return time, nbytes
 
 
-def plan_of(graph: SbpGraph, strategy: str = "greedy", scale: float = 1.0) -> Plan:
-    time, nbytes = edge_prices(MODEL.with_latency_scale(scale))
+def plan_of(
+    graph: SbpGraph, strategy: str = "greedy", scale: float = 1.0, model=MODEL
+) -> Plan:
+    time, nbytes = edge_prices(model.with_latency_scale(scale))
     return propagate(graph, time, strategy, edge_bytes=nbytes)
 
 
@@ -85,6 +87,31 @@ def test_dependent_collectives_pay_every_latency() -> None:
     assert (cost.collectives, cost.groups) == (5, 5)
     assert cost.combined_latency == pytest.approx(5 * ROUND)
     assert cost.comm_time == pytest.approx(plan.comm_time)
+
+
+OVERHEAD = 3e-4  # seconds per collective launch
+WITH_OVERHEAD = CostModel(
+    links=(Link(bandwidth=1e9, latency=LATENCY, overhead=OVERHEAD),),
+    device=Device(1e9, 1e9),
+)
+
+
+def test_a_combined_group_pays_one_overhead() -> None:
+    plan = plan_of(independent_reductions(5), model=WITH_OVERHEAD)
+    cost = combined_cost(plan, PLACEMENT, WITH_OVERHEAD)
+    assert (cost.collectives, cost.groups) == (5, 1)
+    assert cost.summed_latency == pytest.approx(5 * (ROUND + OVERHEAD))
+    assert cost.combined_latency == pytest.approx(ROUND + OVERHEAD)
+    assert plan.comm_time - cost.comm_time == pytest.approx(4 * (ROUND + OVERHEAD))
+
+
+def test_dependent_collectives_pay_one_overhead_each() -> None:
+    plan = plan_of(dependent_reductions(5), model=WITH_OVERHEAD)
+    bare = plan_of(dependent_reductions(5))
+    cost = combined_cost(plan, PLACEMENT, WITH_OVERHEAD)
+    assert cost.groups == 5
+    assert cost.comm_time == pytest.approx(plan.comm_time)
+    assert plan.comm_time - bare.comm_time == pytest.approx(5 * OVERHEAD)
 
 
 def test_different_kinds_do_not_combine() -> None:
@@ -154,3 +181,19 @@ def test_no_trade_line_when_bytes_are_the_fewest() -> None:
     assert "trade" not in plan.stats
     assert "trade:" not in format_report(plan)
     assert plan.comm_time < plan.stats["uncombined_comm_time"]
+
+
+def test_search_starts_from_both_ends_and_the_middle() -> None:
+    """A fixed cost per launch can hide a plan from both ends' fixed points:
+    the search also starts halfway."""
+    graph = independent_reductions(2)
+    scales: list[float] = []
+
+    def solve(scale: float) -> Plan:
+        scales.append(scale)
+        return plan_of(graph, "optimal", scale)
+
+    search_with_combining(solve, lambda p: combined_cost(p, PLACEMENT, MODEL))
+    assert scales[0] == 1.0
+    assert {0.0, 0.5} <= set(scales)
+    assert len(scales) == len({round(s, 2) for s in scales})  # none planned twice

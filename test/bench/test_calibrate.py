@@ -1,0 +1,51 @@
+"""``bench/calibrate.py``'s fit of the per-launch overhead (no timing asserts:
+the fit is checked on made-up times)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from sbpc.boxing.cost_model import CostModel
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "calibrate.py"
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("calibrate", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["calibrate"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+calibrate = _load()
+
+
+def test_intercept_is_the_overhead_and_slope_the_round() -> None:
+    rings = (2, 4, 8)
+    seconds = [3e-4 + (n - 1) * 2e-5 for n in rings]
+    overhead, latency = calibrate.fit_overhead(rings, seconds)
+    assert overhead == pytest.approx(3e-4)
+    assert latency == pytest.approx(2e-5)
+
+
+def test_fit_is_never_negative() -> None:
+    # Longer rings measured faster (noise): no negative latency, all overhead.
+    overhead, latency = calibrate.fit_overhead((2, 4, 8), [7e-4, 6e-4, 5e-4])
+    assert latency == 0.0
+    assert overhead == pytest.approx(6e-4)
+    # Every collective free but the rounds: no overhead.
+    overhead, latency = calibrate.fit_overhead((2, 8), [1e-5, 7e-5])
+    assert overhead == pytest.approx(0.0, abs=1e-12)
+    assert latency == pytest.approx(1e-5)
+
+
+def test_cost_model_text_parses() -> None:
+    values = {"bw": 3e8, "lat": 2e-5, "overhead": 3e-4, "flops": 5e9, "hbm": 5e8}
+    model = CostModel.parse(calibrate.cost_model_text(values))
+    assert model.links[0].overhead == pytest.approx(3e-4)
+    assert model.links[0].latency == pytest.approx(2e-5)
