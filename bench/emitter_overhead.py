@@ -6,6 +6,9 @@ the emitted program itself costs (an op written less well than JAX writes
 it, a precision or type the input did not ask for).  Both run side by side
 in one process, their calls interleaved so they share the machine's noise;
 the ratio is sbpc's median step time over ``jax.jit``'s.  Target: <= 1.02x.
+The ``compiled HLO`` column compares what the two calls compile to
+(``bench/hlo_ops.py``: instructions by opcode and shape): ``same`` means
+any difference in step time is the call's dispatch or the machine's noise.
 
     python bench/emitter_overhead.py                 # every example, small sizes
     python bench/emitter_overhead.py --size gpt125m  # GPT at 125M-class sizes
@@ -37,6 +40,9 @@ sys.path.insert(0, str(ROOT / "examples"))
 from models import EXAMPLES, gpt, mixer, mlp  # noqa: E402
 
 import sbpc.jax  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from hlo_ops import OpKey, describe, difference  # noqa: E402
 
 # Named sizes: module constants of the example models, set for one run.
 SIZES: dict[str, dict[Any, dict[str, Any]]] = {
@@ -95,6 +101,16 @@ def _error(got, want) -> float:
     return max(errs, default=0.0)
 
 
+def compiled_difference(
+    dist: sbpc.jax.Distributed, jit_fn: Any, args: tuple
+) -> dict[OpKey, int]:
+    """Instructions sbpc's compiled call has more (+) or fewer (-) of than
+    ``jax.jit``'s, by opcode and shape (empty: the same program)."""
+    ours = dist.lower(*args).compile().as_text()
+    theirs = jit_fn.lower(*args).compile().as_text()
+    return difference(ours, theirs)
+
+
 def bench_one(name: str, repeats: int, steps: int, donate: bool) -> dict[str, Any]:
     example = EXAMPLES[name]()
     train = _is_train(name)
@@ -117,6 +133,7 @@ def bench_one(name: str, repeats: int, steps: int, donate: bool) -> dict[str, An
     def fresh() -> tuple:
         return tuple(jax.tree.map(jax.numpy.asarray, example.args))
 
+    hlo = describe(compiled_difference(dist, jit_fn, fresh()))
     want, _ = _loop(jit_fn, fresh(), train, 1)
     got, _ = _loop(sbpc_fn, fresh(), train, 1)
     error = _error(got, want)
@@ -139,6 +156,7 @@ def bench_one(name: str, repeats: int, steps: int, donate: bool) -> dict[str, An
         "ratio": sbpc_s / jit_s,
         "plan_s": plan_s,
         "error": error,
+        "hlo": hlo,
     }
 
 
@@ -148,13 +166,14 @@ def table(rows: list[dict[str, Any]], size: str, donate: bool) -> str:
         f"emitter overhead on {device.platform} ({device.device_kind}), "
         f"1-device mesh, size {size}, donate {'on' if donate else 'off'}",
         "",
-        "| example | sbpc step (ms) | jax.jit step (ms) | ratio | rel. error |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| example | sbpc step (ms) | jax.jit step (ms) | ratio | rel. error "
+        "| compiled HLO |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
     ]
     for r in rows:
         lines.append(
             f"| {r['name']} | {r['sbpc_ms']:.3f} | {r['jit_ms']:.3f} | "
-            f"{r['ratio']:.3f}x | {r['error']:.1e} |"
+            f"{r['ratio']:.3f}x | {r['error']:.1e} | {r['hlo']} |"
         )
     worst = max((r["ratio"] for r in rows), default=float("nan"))
     lines += ["", f"worst ratio {worst:.3f}x (target <= 1.02x)"]
