@@ -13,6 +13,7 @@ in two).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 from collections.abc import Mapping
@@ -57,3 +58,16 @@ def describe(diff: Mapping[OpKey, int]) -> str:
     if not per:
         return "same ops, other shapes"
     return " ".join(f"{n:+d} {op}" for op, n in per.items())
+
+
+_ALIAS = re.compile(r"\{([\d,\s]*)\}:\s*\((\d+),\s*\{[\d,\s]*\},\s*(may|must)-alias\)")
+
+
+def aliases(hlo_text: str) -> list[tuple[str, int]]:
+    """The module's ``input_output_alias`` pairs (output index, parameter):
+    the donated arguments whose buffers hold results."""
+    header = hlo_text.split("\n", 1)[0]
+    return [
+        (re.sub(r"\s", "", m.group(1)), int(m.group(2)))
+        for m in _ALIAS.finditer(header)
+    ]

@@ -18,7 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "examples"))
 
-from hlo_ops import describe, difference, op_counts, opcode_difference  # noqa: E402
+from hlo_ops import (  # noqa: E402
+    aliases,
+    describe,
+    difference,
+    op_counts,
+    opcode_difference,
+)
 
 MODULE = """HloModule m, entry_computation_layout={(f32[4,8]{1,0})->f32[8,4]{1,0}}
 
@@ -55,6 +61,15 @@ def test_names_and_metadata_do_not_count_but_an_extra_op_does() -> None:
     assert opcode_difference(diff) == {"copy": 1}
     assert describe(diff) == "+1 copy"
     assert describe(difference(MODULE, extra)) == "-1 copy"
+
+
+def test_aliases_are_read_from_the_module_header() -> None:
+    header = (
+        "HloModule m, input_output_alias={ {0}: (1, {}, may-alias), "
+        "{2, 1}: (0, {}, must-alias) }, entry_computation_layout={()->()}\n"
+    )
+    assert aliases(header) == [("0", 1), ("2,1", 0)]
+    assert aliases(MODULE) == []
 
 
 def _parity(dist, fn, args, in_shardings=None, out_shardings=None) -> dict:
@@ -109,3 +124,27 @@ def test_data_parallel_programs_compile_to_what_xla_partitions(name: str) -> Non
         ],
     )[0]
     assert _parity(dist, example.fn, placed, ins, outs) == {}
+
+
+def test_a_donated_training_step_aliases_what_jax_jit_aliases() -> None:
+    """Donated parameters and optimizer state hold the new ones in place."""
+    from models import EXAMPLES
+
+    import sbpc.jax
+
+    example = EXAMPLES["mlp_train"]()
+    dist = sbpc.jax.distribute(
+        example.fn,
+        *example.args,
+        mesh=1,
+        in_layouts=jax.tree.map(lambda _: "[B]", example.args),
+        strategy="greedy",
+        donate_argnums=(0, 1),
+        quiet=True,
+    )
+    args = jax.tree.map(jax.numpy.asarray, example.args)
+    ours = aliases(dist.lower(*args).compile().as_text())
+    theirs = jax.jit(example.fn, donate_argnums=(0, 1)).lower(*args).compile()
+    assert ours == aliases(theirs.as_text())
+    donated = len(jax.tree.leaves(example.args[:2]))
+    assert len(ours) == donated
