@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import jax
 import pytest
@@ -72,6 +73,25 @@ def test_aliases_are_read_from_the_module_header() -> None:
     assert aliases(MODULE) == []
 
 
+def _one_device(name: str, **options: Any) -> tuple[Any, Any]:
+    """An example and its program on a 1-device mesh (emitter_overhead's)."""
+    from models import EXAMPLES
+
+    import sbpc.jax
+
+    example = EXAMPLES[name]()
+    dist = sbpc.jax.distribute(
+        example.fn,
+        *example.args,
+        mesh=1,
+        in_layouts=jax.tree.map(lambda _: "[B]", example.args),
+        strategy="greedy",
+        quiet=True,
+        **options,
+    )
+    return example, dist
+
+
 def _parity(dist, fn, args, in_shardings=None, out_shardings=None) -> dict:
     flat = dist.flatten(*args)
     ours = dist.lower(*args).compile().as_text()
@@ -90,19 +110,7 @@ def _parity(dist, fn, args, in_shardings=None, out_shardings=None) -> dict:
 
 @pytest.mark.parametrize("name", ["mlp", "gpt_train", "mixer"])
 def test_one_device_programs_compile_to_what_jax_jit_compiles(name: str) -> None:
-    from models import EXAMPLES
-
-    import sbpc.jax
-
-    example = EXAMPLES[name]()
-    dist = sbpc.jax.distribute(
-        example.fn,
-        *example.args,
-        mesh=1,
-        in_layouts=jax.tree.map(lambda _: "[B]", example.args),
-        strategy="greedy",
-        quiet=True,
-    )
+    example, dist = _one_device(name)
     args = jax.tree.map(jax.numpy.asarray, example.args)
     assert _parity(dist, example.fn, args) == {}
 
@@ -128,20 +136,7 @@ def test_data_parallel_programs_compile_to_what_xla_partitions(name: str) -> Non
 
 def test_a_donated_training_step_aliases_what_jax_jit_aliases() -> None:
     """Donated parameters and optimizer state hold the new ones in place."""
-    from models import EXAMPLES
-
-    import sbpc.jax
-
-    example = EXAMPLES["mlp_train"]()
-    dist = sbpc.jax.distribute(
-        example.fn,
-        *example.args,
-        mesh=1,
-        in_layouts=jax.tree.map(lambda _: "[B]", example.args),
-        strategy="greedy",
-        donate_argnums=(0, 1),
-        quiet=True,
-    )
+    example, dist = _one_device("mlp_train", donate_argnums=(0, 1))
     args = jax.tree.map(jax.numpy.asarray, example.args)
     ours = aliases(dist.lower(*args).compile().as_text())
     theirs = jax.jit(example.fn, donate_argnums=(0, 1)).lower(*args).compile()
