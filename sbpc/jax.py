@@ -61,6 +61,13 @@ from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
+from sbpc.jax_dispatch import (
+    CHECKED_PATH,
+    Dispatch,
+    direct_call,
+    raw_keys,
+    whole_call,
+)
 from sbpc.jax_sharding import (
     ShardingError,
     find_mesh,
@@ -376,17 +383,6 @@ def _key_impl(dtype: Any) -> Any:
     return None
 
 
-def _raw_keys(leaves: list[Any]) -> list[Any]:
-    """Typed PRNG keys as the raw uint32 data the program takes."""
-    return [
-        jax.random.key_data(x)
-        if isinstance(x, jax.Array)
-        and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)
-        else x
-        for x in leaves
-    ]
-
-
 def _agree(have: NdSbp | None, want: NdSbp, name: str, what: str, i: int) -> None:
     """A layout given twice (the jitted function's sharding and a layout) must agree."""
     if have is not None and have != want:
@@ -442,7 +438,7 @@ class Distributed:
     timing: Timer | None = None  # distribute's phases
     _step: Callable[..., Any] | None = field(default=None, repr=False)
     _mesh_cache: tuple[Any, ...] | None = field(default=None, repr=False)
-    _fast: Callable[..., Any] | None = field(default=None, repr=False)
+    _direct: Dispatch | None = field(default=None, repr=False)
     _in_sharding_cache: list[NamedSharding] | None = field(default=None, repr=False)
     _mlir: str | None = field(default=None, repr=False)
 
@@ -507,7 +503,7 @@ class Distributed:
                 f"{self.name} was distributed for arguments of structure "
                 f"{self.in_tree}, got {tree}"
             )
-        return _raw_keys(leaves)
+        return raw_keys(leaves)
 
     def _unflatten(self, outs: Any) -> Any:
         """The step's flat results as the function's pytree, keys typed again."""
@@ -549,31 +545,49 @@ class Distributed:
             return tuple(leaves)  # already placed: jax.jit's fast path
         return tuple(self.program.put_args(*leaves, mesh=self._meshes()))
 
-    def _fast_call(self) -> Callable[..., Any] | None:
-        """``fn``'s signature as one ``jax.jit`` (its C++ dispatch path: a
-        small step costs no Python per call), for arguments that are already
-        ``jax.Array``\\ s of the compiled shapes and dtypes; ``None`` for a
-        pipeline over several placements.  Anything else raises at trace time
-        and ``__call__`` takes the checked path."""
-        if self._fast is None:
+    def _direct_call(self) -> Dispatch:
+        """Where a call goes (``sbpc.jax_dispatch``): one ``jax.jit`` of
+        ``fn``'s signature around the step, made on first use; the checked
+        path for a pipeline over several placements."""
+        if self._direct is None:
             step = self.step
             if not hasattr(step, "lower") or isinstance(step, self.program.Pipeline):
-                return None
-            in_tree = self.in_tree
-            types = [(tuple(s), np.dtype(d)) for s, d in self.program.ARG_TYPES]
+                self._direct = CHECKED_PATH
+            else:
+                jitted = whole_call(
+                    step,
+                    self._unflatten,
+                    self.in_tree,
+                    self.program.ARG_TYPES,
+                    self.donate_argnums,
+                )
+                self._direct = direct_call(
+                    jitted,
+                    getattr(self.program, "_X64", False),
+                    self.program.x64_mode,
+                    jax.process_count(),
+                )
+        return self._direct
 
-            def call(*args: Any, **kwargs: Any) -> Any:
-                leaves, tree = jax.tree_util.tree_flatten((args, kwargs))
-                leaves = _raw_keys(leaves)
-                if (
-                    tree != in_tree
-                    or [(tuple(x.shape), np.dtype(x.dtype)) for x in leaves] != types
-                ):
-                    raise TypeError("not the compiled arguments")
-                return self._unflatten(step(*leaves))
+    @property
+    def call_path(self) -> str:
+        """How a call reaches the program: ``"jit"`` (the call is one
+        ``jax.jit``, dispatched in C++), ``"x64 jit"`` (that jit in JAX's x64
+        mode), ``"arrays jit"`` (that jit for ``jax.Array`` leaves, on several
+        processes) or ``"checked"`` (Python places the arguments)."""
+        return self._direct_call().path
 
-            self._fast = jax.jit(call, donate_argnums=self.donate_argnums)
-        return self._fast
+    def lower(self, *args: Any, **kwargs: Any) -> Any:
+        """The whole call lowered, as ``jax.jit(fn).lower(*args)`` is:
+        ``.compile().as_text()`` is the optimized HLO a call runs."""
+        jitted = self._direct_call().jitted
+        if jitted is None:
+            raise SbpcError(
+                f"{self.name} runs on several placements: lower its stages "
+                "(step.lower(*place(...)))"
+            )
+        with self.program.x64_mode():
+            return jitted.lower(*args, **kwargs)
 
     def _meshes(self) -> tuple[jax.sharding.Mesh, ...]:
         """The program's meshes, made once (making them per call costs more
@@ -596,23 +610,18 @@ class Distributed:
         return self._in_sharding_cache
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        direct = (self._direct or self._direct_call()).call
+        if direct is not None:
+            try:
+                return direct(*args, **kwargs)
+            except (TypeError, ValueError):
+                # Refused while tracing (other structure, shapes, dtypes or
+                # devices): the checked path places them or says what is wrong.
+                pass
         # A program with 64-bit types (threefry's counters) runs in JAX's x64
         # mode for the call only: the caller's mode is left as it was.
         with self.program.x64_mode():
-            return self._call(*args, **kwargs)
-
-    def _call(self, *args: Any, **kwargs: Any) -> Any:
-        leaves = jax.tree_util.tree_leaves((args, kwargs))
-        if all(isinstance(x, jax.Array) for x in leaves):
-            fast = self._fast_call()
-            if fast is not None:
-                try:
-                    return fast(*args, **kwargs)
-                except (TypeError, ValueError):
-                    # Refused while tracing (other shapes, dtypes or devices):
-                    # the checked path below places them or says what is wrong.
-                    pass
-        return self._unflatten(self.step(*self.place(*args, **kwargs)))
+            return self._unflatten(self.step(*self.place(*args, **kwargs)))
 
     def shardings(self) -> tuple[list[NamedSharding], list[NamedSharding]]:
         """The ``NamedSharding`` of every flat argument and result: what to give

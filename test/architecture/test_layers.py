@@ -37,7 +37,7 @@ CORE_ORDER = (
     "sbpc.jax_backend",
     "sbpc.testing",
 )
-DRIVERS = ("sbpc.tools", "sbpc.jax", "sbpc.jax_sharding")
+DRIVERS = ("sbpc.tools", "sbpc.jax", "sbpc.jax_sharding", "sbpc.jax_dispatch")
 IR = ("sbpc.dialects", "sbpc.passes")
 
 

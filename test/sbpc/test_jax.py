@@ -308,7 +308,7 @@ def test_calls_with_placed_arrays_take_one_jit_and_keep_every_check():
         _sgd, params, x, mesh=4, in_layouts=("B", "S(0)"), out_layouts=("B", "B"),
         donate_argnums=0, strategy="greedy",
     )  # fmt: skip
-    assert dist._fast_call() is not None
+    assert dist.call_path == "jit"
     p, xs = jax.tree.map(jnp.asarray, params), jnp.asarray(x)
     _close(dist(p, xs), want)
     assert jax.tree.leaves(p)[0].is_deleted() and not xs.is_deleted()

@@ -1,0 +1,145 @@
+"""``bench/hlo_ops.py``, and sbpc's compiled programs against ``jax.jit``'s.
+
+The examples' programs on one device, and their data-parallel programs on 8
+(no collectives on either side), compile to the instructions ``jax.jit``
+compiles the same function to: no extra copy, convert, transpose, reshape,
+no fusion split by a ``shard_map`` boundary.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import jax
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "examples"))
+
+from hlo_ops import (  # noqa: E402
+    aliases,
+    describe,
+    difference,
+    op_counts,
+    opcode_difference,
+)
+
+MODULE = """HloModule m, entry_computation_layout={(f32[4,8]{1,0})->f32[8,4]{1,0}}
+
+%fused (p: f32[4,8]) -> f32[4,8] {
+  %p = f32[4,8]{1,0} parameter(0)
+  ROOT %n = f32[4,8]{1,0} negate(%p), metadata={op_name="jit(f)/neg"}
+}
+
+ENTRY %main (x.1: f32[4,8]) -> f32[8,4] {
+  %x.1 = f32[4,8]{1,0} parameter(0), metadata={op_name="x"}
+  %f = f32[4,8]{1,0} fusion(%x.1), kind=kLoop, calls=%fused
+  ROOT %t = f32[8,4]{1,0} transpose(%f), dimensions={1,0}
+}
+"""
+
+
+def test_counts_every_computation_by_opcode_and_shape() -> None:
+    counts = op_counts(MODULE)
+    assert counts[("parameter", "f32[4,8]{1,0}")] == 2  # entry and fusion body
+    assert counts[("negate", "f32[4,8]{1,0}")] == 1
+    assert counts[("transpose", "f32[8,4]{1,0}")] == 1
+    assert sum(counts.values()) == 5
+
+
+def test_names_and_metadata_do_not_count_but_an_extra_op_does() -> None:
+    renamed = MODULE.replace("%x.1", "%args_0").replace('op_name="x"', 'op_name="a"')
+    assert difference(renamed, MODULE) == {} and describe({}) == "same"
+    extra = MODULE.replace(
+        "  ROOT %t = f32[8,4]{1,0} transpose(%f)",
+        "  %c = f32[4,8]{0,1} copy(%f)\n  ROOT %t = f32[8,4]{1,0} transpose(%c)",
+    )
+    diff = difference(extra, MODULE)
+    assert diff == {("copy", "f32[4,8]{0,1}"): 1}
+    assert opcode_difference(diff) == {"copy": 1}
+    assert describe(diff) == "+1 copy"
+    assert describe(difference(MODULE, extra)) == "-1 copy"
+
+
+def test_aliases_are_read_from_the_module_header() -> None:
+    header = (
+        "HloModule m, input_output_alias={ {0}: (1, {}, may-alias), "
+        "{2, 1}: (0, {}, must-alias) }, entry_computation_layout={()->()}\n"
+    )
+    assert aliases(header) == [("0", 1), ("2,1", 0)]
+    assert aliases(MODULE) == []
+
+
+def _one_device(name: str, **options: Any) -> tuple[Any, Any]:
+    """An example and its program on a 1-device mesh (emitter_overhead's)."""
+    from models import EXAMPLES
+
+    import sbpc.jax
+
+    example = EXAMPLES[name]()
+    dist = sbpc.jax.distribute(
+        example.fn,
+        *example.args,
+        mesh=1,
+        in_layouts=jax.tree.map(lambda _: "[B]", example.args),
+        strategy="greedy",
+        quiet=True,
+        **options,
+    )
+    return example, dist
+
+
+def _parity(dist, fn, args, in_shardings=None, out_shardings=None) -> dict:
+    flat = dist.flatten(*args)
+    ours = dist.lower(*args).compile().as_text()
+    if in_shardings is None:
+        theirs = jax.jit(fn).lower(*args)
+    else:  # the same layouts, partitioned by XLA (bench/vs_xla.py's XLA side)
+        theirs = jax.jit(
+            lambda *leaves: jax.tree.leaves(
+                fn(*jax.tree_util.tree_unflatten(dist.in_tree, leaves)[0])
+            ),
+            in_shardings=tuple(in_shardings),
+            out_shardings=list(out_shardings),
+        ).lower(*flat)
+    return difference(ours, theirs.compile().as_text())
+
+
+@pytest.mark.parametrize("name", ["mlp", "gpt_train", "mixer"])
+def test_one_device_programs_compile_to_what_jax_jit_compiles(name: str) -> None:
+    example, dist = _one_device(name)
+    args = jax.tree.map(jax.numpy.asarray, example.args)
+    assert _parity(dist, example.fn, args) == {}
+
+
+@pytest.mark.parametrize("name", ["gpt", "mixer"])
+def test_data_parallel_programs_compile_to_what_xla_partitions(name: str) -> None:
+    """vs_xla.py's dp rows (strategy optimal): no collectives on either side,
+    the same program."""
+    from models import EXAMPLES
+
+    example = EXAMPLES[name]()
+    dist = example.distribute("dp", strategy="optimal", quiet=True)
+    ins, outs = dist.shardings()
+    placed = jax.tree_util.tree_unflatten(
+        dist.in_tree,
+        [
+            jax.device_put(x, s)
+            for x, s in zip(dist.flatten(*example.args), ins, strict=True)
+        ],
+    )[0]
+    assert _parity(dist, example.fn, placed, ins, outs) == {}
+
+
+def test_a_donated_training_step_aliases_what_jax_jit_aliases() -> None:
+    """Donated parameters and optimizer state hold the new ones in place."""
+    example, dist = _one_device("mlp_train", donate_argnums=(0, 1))
+    args = jax.tree.map(jax.numpy.asarray, example.args)
+    ours = aliases(dist.lower(*args).compile().as_text())
+    theirs = jax.jit(example.fn, donate_argnums=(0, 1)).lower(*args).compile()
+    assert ours == aliases(theirs.as_text())
+    donated = len(jax.tree.leaves(example.args[:2]))
+    assert len(ours) == donated
