@@ -33,7 +33,6 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import (
@@ -51,6 +50,7 @@ from sbpc.dialects.diagnostics import (
     make_diagnostic,
     set_sink,
 )
+from sbpc.dialects.fast_parser import FastParser
 from sbpc.dialects.ssa_order import verify_ssa_order
 from sbpc.propagation import progress
 from sbpc.propagation.progress import Progress, reporting
@@ -61,8 +61,12 @@ from .output import PendingOutput
 from .pipeline_text import quote_paths
 
 
-class LocatingParser(Parser):
-    """A parser that records where each operation and SSA use appears."""
+class LocatingParser(FastParser):
+    """A parser that records where each operation and SSA use appears.
+
+    It lexes and parses types through ``FastParser`` (same IR, same
+    diagnostics, a few times faster on big modules).
+    """
 
     def __init__(self, ctx, text: str | bytes, name: str, line_offset: int = 0) -> None:
         super().__init__(ctx, text, name)

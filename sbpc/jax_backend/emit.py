@@ -62,6 +62,7 @@ from sbpc.jax_backend.collectives import (
 )
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES, Combined, combine_schedule
 from sbpc.jax_backend.halo import halo_lines
+from sbpc.jax_backend.local_ops import device_local_ops
 from sbpc.jax_backend.ops import (
     UnsupportedOpError,
     assignments,
@@ -83,7 +84,7 @@ from sbpc.jax_backend.uneven import (
     result_unpads,
     uneven_step_expr,
 )
-from sbpc.ops.registry import local_op, local_op_varies
+from sbpc.ops.registry import local_op_varies
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype
 from sbpc.program import (
     Arg,
@@ -750,7 +751,7 @@ class _Emitter:
         if not local_op_varies(op.name):
             coords = coords[:1]  # the same local op on every device: build it once
         try:
-            locals_ = [local_op(op, sig, hierarchy, c, padded=True) for c in coords]
+            locals_ = device_local_ops(op, sig, hierarchy, coords, padded=True)
         except (UnevenSplitError, ValueError) as err:
             raise JaxEmitError(f"no local op for {sig}: {err}", label) from err
         local = locals_[0]
