@@ -36,9 +36,9 @@ def default_context() -> Context:
 def parse_module(
     text: str, ctx: Context | None = None, name: str = "<input>"
 ) -> ModuleOp:
-    from xdsl.parser import Parser
+    from sbpc.dialects.fast_parser import FastParser
 
-    return Parser(ctx or default_context(), text, name).parse_module()
+    return FastParser(ctx or default_context(), text, name).parse_module()
 
 
 def run_passes(module: ModuleOp, spec: str, ctx: Context | None = None) -> ModuleOp:
