@@ -58,6 +58,7 @@ from sbpc.algebra.sbp import (
     parse_nd_sbp,
 )
 from sbpc.boxing.cost_model import CostModel, CostModelError
+from sbpc.collector import collector_paused
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
@@ -707,7 +708,7 @@ def distribute(
     donated = _donated_leaves(donate_argnums, args)
     shown = Progress.for_terminal(quiet)
     timer = Timer()
-    with timer.activate():
+    with timer.activate(), collector_paused():
         with shown.phase("jax lowering and layouts"):
             annotated = annotate(
                 fn,

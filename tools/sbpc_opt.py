@@ -44,6 +44,7 @@ from xdsl.utils.exceptions import (
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from sbpc.collector import collector_paused
 from sbpc.dialects.diagnostics import (
     Diagnostic,
     LocatedError,
@@ -355,7 +356,7 @@ class SbpcOptMain(xDSLOptMain):
         status = 1
         timer = Timer() if self.args.timing else None
         try:
-            with timer.activate() if timer else nullcontext():
+            with timer.activate() if timer else nullcontext(), collector_paused():
                 status = self._run_all(chunks, file_extension, output)
         finally:
             if isinstance(output, PendingOutput):

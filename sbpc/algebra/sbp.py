@@ -8,6 +8,7 @@ form (``S(0)``, ``B``, ``P(sum)``) is the one the sbp dialect prints.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
@@ -70,8 +71,13 @@ class SbpSyntaxError(ValueError):
 _SBP_RE = re.compile(r"\s*(?:S\(\s*(-?\d+)\s*\)|B|P(?:\(\s*(\w+)\s*\))?)\s*$")
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_sbp(text: str) -> Sbp:
-    """Parse ``S(k)``, ``B``, ``P``, ``P(sum)``, ``P(max)`` or ``P(min)``."""
+    """Parse ``S(k)``, ``B``, ``P``, ``P(sum)``, ``P(max)`` or ``P(min)``.
+
+    Memoised: every ``sbp.nd`` attribute is read through this, often the same
+    few spellings (``B``, ``S(0)``) hundreds of thousands of times, and the
+    values are immutable."""
     match = _SBP_RE.match(text)
     if match is None:
         raise SbpSyntaxError(
