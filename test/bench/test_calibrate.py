@@ -3,26 +3,10 @@ the fit is checked on made-up times)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
+import calibrate  # bench/calibrate.py (test/bench/conftest.py)
 import pytest
 
 from sbpc.boxing.cost_model import CostModel
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "calibrate.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("calibrate", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["calibrate"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-calibrate = _load()
 
 
 def test_intercept_is_the_overhead_and_slope_the_round() -> None:

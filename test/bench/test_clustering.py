@@ -3,27 +3,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _load():
-    sys.path.insert(0, str(BENCH))  # the script imports planning_time
-    spec = importlib.util.spec_from_file_location("clustering", BENCH / "clustering.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+import clustering  # bench/clustering.py (test/bench/conftest.py)
 
 
 def test_both_sides_run_and_agree(capsys) -> None:
     from sbpc.propagation.driver import STRATEGIES
 
     before = STRATEGIES["optimal"]
-    assert _load().main(["--layers", "1"]) == 0
+    assert clustering.main(["--layers", "1"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["cluster"] for r in rows] == [False, True]
     assert all(r["proven"] and r["strategy_s"] > 0 for r in rows)
