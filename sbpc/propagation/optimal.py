@@ -49,6 +49,7 @@ from sbpc.propagation.bound import (
     restrict,
     window,
 )
+from sbpc.propagation.content_memo import ContentMemo
 from sbpc.propagation.graph import OpNode, PropagationError, SbpGraph, SourceNode
 from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.layers import find_copies
@@ -229,14 +230,21 @@ class Optimal(Strategy):
 
 
 def _shrink_all(
-    pairwise: PairwiseProblem, frozen: set[int], prune: bool = True
+    pairwise: PairwiseProblem,
+    frozen: set[int],
+    prune: bool = True,
+    memo: ContentMemo | None = None,
 ) -> list[Record]:
-    """The exact reductions to their fixed point; the records to expand."""
-    records = shrink(pairwise, frozen)
-    while prune and (pruned := prune_dominated(pairwise, frozen)):
+    """The exact reductions to their fixed point; the records to expand.
+
+    ``memo``: steps met before are reused (``content_memo``; one is made
+    when none is given; pass one to share it between problems)."""
+    memo = ContentMemo() if memo is None else memo
+    records = shrink(pairwise, frozen, memo=memo)
+    while prune and (pruned := prune_dominated(pairwise, frozen, memo)):
         records += pruned
         # only relabelled nodes and their neighbours can shrink further
-        records += shrink(pairwise, frozen, start=pairwise.touched)
+        records += shrink(pairwise, frozen, start=pairwise.touched, memo=memo)
     return records
 
 

@@ -30,12 +30,16 @@ nodes with one label, for ``shrink`` to fix.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
+from sbpc.propagation.content_memo import ContentMemo, content
 from sbpc.propagation.pairwise import Factor, PairwiseProblem
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -76,11 +80,13 @@ def shrink(
     problem: PairwiseProblem,
     frozen: Collection[int] = (),
     start: Iterable[int] | None = None,
+    memo: ContentMemo | None = None,
 ) -> list[Record]:
     """Eliminate nodes of ``problem`` in place; returns the records for ``expand``.
 
     ``start``: the nodes to look at first (default all); a node is looked at
-    again whenever a neighbour is eliminated.
+    again whenever a neighbour is eliminated.  ``memo``: leaf and series
+    steps met before (repeated layers) are not recomputed; same results.
     """
     records: list[Record] = []
     frozen = set(frozen)
@@ -103,9 +109,9 @@ def shrink(
             problem.constant += float(problem.unary[v][label])
             record = Fixed(v, label)
         elif len(neighbours) == 1:
-            record = _leaf(problem, v, neighbours[0])
+            record = _leaf(problem, v, neighbours[0], memo)
         else:
-            record = _series(problem, v, *neighbours)
+            record = _series(problem, v, *neighbours, memo)
         problem.alive[v] = False
         records.append(record)
         for w in neighbours:
@@ -137,31 +143,68 @@ def _fix(problem: PairwiseProblem, v: int, neighbours: list[int]) -> Fixed:
     return Fixed(v, 0)
 
 
-def _leaf(problem: PairwiseProblem, v: int, a: int) -> Leaf:
+def _memoised(
+    memo: ContentMemo | None, step: Callable[..., T], *arrays: np.ndarray
+) -> T:
+    """``step(*arrays)``, through ``memo`` (keyed by the step and the arrays'
+    contents) when there is one."""
+    if memo is None:
+        return step(*arrays)
+    return memo.get((step, *content(*arrays)), step, *arrays)
+
+
+def _leaf(
+    problem: PairwiseProblem, v: int, a: int, memo: ContentMemo | None = None
+) -> Leaf:
     f = problem.remove_factor(v, a)
     ga, gv, table = f.side(a)
-    cost = table[:, gv] + problem.unary[v][None, :]  # (a groups, v labels)
-    best = np.argmin(cost, axis=1)
-    problem.unary[a] = problem.unary[a] + cost[np.arange(len(best)), best][ga]
+    best, least = _memoised(memo, _leaf_step, table, gv, problem.unary[v])
+    problem.unary[a] = problem.unary[a] + least[ga]
     return Leaf(v, a, ga, best)
 
 
-def _series(problem: PairwiseProblem, v: int, a: int, b: int) -> Series:
+def _leaf_step(
+    table: np.ndarray, gv: np.ndarray, u: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per group of the parent: the leaf's best label, and its cost."""
+    cost = table[:, gv] + u[None, :]  # (a groups, v labels)
+    best = np.argmin(cost, axis=1)
+    return best, cost[np.arange(len(best)), best]
+
+
+def _series(
+    problem: PairwiseProblem,
+    v: int,
+    a: int,
+    b: int,
+    memo: ContentMemo | None = None,
+) -> Series:
     fa = problem.remove_factor(v, a)
     fb = problem.remove_factor(v, b)
     ga, gva, ta = fa.side(a)
     gb, gvb, tb = fb.side(b)
-    left = ta[:, gva] + problem.unary[v][None, :]  # (a groups, v labels)
-    right = tb[:, gvb]  # (b groups, v labels)
-    total = left[:, :, None] + right.T[None, :, :]  # (a groups, v labels, b groups)
-    best = np.argmin(total, axis=1)
-    table = np.take_along_axis(total, best[:, None, :], axis=1)[:, 0, :]
+    table, best = _memoised(memo, _series_step, ta, gva, problem.unary[v], tb, gvb)
     problem.add_factor(Factor(a, b, ga, gb, table))
     return Series(v, a, b, ga, gb, best)
 
 
+def _series_step(
+    ta: np.ndarray, gva: np.ndarray, u: np.ndarray, tb: np.ndarray, gvb: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The factor between the series node's two neighbours, and its best
+    label per (a group, b group)."""
+    left = ta[:, gva] + u[None, :]  # (a groups, v labels)
+    right = tb[:, gvb]  # (b groups, v labels)
+    total = left[:, :, None] + right.T[None, :, :]  # (a groups, v labels, b groups)
+    best = np.argmin(total, axis=1)
+    table = np.take_along_axis(total, best[:, None, :], axis=1)[:, 0, :]
+    return table, best
+
+
 def prune_dominated(
-    problem: PairwiseProblem, frozen: Collection[int] = ()
+    problem: PairwiseProblem,
+    frozen: Collection[int] = (),
+    memo: ContentMemo | None = None,
 ) -> list[Record]:
     """Drop every label ``i`` of an alive node for which some kept label
     ``j`` costs no more under every choice of the neighbours:
@@ -170,7 +213,9 @@ def prune_dominated(
     Labels are dropped one at a time, each against labels still present, so
     an optimum always survives (of two equal labels, one stays).  Only nodes
     whose factors changed since the last call are examined: call again until
-    it returns nothing to reach the fixed point.
+    it returns nothing to reach the fixed point.  ``memo``: a node whose
+    unary and neighbour tables were met before (repeated layers) takes the
+    decision made then, without recomputing it; same result.
     """
     records: list[Record] = []
     frozen = set(frozen)
@@ -180,28 +225,63 @@ def prune_dominated(
     for v in todo:
         if not problem.alive[v] or v in frozen or problem.sizes[v] < 2:
             continue
-        diff = _dominance(problem, v, seen) >= 0
-        np.fill_diagonal(diff, False)
-        if not diff.any():
-            continue
-        alive = np.ones(problem.sizes[v], dtype=bool)
-        dominator = list(range(problem.sizes[v]))
-        for i in np.flatnonzero(diff.any(axis=1)):
-            by = np.flatnonzero(diff[i] & alive)
-            if by.size:
-                alive[i] = False
-                dominator[i] = int(by[0])
-        kept = [int(i) for i in np.flatnonzero(alive)]
-        if len(kept) < problem.sizes[v]:
-            new_index = {old: new for new, old in enumerate(kept)}
-            mapping = []
-            for i in range(problem.sizes[v]):
-                while i not in new_index:
-                    i = dominator[i]
-                mapping.append(new_index[i])
-            _relabel(problem, v, np.array(kept))
-            records.append(Relabel(v, np.array(kept), np.array(mapping)))
+        u, sides = problem.unary[v], _sides(problem, v)
+        if memo is None:
+            pruned = _prune_node(u, sides, seen)
+        else:
+            key = (_prune_node, *content(u), *(side[0] for side in sides))
+            pruned = memo.get(key, _prune_node, u, sides, seen)
+        if pruned is not None:
+            kept, mapping = pruned
+            _relabel(problem, v, kept)
+            records.append(Relabel(v, kept, mapping))
     return records
+
+
+# One neighbour's factor seen from a node: (its contents' key, the node's
+# groups, the table with the node's groups as rows).
+Side = tuple[tuple, np.ndarray, np.ndarray]
+
+
+def _sides(problem: PairwiseProblem, v: int) -> list[Side]:
+    """``v``'s factors seen from ``v``, in the order of their contents: equal
+    nodes (repeated layers) then sum them in the same order, so their
+    pruning is one computation with one floating-point result."""
+    sides = []
+    for w in problem.neighbours[v]:
+        gv, _, rows = problem.factor(v, w).side(v)  # (groups of v, of w)
+        sides.append((content(gv, rows), gv, rows))
+    sides.sort(key=lambda side: side[0])
+    return sides
+
+
+def _prune_node(
+    u: np.ndarray, sides: list[Side], seen: dict[tuple, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(kept labels, label before -> new label) of a node with unary ``u``
+    and factors ``sides``; None when no label drops."""
+    size = len(u)
+    diff = _dominance(u, sides, seen) >= 0
+    np.fill_diagonal(diff, False)
+    if not diff.any():
+        return None
+    alive = np.ones(size, dtype=bool)
+    dominator = list(range(size))
+    for i in np.flatnonzero(diff.any(axis=1)):
+        by = np.flatnonzero(diff[i] & alive)
+        if by.size:
+            alive[i] = False
+            dominator[i] = int(by[0])
+    kept = [int(i) for i in np.flatnonzero(alive)]
+    if len(kept) == size:
+        return None
+    new_index = {old: new for new, old in enumerate(kept)}
+    mapping = []
+    for i in range(size):
+        while i not in new_index:
+            i = dominator[i]
+        mapping.append(new_index[i])
+    return np.array(kept), np.array(mapping)
 
 
 def relabel_forward(records: list[Record], labels: list[int]) -> None:
@@ -213,27 +293,24 @@ def relabel_forward(records: list[Record], labels: list[int]) -> None:
 
 
 def _dominance(
-    problem: PairwiseProblem, v: int, seen: dict[tuple, np.ndarray]
+    u: np.ndarray, sides: list[Side], seen: dict[tuple, np.ndarray]
 ) -> np.ndarray:
     """``d[i, j]``: the least that label ``i`` costs more than label ``j``.
 
     ``seen``: the group-pair minima of tables already met (repeated layers
-    repeat their tables), by value; the sum is taken in the same order.
+    repeat their tables), by value; the sum is taken in the order of ``sides``.
     """
-    u = problem.unary[v]
     with np.errstate(invalid="ignore"):
         d = u[:, None] - u[None, :]
         d[np.isinf(u)[:, None] & np.isinf(u)[None, :]] = 0.0
-        for w in problem.neighbours[v]:
-            gv, _, rows = problem.factor(v, w).side(v)  # (groups of v, of w)
-            key = (rows.shape, rows.tobytes())
-            least = seen.get(key)
+        for key, gv, rows in sides:
+            least = seen.get(key[1])
             if least is None:
                 # per pair of v's *groups* (fewer than its labels), then spread
                 pair = rows[:, None, :] - rows[None, :, :]
                 both = np.isinf(rows)[:, None, :] & np.isinf(rows)[None, :, :]
                 pair[both] = np.inf  # infeasible with either label: no evidence
-                least = seen[key] = pair.min(axis=2)
+                least = seen[key[1]] = pair.min(axis=2)
             d = d + least[np.ix_(gv, gv)]
     return np.nan_to_num(d, nan=-np.inf)
 

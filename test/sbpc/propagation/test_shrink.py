@@ -11,6 +11,7 @@ import pytest
 from sbpc.propagation.pairwise import Factor, PairwiseProblem
 from sbpc.propagation.shrink import (
     _dominance,
+    _sides,
     expand,
     prune_dominated,
     relabel_forward,
@@ -185,8 +186,9 @@ def test_dominance_reuses_the_minima_of_a_repeated_table() -> None:
     seen: dict = {}
     for layer in layers:
         for v in layer:
+            u, sides = problem.unary[v], _sides(problem, v)
             np.testing.assert_array_equal(
-                _dominance(problem, v, seen), _dominance(problem, v, {})
+                _dominance(u, sides, seen), _dominance(u, sides, {})
             )
     tables = {f.table.tobytes() for f in problem.factors.values()}
     assert len(seen) <= 2 * len(tables) < 2 * len(problem.factors)
