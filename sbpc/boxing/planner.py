@@ -60,11 +60,10 @@ from sbpc.boxing.collective_kind import COLLECTIVES, CollectiveKind
 from sbpc.boxing.cost_model import (
     DEFAULT_COST_MODEL,
     CostModel,
-    collective_bytes,
     collective_kind,
-    group_bytes,
     local_bytes,
 )
+from sbpc.boxing.step_prices import StepPrices
 
 Hierarchy = tuple[int, ...]
 
@@ -263,7 +262,10 @@ def _single_step(
     tensor: TensorType,
     hierarchy: Hierarchy,
     cost_model: CostModel,
+    prices: StepPrices | None = None,
 ) -> BoxingStep | None:
+    """``single_step``; ``prices``: the step prices of ``tensor`` met so far
+    (``step_prices``; the step graph of one tensor shares one)."""
     ndim = len(hierarchy)
     if (
         not dims
@@ -299,16 +301,10 @@ def _single_step(
         and not all(_fill_survives(t.kind, k, tensor.element) for k in later_kinds)
     ):
         return None
-    n = math.prod(hierarchy[d] for d in dims)
-    nbytes = collective_bytes(
-        kind,
-        n,
-        max(
-            group_bytes(src, dims, tensor, hierarchy),
-            group_bytes(dst, dims, tensor, hierarchy),
-        ),
-    )
-    time = cost_model.step_time(kind, dims, hierarchy, nbytes)
+    if prices is None:
+        prices = StepPrices(tensor, hierarchy, cost_model)
+    group = max(prices.group_bytes(src, dims), prices.group_bytes(dst, dims))
+    nbytes, time = prices.step(kind, dims, group)
     return BoxingStep(kind, dims, src, dst, hierarchy, nbytes, time, reduce)
 
 
@@ -344,6 +340,7 @@ def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _
     states = candidate_layouts(tensor, hierarchy)
     index = {nd: i for i, nd in enumerate(states)}
     alternatives = entries(tensor.rank)
+    prices = StepPrices(tensor, hierarchy, cost_model)
     steps: list[list[BoxingStep]] = []
     for src in states:
         out: list[BoxingStep] = []
@@ -359,7 +356,7 @@ def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _
                 for d in dims:
                     dst[d] = t
                 step = _single_step(
-                    src, tuple(dst), dims, tensor, hierarchy, cost_model
+                    src, tuple(dst), dims, tensor, hierarchy, cost_model, prices
                 )
                 if step is not None:
                     out.append(step)
