@@ -513,15 +513,39 @@ def time_matrix(
     """
     graph = _graph(tensor, hierarchy, cost_model)
     rows: list[tuple[float, ...]] = []
-    for src in graph.states:
-        cost = _tree(src, tensor, hierarchy, cost_model).cost
+    for start in range(len(graph.states)):
+        times = _least_times(start, graph.edges)
         rows.append(
             tuple(
-                cost[j][0] / graph.time_den if j in cost else math.inf
+                times[j] / graph.time_den if j in times else math.inf
                 for j in range(len(graph.states))
             )
         )
     return graph.index, tuple(rows)
+
+
+def _least_times(start: int, edges: tuple[tuple[_Edge, ...], ...]) -> dict[int, int]:
+    """The least time (scaled) from ``start`` to every node it reaches.
+
+    ``_dijkstra`` on times alone: its costs order by time first, so the
+    least time is the first entry of its cost, exactly.  ``time_matrix``
+    needs no paths, and this saves the (bytes, steps) tie-breaks of every
+    source; ``plan`` builds the trees it needs.
+    """
+    best = {start: 0}
+    done: dict[int, int] = {}
+    heap = [(0, start)]
+    while heap:
+        time, node = heapq.heappop(heap)
+        if node in done:
+            continue
+        done[node] = time
+        for nxt, _, dt, _ in edges[node]:
+            new = time + dt
+            if nxt not in done and new < best.get(nxt, new + 1):
+                best[nxt] = new
+                heapq.heappush(heap, (new, nxt))
+    return done
 
 
 # -------------------------------------------------------- across placements
