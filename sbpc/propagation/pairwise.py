@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sbpc.propagation.content_memo import content
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import SbpGraph
 
@@ -153,15 +154,17 @@ class PairwiseProblem:
         key = (f.a, f.b)
         if key in self.factors:
             f = merge(self.factors.pop(key), f)
-        # Repeated layers give the same tables again and again: compact and
-        # split each distinct one once (a pure function of its contents).
-        content = tuple(
-            (x.dtype.str, x.shape, x.tobytes()) for x in (f.ga, f.gb, f.table)
-        )
-        prepared = self._prepared.get(content)
+        self._place(f.a, f.b, *self._prepare(f))
+
+    def _prepare(self, f: Factor) -> tuple:
+        """``split_off(compact(f))``.  Repeated layers give the same tables
+        again and again: each distinct one is prepared once (a pure
+        function of its contents)."""
+        key = content(f.ga, f.gb, f.table)
+        prepared = self._prepared.get(key)
         if prepared is None:
-            prepared = self._prepared[content] = split_off(compact(f))
-        self._place(f.a, f.b, *prepared)
+            prepared = self._prepared[key] = split_off(compact(f))
+        return prepared
 
     def _place(
         self, a: int, b: int, ua: np.ndarray, ub: np.ndarray, rest: Factor | None
@@ -246,9 +249,7 @@ class PairwiseProblem:
             grouped = (id(ga), id(gb), id(table))
             hit = prepared.get(grouped)
             if hit is None:
-                hit = prepared[grouped] = split_off(
-                    compact(Factor(0, 1, ga, gb, table))
-                )
+                hit = prepared[grouped] = problem._prepare(Factor(0, 1, ga, gb, table))
             a, b = edge.src, edge.dst
             assert a < b  # the builder adds producers first
             if (a, b) in problem.factors:
