@@ -98,3 +98,36 @@ def test_a_repeated_table_is_prepared_once_with_the_same_result() -> None:
     assert len(mixed._prepared) == 2
     np.testing.assert_array_equal(mixed.unary[2], [0.0, 0.0])
     np.testing.assert_array_equal(mixed.unary[3], [3.0])
+
+
+def test_from_graph_prices_every_labelling_as_edge_by_edge_factors() -> None:
+    """Repeated layers share their factors' compaction by content: the
+    problem still prices every labelling as the edges one by one do."""
+    rng = np.random.default_rng(3)
+    g = SbpGraph((2,))
+    t = TensorType((4, 6))
+    layouts = [(B,), (S(0),), (S(1),)]
+    sigs = [Signature((a,), (b,)) for a in layouts for b in layouts]
+    x = g.add_argument("x", t, candidates=layouts)
+    for _ in range(4):  # four equal layers: a unary op, then a binary one
+        (y,) = g.add_op("u", [x], [t], sigs[:5])
+        binary = [Signature((a, b), (a,)) for a in layouts for b in layouts]
+        (x,) = g.add_op("b", [x, y], [t], binary)
+    g.add_result("x", x, None)
+    price = {(a, b): float(rng.random()) for a in layouts for b in layouts}
+
+    def cost(src, dst, tensor):
+        return 0.0 if dst is None or src == dst else price[(src, dst)]
+
+    problem = PairwiseProblem.from_graph(g, EdgeCosts(cost))
+    for _ in range(50):
+        labels = [int(rng.integers(len(n.options))) for n in g.nodes]
+        want = sum(n.option_costs[labels[n.id]] for n in g.nodes) + sum(
+            cost(
+                g.edge_src_layout(e, labels[e.src]),
+                g.edge_dst_layout(e, labels[e.dst]),
+                t,
+            )
+            for e in g.edges
+        )
+        assert abs(problem.energy(labels) - want) <= 1e-12 * max(1.0, abs(want))
