@@ -25,8 +25,11 @@ T = TypeVar("T")
 
 
 def content(*arrays: np.ndarray) -> tuple:
-    """An exact, hashable key of ``arrays``' values (shape, dtype and bytes)."""
-    return tuple((x.dtype.str, x.shape, x.tobytes()) for x in arrays)
+    """An exact, hashable key of ``arrays``' values (shape, dtype and bytes).
+
+    The dtype object itself, not its name: equal dtypes (byte order
+    included) compare and hash equal, and it costs no string."""
+    return tuple([(x.dtype, x.shape, x.tobytes()) for x in arrays])
 
 
 class ContentMemo:
