@@ -43,6 +43,7 @@ import numpy as np
 
 from sbpc.propagation import progress
 from sbpc.propagation.bound import (
+    Messages,
     copy_messages,
     covered_factors,
     residual,
@@ -52,7 +53,7 @@ from sbpc.propagation.bound import (
 from sbpc.propagation.content_memo import ContentMemo
 from sbpc.propagation.graph import OpNode, PropagationError, SbpGraph, SourceNode
 from sbpc.propagation.greedy import Greedy
-from sbpc.propagation.layers import find_copies
+from sbpc.propagation.layers import Copies, find_copies
 from sbpc.propagation.memory import critical_steps, live_intervals, local_bytes
 from sbpc.propagation.pairwise import PairwiseProblem, condition
 from sbpc.propagation.plan import complete_sinks
@@ -303,31 +304,36 @@ def _clustered(
         return _declined("too few repeated factors", stats)
     started = time.perf_counter()
     with phase("window lp"):
-        middle = copies.count // 2
-        nodes = window(pairwise, copies.nodes(middle), WINDOW_HOPS)
-        ilp = _Ilp(restrict(pairwise, nodes), nodes, None, None)
-        relaxed = ilp.solve_relaxation(None, rel_gap, threads, WINDOW_DUAL_TOLERANCE)
+        nodes, relaxed, messages = _window_messages(
+            pairwise, copies, covered, rel_gap, threads
+        )
     stats["cluster_window_nodes"] = len(nodes)
-    if relaxed is None:
+    if relaxed is None or messages is None:
         return _declined("window LP not integral", stats)
     with phase("residual"):
-        duals = copy_messages(pairwise, copies, middle, ilp.factor_duals())
-        messages = {key: duals[key] for key in covered if key in duals}
         rest, covered_min = residual(pairwise, messages)
-        solved = _solve_exact(rest, rel_gap, threads)
+        rest_bound, by_copies = _residual_bound(rest, rel_gap, threads)
     with phase("replicate"):
+        middle = copies.count // 2
         source = dict(zip(nodes, relaxed.labels, strict=True))
         fixed = {v: source[part[middle]] for part in copies.tuples for v in part}
         plan = _solve_exact(condition(pairwise, fixed), rel_gap, threads)
-    if solved is None or plan is None:
+    if plan is None:
         return _declined("no plan found", stats)
     labels = plan[0]
     for v, label in fixed.items():
         labels[v] = label
     energy = pairwise.energy(labels)
-    bound = pairwise.constant + covered_min + solved[1]
-    # A bound above the plan's cost would be a numerical fault: not a proof.
-    gap = abs(energy - bound) / max(abs(energy), 1e-300)
+    gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
+    if by_copies and gap > rel_gap:
+        # the residual's own copies bounded it too loosely: its exact LP
+        with phase("residual"):
+            rest, _ = residual(pairwise, messages)
+            solved = _solve_exact(rest, rel_gap, threads)
+        rest_bound = -math.inf if solved is None else solved[1]
+        gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
+        by_copies = False
+    stats["cluster_residual_bound"] = "its own copies" if by_copies else "its LP"
     stats.update(
         {
             "cluster_residual_factors": len(rest.factors),
@@ -346,6 +352,61 @@ def _clustered(
     stats.update({"status": "Optimal (repeated layers, certified)", "proven": True})
     stats["cluster"] = "proven"
     return _Result([labels[v] for v in core], energy, stats["status"], stats)
+
+
+def _gap(energy: float, bound: float) -> float:
+    """The relative gap of a plan's cost to a lower bound (a bound above
+    the cost would be a numerical fault: counted as a gap, not a proof)."""
+    if not math.isfinite(bound):
+        return math.inf
+    return abs(energy - bound) / max(abs(energy), 1e-300)
+
+
+def _window_messages(
+    problem: PairwiseProblem,
+    copies: Copies,
+    covered: set[tuple[int, int]],
+    rel_gap: float,
+    threads: int | None,
+) -> tuple[list[int], _Result | None, Messages | None]:
+    """(the window around the middle copy, its LP's result when integral,
+    its duals as messages for the ``covered`` factors of every copy; None
+    when the LP has no optimum).  Messages need no integral LP: any
+    messages give a valid bound."""
+    middle = copies.count // 2
+    nodes = window(problem, copies.nodes(middle), WINDOW_HOPS)
+    ilp = _Ilp(restrict(problem, nodes), nodes, None, None)
+    relaxed = ilp.solve_relaxation(None, rel_gap, threads, WINDOW_DUAL_TOLERANCE)
+    if ilp.relaxed.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return nodes, None, None
+    duals = copy_messages(problem, copies, middle, ilp.factor_duals())
+    return nodes, relaxed, {key: duals[key] for key in covered if key in duals}
+
+
+def _residual_bound(
+    rest: PairwiseProblem, rel_gap: float, threads: int | None
+) -> tuple[float, bool]:
+    """(a lower bound of ``rest``'s optimum, whether its own copies gave it).
+
+    The residual repeats too (the factors between consecutive layers): when
+    it has copies of its own, the same window messages bound it, and only
+    what they leave is solved exactly, a far smaller LP than ``rest``'s.
+    That bound is valid whatever the messages, but may be loose: the
+    caller then asks for the exact one.  Without copies: ``rest``'s LP
+    (``-inf`` when HiGHS finds nothing)."""
+    _shrink_all(rest, set())
+    core = [v for v in range(len(rest)) if rest.alive[v]]
+    copies = find_copies(rest, core) if core else None
+    covered = covered_factors(rest, copies) if copies else set()
+    if copies is not None and len(covered) >= MIN_COVERED * len(rest.factors):
+        _, _, messages = _window_messages(rest, copies, covered, rel_gap, threads)
+        if messages is not None:
+            inner, covered_min = residual(rest, messages)
+            solved = _solve_exact(inner, rel_gap, threads)
+            if solved is not None:
+                return rest.constant + covered_min + solved[1], True
+    solved = _solve_exact(rest, rel_gap, threads)
+    return (-math.inf if solved is None else solved[1]), False
 
 
 def _declined(why: str, stats: dict) -> _Result:

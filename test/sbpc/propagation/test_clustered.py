@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 from sbpc.propagation import optimal
-from sbpc.propagation.optimal import Optimal, _clustered, _solve_exact
+from sbpc.propagation.optimal import (
+    Optimal,
+    _clustered,
+    _residual_bound,
+    _solve_exact,
+)
 from sbpc.propagation.pairwise import PairwiseProblem
 from sbpc.propagation.strategy import Problem
 from sbpc.testing.repeated_problems import repeated_chain
@@ -96,6 +101,40 @@ def test_the_strategy_returns_a_certified_plan(monkeypatch: pytest.MonkeyPatch) 
     assert choice.stats["cluster"] == "proven"
     assert choice.stats["status"] == "Optimal (repeated layers, certified)"
     assert "ilp_columns" not in choice.stats  # the whole core's LP never ran
+    assert problem.energy(choice.options) == pytest.approx(
+        full_optimum(problem), rel=1e-9
+    )
+
+
+def test_a_residuals_own_copies_bound_it_from_below() -> None:
+    """``_residual_bound`` through a problem's own copies (a repeated chain
+    stands in for a residual that repeats) never exceeds its optimum."""
+    by_copies = 0
+    for seed in range(4):
+        # denser layers: enough of them survives the shrink for copies
+        problem, _ = repeated_chain(np.random.default_rng(seed), 8, chords=12)
+        bound, own = _residual_bound(copy.deepcopy(problem), 1e-7, None)
+        best = full_optimum(problem)
+        assert bound <= best + 1e-9 * abs(best)
+        by_copies += own
+    assert by_copies > 0
+
+
+def test_a_loose_residual_bound_falls_back_to_its_lp(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    problem, _ = repeated_chain(np.random.default_rng(4), 8)
+    own = optimal._residual_bound
+
+    def loose(
+        rest: PairwiseProblem, rel_gap: float, threads: int | None
+    ) -> tuple[float, bool]:
+        return own(rest, rel_gap, threads)[0] - 1.0, True
+
+    monkeypatch.setattr(optimal, "_residual_bound", loose)
+    choice = choose(monkeypatch, problem, shrink_graph=False)
+    assert choice.stats["cluster"] == "proven"
+    assert choice.stats["cluster_residual_bound"] == "its LP"
     assert problem.energy(choice.options) == pytest.approx(
         full_optimum(problem), rel=1e-9
     )
