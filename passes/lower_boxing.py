@@ -193,14 +193,16 @@ class SbpLowerBoxingPass(ModulePass):
             cost_model = CostModel.parse(self.cost_model)
         except CostModelError as e:
             raise LocatedError(op, f"bad cost_model option: {e}") from e
-        sbp_dialect.verify_sbp_annotations(op)  # trusted below; maybe unchecked
+        # Trusted below; maybe unchecked.  The check's placement map serves
+        # every function: lowering one function moves no value of another.
+        placements = sbp_dialect.verify_sbp_annotations(op)
         default = sbp_dialect.module_placement(op)
         for f in list(op.ops):
             if not isinstance(f, func.FuncOp) or f.is_declaration:
                 continue
             if default is None:
                 raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
-            boxer = _Boxer(cost_model, sbp_dialect.placement_map(op), default)
+            boxer = _Boxer(cost_model, placements, default)
             self._lower_function(f, boxer)
 
     def _lower_function(self, f: func.FuncOp, boxer: _Boxer) -> None:
