@@ -36,6 +36,7 @@ from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.stablehlo import OptimizationBarrierOp
+from sbpc.ops.kind import op_kinds
 from sbpc.ops.registry import nd_signature_tuple
 from sbpc.ops.spec import OpSpec
 
@@ -168,9 +169,31 @@ def _check_legal(op: Operation, sig, boxer: _Boxer) -> None:
 _LEGAL: dict[int, tuple[tuple[Signature, ...], frozenset[Signature]]] = {}
 
 
+# Per spec object: ops with equal content share one spec (``spec_memo``), and
+# finding the candidate tuple again would rebuild the op's key each time.
+_LEGAL_OF_SPEC: dict[
+    int, tuple[OpSpec, tuple[int, ...], int, frozenset[Signature]]
+] = {}
+
+
 def _legal(spec: OpSpec, hierarchy: tuple[int, ...]) -> frozenset[Signature]:
     """The legal signatures as a set, made once per memoized candidate tuple
-    (a membership test in the tuple compares signatures one by one)."""
+    (a membership test in the tuple compares signatures one by one), and found
+    once per spec object and hierarchy while no rule changes."""
+    version = op_kinds().version
+    hit = _LEGAL_OF_SPEC.get(id(spec))
+    if hit is not None and hit[0] is spec and hit[1:3] == (hierarchy, version):
+        return hit[3]
+    legal = _legal_of_candidates(spec, hierarchy)
+    if len(_LEGAL_OF_SPEC) > 4096:
+        _LEGAL_OF_SPEC.clear()
+    _LEGAL_OF_SPEC[id(spec)] = (spec, hierarchy, version, legal)
+    return legal
+
+
+def _legal_of_candidates(
+    spec: OpSpec, hierarchy: tuple[int, ...]
+) -> frozenset[Signature]:
     sigs = nd_signature_tuple(spec, hierarchy)
     hit = _LEGAL.get(id(sigs))
     if hit is None or hit[0] is not sigs:

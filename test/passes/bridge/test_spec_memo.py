@@ -75,6 +75,23 @@ def test_a_changed_op_gets_a_new_spec() -> None:
     assert changed == built_op_spec(op)
 
 
+def test_ops_with_equal_content_share_one_spec() -> None:
+    module = parse_module(
+        "func.func @f(%a: tensor<4x8xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {\n"
+        "  %t = stablehlo.transpose %a, dims = [1, 0] "
+        ": (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
+        "  %u = stablehlo.transpose %a, dims = [1, 0] "
+        ": (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
+        "  %v = stablehlo.negate %t : tensor<8x4xf32>\n"
+        "  func.return %u, %v : tensor<8x4xf32>, tensor<8x4xf32>\n}\n",
+        default_context(),
+    )
+    t, u, v = (o for o in module.walk() if is_tensor_op(o))
+    assert op_spec_of(t) is op_spec_of(u)
+    assert op_spec_of(v) is not op_spec_of(t)
+    assert op_spec_of(v) == built_op_spec(v)
+
+
 def test_the_pipeline_emits_the_same_program_without_the_memo(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
