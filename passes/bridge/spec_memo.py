@@ -11,12 +11,17 @@ Attributes are immutable, so ops with equal keys have equal specs, and one
 thousands of times (183 keys for 5,407 ops in the 8-layer GPT step).  An op
 changed since (a new operand type, a new property) has a new key, hence a new
 spec.  Ops with regions are never memoised: their specs read their bodies.
+
+Each op also remembers its own key and spec: asked again (the next pass),
+comparing the key with the remembered one is cheaper than hashing it, since
+its attributes are mostly the very same objects.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from xdsl.ir import Operation
 
@@ -24,6 +29,9 @@ from sbpc.dialects.sbp import SIG
 from sbpc.ops.spec import OpSpec
 
 _SPECS: dict[tuple[Any, ...], OpSpec] = {}
+_OF_OP: WeakKeyDictionary[Operation, tuple[tuple[Any, ...], OpSpec]] = (
+    WeakKeyDictionary()
+)
 _MAX_SPECS = 4096
 
 
@@ -43,14 +51,17 @@ def remembered_spec(op: Operation, build: Callable[[Operation], OpSpec]) -> OpSp
     if op.regions:
         return build(op)
     key = spec_key(op)
+    mine = _OF_OP.get(op)
+    if mine is not None and mine[0] == key:
+        return mine[1]
     try:
-        hit = _SPECS.get(key)
+        spec = _SPECS.get(key)
     except TypeError:  # an attribute that cannot be hashed: not memoised
         return build(op)
-    if hit is not None:
-        return hit
-    spec = build(op)
-    if len(_SPECS) >= _MAX_SPECS:
-        _SPECS.clear()
-    _SPECS[key] = spec
+    if spec is None:
+        spec = build(op)
+        if len(_SPECS) >= _MAX_SPECS:
+            _SPECS.clear()
+        _SPECS[key] = spec
+    _OF_OP[op] = (key, spec)
     return spec
