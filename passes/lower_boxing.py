@@ -36,6 +36,7 @@ from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.stablehlo import OptimizationBarrierOp
+from sbpc.ops.kind import op_kinds
 from sbpc.ops.registry import nd_signature_tuple
 from sbpc.ops.spec import OpSpec
 
@@ -168,9 +169,31 @@ def _check_legal(op: Operation, sig, boxer: _Boxer) -> None:
 _LEGAL: dict[int, tuple[tuple[Signature, ...], frozenset[Signature]]] = {}
 
 
+# Per spec object: ops with equal content share one spec (``spec_memo``), and
+# finding the candidate tuple again would rebuild the op's key each time.
+_LEGAL_OF_SPEC: dict[
+    int, tuple[OpSpec, tuple[int, ...], int, frozenset[Signature]]
+] = {}
+
+
 def _legal(spec: OpSpec, hierarchy: tuple[int, ...]) -> frozenset[Signature]:
     """The legal signatures as a set, made once per memoized candidate tuple
-    (a membership test in the tuple compares signatures one by one)."""
+    (a membership test in the tuple compares signatures one by one), and found
+    once per spec object and hierarchy while no rule changes."""
+    version = op_kinds().version
+    hit = _LEGAL_OF_SPEC.get(id(spec))
+    if hit is not None and hit[0] is spec and hit[1:3] == (hierarchy, version):
+        return hit[3]
+    legal = _legal_of_candidates(spec, hierarchy)
+    if len(_LEGAL_OF_SPEC) > 4096:
+        _LEGAL_OF_SPEC.clear()
+    _LEGAL_OF_SPEC[id(spec)] = (spec, hierarchy, version, legal)
+    return legal
+
+
+def _legal_of_candidates(
+    spec: OpSpec, hierarchy: tuple[int, ...]
+) -> frozenset[Signature]:
     sigs = nd_signature_tuple(spec, hierarchy)
     hit = _LEGAL.get(id(sigs))
     if hit is None or hit[0] is not sigs:
@@ -193,14 +216,16 @@ class SbpLowerBoxingPass(ModulePass):
             cost_model = CostModel.parse(self.cost_model)
         except CostModelError as e:
             raise LocatedError(op, f"bad cost_model option: {e}") from e
-        sbp_dialect.verify_sbp_annotations(op)  # trusted below; maybe unchecked
+        # Trusted below; maybe unchecked.  The check's placement map serves
+        # every function: lowering one function moves no value of another.
+        placements = sbp_dialect.verify_sbp_annotations(op)
         default = sbp_dialect.module_placement(op)
         for f in list(op.ops):
             if not isinstance(f, func.FuncOp) or f.is_declaration:
                 continue
             if default is None:
                 raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
-            boxer = _Boxer(cost_model, sbp_dialect.placement_map(op), default)
+            boxer = _Boxer(cost_model, placements, default)
             self._lower_function(f, boxer)
 
     def _lower_function(self, f: func.FuncOp, boxer: _Boxer) -> None:

@@ -62,6 +62,7 @@ from sbpc.collector import collector_paused
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
+from sbpc.jax_backend.program_code import program_code
 from sbpc.jax_dispatch import (
     CHECKED_PATH,
     Dispatch,
@@ -872,5 +873,6 @@ def _load(source: str, name: str) -> types.ModuleType:
     module = types.ModuleType(module_name)
     module.__file__ = f"<sbpc {name}>"
     sys.modules[module_name] = module
-    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    # The emitter compiled this text to check it: its code object is reused.
+    exec(program_code(source, module.__file__), module.__dict__)
     return module

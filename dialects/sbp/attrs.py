@@ -16,7 +16,8 @@ the bad token.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
 from xdsl.ir import Attribute, ParametrizedAttribute
@@ -180,6 +181,29 @@ def _parse_rank_array(parser: AttrParser) -> int | list:
     return items
 
 
+_A = TypeVar("_A", bound=Attribute)
+_V = TypeVar("_V")
+
+
+def _derived(memo: dict[int, tuple[_A, _V]], attr: _A, build: Callable[[_A], _V]) -> _V:
+    """``build(attr)``, once per attribute object: attributes are immutable,
+    and the verifiers and placement resolution read the same few placement
+    and signature attributes thousands of times per module.  The memo holds
+    the attribute itself, so its id is not reused while the entry lives."""
+    hit = memo.get(id(attr))
+    if hit is not None and hit[0] is attr:
+        return hit[1]
+    value = build(attr)
+    if len(memo) >= 8192:
+        memo.clear()
+    memo[id(attr)] = (attr, value)
+    return value
+
+
+_PLACEMENTS: dict[int, tuple[PlacementAttr, Placement]] = {}
+_SIGNATURES: dict[int, tuple[SignatureAttr, Signature]] = {}
+
+
 @irdl_attr_definition
 class PlacementAttr(ParametrizedAttribute):
     """``#sbp.placement<cuda, [[0, 1], [2, 3]]>``: device kind and rank array.
@@ -203,6 +227,9 @@ class PlacementAttr(ParametrizedAttribute):
 
     @property
     def placement(self) -> Placement:
+        return _derived(_PLACEMENTS, self, PlacementAttr._build_placement)
+
+    def _build_placement(self) -> Placement:
         return Placement(
             self.device.data,
             tuple(n.data for n in self.hierarchy.data),
@@ -264,6 +291,9 @@ class SignatureAttr(ParametrizedAttribute):
 
     @property
     def signature(self) -> Signature:
+        return _derived(_SIGNATURES, self, SignatureAttr._build_signature)
+
+    def _build_signature(self) -> Signature:
         return Signature(
             tuple(a.nd_sbp for a in self.inputs.data),
             tuple(a.nd_sbp for a in self.outputs.data),

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect
 
-from .. import _xdsl_fixes, _xdsl_speedups
+from .. import _xdsl_fixes, _xdsl_speedups, _xdsl_verify_speedups
 from .attrs import (
     ComparisonDirection,
     ComparisonDirectionAttr,
@@ -146,6 +146,7 @@ from .windows import ReduceWindowOp, SelectAndScatterOp
 # JAX writes -inf as dense<0xFF800000>; xDSL 0.74 misreads that without this.
 _xdsl_fixes.install()
 _xdsl_speedups.install()
+_xdsl_verify_speedups.install()
 
 StableHLO = Dialect(
     "stablehlo",

@@ -34,6 +34,8 @@ from sbpc.dialects.stablehlo.sort import arg_reduction_kind
 from sbpc.ops.kind import OP_KINDS
 from sbpc.ops.spec import OpSpec, scatter_kinds
 
+from .spec_memo import remembered_spec
+
 
 class UnsupportedTypeError(ValueError):
     """A value whose type sbpc cannot lay out (not a static ranked tensor)."""
@@ -83,7 +85,13 @@ def extracts(*classes: type[Operation]) -> Callable[[AttrExtractor], AttrExtract
 
 
 def op_spec_of(op: Operation) -> OpSpec:
-    """The ``OpSpec`` of a tensor op (see ``is_tensor_op``)."""
+    """The ``OpSpec`` of a tensor op (see ``is_tensor_op``), built once per op
+    while the op keeps what the spec reads (``spec_memo``)."""
+    return remembered_spec(op, built_op_spec)
+
+
+def built_op_spec(op: Operation) -> OpSpec:
+    """The ``OpSpec`` of a tensor op, built from the op (no memo)."""
     spec = OpSpec(
         op.name,
         tuple(plain_type(t) for t in op.operand_types),

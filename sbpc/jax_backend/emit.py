@@ -70,6 +70,7 @@ from sbpc.jax_backend.ops import (
     op_expressions,
     py_tuple,
 )
+from sbpc.jax_backend.program_code import program_code
 from sbpc.jax_backend.regions import analyze_region, reference_line, region_lines
 from sbpc.jax_backend.runtime import (
     COMBINED_COLLECTIVES,
@@ -429,7 +430,7 @@ class _Emitter:
         runtime = RUNTIME + (COMBINED_COLLECTIVES if self.combined else "") + MAIN
         source = doc + prelude + "\n".join(body) + "\n" + runtime
         try:
-            compile(source, f"<sbpc program {self.p.name!r}>", "exec")
+            program_code(source, f"<sbpc program {self.p.name!r}>")
         except SyntaxError as err:  # a bug of the emitter, never a user error
             raise JaxEmitError(
                 f"internal error: emitted invalid Python: {err}"
