@@ -15,11 +15,13 @@ creates the op with ``Operation.create`` and binds its results as xDSL does.
 
 Only what cannot mean anything else is remembered:
 
-- the op is one line of text with no strings, regions, attribute or type
-  aliases, successors, symbols, comments or locations (``"{}#!^@/`` and
-  ``loc`` are absent), and the next line starts a new op (``%``), closes the
-  region (``}``) or ends the input, so no optional group of the format could
-  have read on into it;
+- the op is one line of text with no strings (which may hold a ``%``),
+  block labels, comments or locations (``"^/`` and ``loc`` are absent), and
+  the next line starts a new op (``%``), closes the region (``}``) or ends
+  the input, so no optional group of the format could have read on into it.
+  Attribute and type aliases (``#a``, ``!t``) may appear: one is defined
+  before its first use and cannot be redefined, so it means the same thing
+  all through one parse;
 - xDSL parsed that text without error, ending exactly at the end of the line;
 - the op has a declarative ``assembly_format`` (whose operands are read as
   names and resolved with types taken from the text), or no operands at all
@@ -53,7 +55,7 @@ _OPERAND = re.compile(_SSA, re.ASCII)
 _LINE = re.compile(
     rf"(?P<results>{_SSA}(?:[ \t]*,[ \t]*{_SSA})*[ \t]*=[ \t]*)?"
     r"(?P<name>[a-zA-Z_][a-zA-Z0-9_$.]*)"
-    r"(?P<rest>[^\n\"{}#!^@/]*)\n\s*(?P<follow>[%}]|\Z)",
+    r"(?P<rest>[^\n\"^/]*)\n\s*(?P<follow>[%}]|\Z)",
     re.ASCII,
 )
 
@@ -66,8 +68,9 @@ class _Entry:
     result_types: tuple[Attribute, ...]
     properties: dict[str, Attribute]
     attributes: dict[str, Attribute]
-    # (operand token index, type), in the order xDSL resolved them.
-    resolutions: tuple[tuple[int, Attribute], ...]
+    # (operand token index, tuple index after `#`, type), in the order xDSL
+    # resolved them.  `%v#1`'s `#1` is part of the key's text.
+    resolutions: tuple[tuple[int, int, Attribute], ...]
     # For each of the op's operands, the index of its token on the line.
     operand_tokens: tuple[int, ...]
 
@@ -81,7 +84,7 @@ class _Pending:
     tokens: tuple[tuple[int, int, str], ...]  # operand (start, end, name), relative
     follow: int  # where the next line's first token starts
     n_results: int
-    resolved: list[tuple[int, Attribute, SSAValue]]
+    resolved: list[tuple[int, int, Attribute, SSAValue]]
 
 
 class OpMemo:
@@ -123,11 +126,15 @@ class OpMemo:
         if entry is None:
             return _Pending(key, base, tokens, m.start("follow"), len(result_spans), [])
         source = parser.lexer.input
+        # xDSL has read the next token (and met any lexer error there) by
+        # the time the format resolves operands.
+        parser._resume_from(m.start("follow"))  # pyright: ignore[reportPrivateUsage]
         values: list[SSAValue | None] = [None] * len(tokens)
-        for index, type_ in entry.resolutions:
+        for index, element, type_ in entry.resolutions:
             begin, end, _ = tokens[index]
             span = Span(base + begin, base + end, source)
-            values[index] = parser.resolve_operand(UnresolvedOperand(span, 0), type_)
+            operand = UnresolvedOperand(span, element)
+            values[index] = parser.resolve_operand(operand, type_)
         op = entry.op_type.create(
             operands=[values[i] for i in entry.operand_tokens],  # type: ignore[misc]
             result_types=entry.result_types,
@@ -140,7 +147,6 @@ class OpMemo:
             parser._register_ssa_definition(  # pyright: ignore[reportPrivateUsage]
                 name.group()[1:], op.results[i : i + 1], span
             )
-        parser._resume_from(m.start("follow"))  # pyright: ignore[reportPrivateUsage]
         self.hits += 1
         return op
 
@@ -149,7 +155,9 @@ class OpMemo:
     ) -> None:
         """Called by the parser for every operand it resolves while recording."""
         if self.recording is not None:
-            self.recording.resolved.append((operand.span.start, type_, value))
+            self.recording.resolved.append(
+                (operand.span.start, operand.index, type_, value)
+            )
 
     def remember(self, pending: _Pending, op: Operation, next_token: int) -> None:
         """Keep what xDSL parsed for ``pending``'s text, if it qualifies."""
@@ -165,13 +173,13 @@ class OpMemo:
         if len({name for _, _, name in tokens}) != len(tokens):
             return
         index_of = {pending.base + begin: i for i, (begin, _, _) in enumerate(tokens)}
-        resolutions: list[tuple[int, Attribute]] = []
+        resolutions: list[tuple[int, int, Attribute]] = []
         token_of: dict[int, int] = {}  # id of the resolved value -> token index
-        for start, type_, value in pending.resolved:
+        for start, element, type_, value in pending.resolved:
             index = index_of.get(start)
             if index is None or id(value) in token_of:
                 return
-            resolutions.append((index, type_))
+            resolutions.append((index, element, type_))
             token_of[id(value)] = index
         if sorted(token_of.values()) != list(range(len(tokens))):
             return

@@ -14,19 +14,20 @@ from xdsl.parser import Parser
 from sbpc.dialects.fast_parser import FastParser
 from sbpc.passes.pipeline import default_context
 
-# Two identical layers but for their SSA names, plus the ops the memo must
-# leave to xDSL (a region, a constant, a transposed operand order).
-LAYERS = """func.func @f(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %i: tensor<4x8xi32>) -> tensor<4x8xf32> {
+# Two identical layers but for their SSA names (one op with an attribute
+# dictionary, an alias and a symbol), then ops only the first layer has.
+LAYERS = """#nd = #sbp.nd<[S(0), B]>
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %i: tensor<4x8xi32>) -> tensor<4x8xf32> {
   %c = stablehlo.constant dense<1.000000e+00> : tensor<4x8xf32>
   %0 = stablehlo.add %a, %b : tensor<4x8xf32>
   %1 = stablehlo.multiply %0, %c : tensor<4x8xf32>
   %2 = stablehlo.broadcast_in_dim %1, dims = [0, 1] : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  %3 = stablehlo.transpose %2, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %3 = stablehlo.transpose %2, dims = [1, 0] {a = #nd, b = @f} : (tensor<4x8xf32>) -> tensor<8x4xf32>
   %c_0 = stablehlo.constant dense<1.000000e+00> : tensor<4x8xf32>
   %4 = stablehlo.add %1, %c_0 : tensor<4x8xf32>
   %5 = stablehlo.multiply %4, %a : tensor<4x8xf32>
   %6 = stablehlo.broadcast_in_dim %5, dims = [0, 1] : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  %7 = stablehlo.transpose %6, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %7 = stablehlo.transpose %6, dims = [1, 0] {a = #nd, b = @f} : (tensor<4x8xf32>) -> tensor<8x4xf32>
   %8 = stablehlo.compare  GT, %5, %6,  FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
   %9 = stablehlo.compare  GT, %6, %4,  FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
   %10 = stablehlo.select %8, %5, %6 : tensor<4x8xi1>, tensor<4x8xf32>
@@ -75,6 +76,18 @@ def test_undefined_and_redefined_names_on_remembered_ops_are_xdsls_errors(
         assert outcome(FastParser, text) == outcome(Parser, text)
 
 
+def test_a_lexer_error_on_the_next_line_comes_before_a_redefinition(
+    outcome,
+) -> None:
+    """xDSL reads the next token before it binds the op's results."""
+    text = LAYERS.replace(
+        "  %4 = stablehlo.add",
+        "  %1 = stablehlo.multiply %0, %c : tensor<4x8xf32>\n  % =",
+    )
+    assert "Expected suffix identifier" in outcome(Parser, text)
+    assert outcome(FastParser, text) == outcome(Parser, text)
+
+
 def test_an_op_continued_on_the_next_line_is_parsed_by_xdsl(outcome) -> None:
     text = LAYERS.replace(
         "%4 = stablehlo.add %1, %c_0 : tensor<4x8xf32>",
@@ -85,9 +98,9 @@ def test_an_op_continued_on_the_next_line_is_parsed_by_xdsl(outcome) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    line=st.integers(min_value=7, max_value=15),
+    line=st.integers(min_value=8, max_value=16),
     column=st.integers(min_value=0, max_value=90),
-    char=st.sampled_from(list("%0a ,:<>()[]x=\n{}#")),
+    char=st.sampled_from([*'%0a ,:<>()[]x=\n{}#!@^/"', "#nd", "loc("]),
     delete=st.booleans(),
 )
 def test_mutated_repeats_parse_or_fail_as_in_xdsl(
