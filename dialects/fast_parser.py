@@ -10,8 +10,11 @@ Only texts of one bracket level made of identifier characters are
 remembered (``tensor<8x128xf32>``, not ``tensor<4x!t>`` or nested types):
 their meaning cannot depend on aliases or anything else defined earlier,
 and a text is remembered only after xDSL parsed it without error, so every
-diagnostic is still xDSL's own, at its own place.  The memo lives in the
-parser: nothing global changes.
+diagnostic is still xDSL's own, at its own place.
+
+It also remembers one-line ops by their text without SSA names
+(``op_memo.OpMemo``): the repeated layers of a model are parsed once.
+Both memos live in the parser: nothing global changes.
 """
 
 from __future__ import annotations
