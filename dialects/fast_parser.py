@@ -1,4 +1,4 @@
-"""xDSL's ``Parser`` with the fast lexer and a memo of parsed builtin types.
+"""xDSL's ``Parser`` with the fast lexer, a memo of builtin types and one of ops.
 
 A module JAX prints spells the same few tensor types thousands of times
 (``tensor<8x128xf32>`` on nearly every op), and xDSL parses each spelling
@@ -10,8 +10,11 @@ Only texts of one bracket level made of identifier characters are
 remembered (``tensor<8x128xf32>``, not ``tensor<4x!t>`` or nested types):
 their meaning cannot depend on aliases or anything else defined earlier,
 and a text is remembered only after xDSL parsed it without error, so every
-diagnostic is still xDSL's own, at its own place.  The memo lives in the
-parser: nothing global changes.
+diagnostic is still xDSL's own, at its own place.
+
+It also remembers one-line ops by their text without SSA names
+(``op_memo.OpMemo``): the repeated layers of a model are parsed once.
+Both memos live in the parser: nothing global changes.
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ from __future__ import annotations
 import re
 
 from xdsl.context import Context
-from xdsl.ir import TypeAttribute
-from xdsl.parser import Parser
+from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from .fast_lexer import use_fast_lexer
+from .op_memo import OpMemo
 
 # `<` and a body of identifier characters (no brackets, commas, `!` or `#`)
 # and `>`, right after the type's name.
@@ -31,7 +35,12 @@ _SIMPLE_BODY = re.compile(r"<[a-zA-Z0-9_.?]*>", re.ASCII)
 
 
 class FastParser(Parser):
-    """``Parser`` that lexes with ``FastMLIRLexer`` and memoises simple types."""
+    """``Parser`` that lexes with ``FastMLIRLexer`` and memoises types and ops.
+
+    ``memoize_ops = False`` (in a subclass) parses every op through xDSL.
+    """
+
+    memoize_ops: bool = True
 
     def __init__(
         self, ctx: Context, text: str | bytes, name: str = "<unknown>"
@@ -39,6 +48,29 @@ class FastParser(Parser):
         super().__init__(ctx, text, name)
         use_fast_lexer(self)
         self._type_memo: dict[str, TypeAttribute] = {}
+        self._op_memo = OpMemo()
+
+    def parse_operation(self) -> Operation:
+        if not self.memoize_ops:
+            return super().parse_operation()
+        memo = self._op_memo
+        outer, memo.recording = memo.recording, None
+        try:
+            found = memo.lookup(self)
+            if isinstance(found, Operation):
+                return found
+            memo.recording = found
+            op = super().parse_operation()
+        finally:
+            memo.recording = outer
+        if found is not None:
+            memo.remember(found, op, self._current_token.span.start)
+        return op
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:  # type: ignore[override]
+        value = super().resolve_operand(operand, type)
+        self._op_memo.note_resolution(operand, type, value)
+        return value
 
     def _parse_optional_builtin_parametrized_type(self) -> TypeAttribute | None:
         token = self._current_token

@@ -62,6 +62,7 @@ from sbpc.jax_backend.collectives import (
 )
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES, Combined, combine_schedule
 from sbpc.jax_backend.halo import halo_lines
+from sbpc.jax_backend.line_templates import LineTemplates, op_key
 from sbpc.jax_backend.local_ops import device_local_ops
 from sbpc.jax_backend.ops import (
     UnsupportedOpError,
@@ -175,6 +176,7 @@ class _Emitter:
         self.where: dict[ValueId, Placement] = {}
         self.consts: list[str] = []
         self._const_ids: dict[tuple[str, bytes, tuple[int, ...]], str] = {}
+        self.templates = LineTemplates()  # op lines of repeated layers
         self.placements = program.placements()
         self._analyze()
         self.steps = self._steps()
@@ -747,7 +749,24 @@ class _Emitter:
     def _op_lines(
         self, instr: OpInstr, label: str, hierarchy: Sequence[int]
     ) -> list[str]:
+        names = [f"v{v}" for v in (*instr.operands, *instr.results)]
+        key = op_key(instr.op)
+        return self.templates.lines(
+            None if key is None else (key, instr.sig, instr.placement),
+            names,
+            lambda marks: self._write_op_lines(instr, label, hierarchy, marks),
+        )
+
+    def _write_op_lines(
+        self,
+        instr: OpInstr,
+        label: str,
+        hierarchy: Sequence[int],
+        names: Sequence[str],
+    ) -> list[str]:
+        """The lines of ``_op_lines``, with operands then results named ``names``."""
         op, sig = instr.op, instr.sig
+        args, outs = list(names[: len(instr.operands)]), names[len(instr.operands) :]
         coords = list(instr.placement.coords())
         if not local_op_varies(op.name):
             coords = coords[:1]  # the same local op on every device: build it once
@@ -770,15 +789,14 @@ class _Emitter:
                 dynamic[key] = self._iota_offset(op, sig, hierarchy, locals_, label)
             else:
                 dynamic[key] = self._constant_block(op, sig, hierarchy, locals_, label)
-        args = [f"v{v}" for v in instr.operands]
-        pre, args = halo_lines(op, sig, hierarchy, args, f"v{instr.results[0]}")
-        masks, args = mask_lines(op, sig, hierarchy, args, f"v{instr.results[0]}")
+        pre, args = halo_lines(op, sig, hierarchy, args, outs[0])
+        masks, args = mask_lines(op, sig, hierarchy, args, outs[0])
         pre += masks
         try:
             exprs = op_expressions(local, args, self, dynamic)
         except UnsupportedOpError as err:
             raise JaxEmitError(str(err), label) from err
-        return pre + assignments([f"v{v}" for v in instr.results], exprs, "    ")
+        return pre + assignments(outs, exprs, "    ")
 
     def _iota_offset(
         self,

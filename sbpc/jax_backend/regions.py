@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from sbpc.algebra.sbp import B, NdSbp
+from sbpc.jax_backend.line_templates import op_key
 from sbpc.jax_backend.ops import UnsupportedOpError, assignments, op_expressions
 from sbpc.program import (
     Block,
@@ -125,11 +126,21 @@ def reference_line(em: _Emitter) -> LineFn:
         if isinstance(instr, CollectiveInstr):
             return [f"{indent}v{instr.result} = v{instr.operand}  # {instr.kind}"]
         assert isinstance(instr, OpInstr)
-        try:
-            exprs = op_expressions(instr.op, _names(instr.operands), em)
-        except UnsupportedOpError as err:
-            raise em.error(str(err), label) from err
-        return assignments(_names(instr.results), exprs, indent)
+
+        def write(names: list[str]) -> list[str]:
+            args, outs = names[: len(instr.operands)], names[len(instr.operands) :]
+            try:
+                exprs = op_expressions(instr.op, args, em)
+            except UnsupportedOpError as err:
+                raise em.error(str(err), label) from err
+            return assignments(outs, exprs, indent)
+
+        key = op_key(instr.op)
+        return em.templates.lines(
+            None if key is None else ("reference", key, indent),
+            _names((*instr.operands, *instr.results)),
+            write,
+        )
 
     return line
 

@@ -19,21 +19,13 @@ FILES = sorted(
 )
 
 
-def outcome(parser_type: type[Parser], text: str) -> str:
-    """The printed module, or the error (message and place) parsing stopped at."""
-    try:
-        return str(parser_type(default_context(), text, "t.mlir").parse_module())
-    except Exception as e:  # the error itself is what is compared
-        return f"{type(e).__name__}: {e}"
-
-
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_same_module_or_error_on_repository_inputs(path: Path) -> None:
+def test_same_module_or_error_on_repository_inputs(path: Path, outcome) -> None:
     for chunk in path.read_text().split("// -----"):
         assert outcome(FastParser, chunk) == outcome(Parser, chunk)
 
 
-def test_repeated_types_are_shared_and_still_checked() -> None:
+def test_repeated_types_are_shared_and_still_checked(outcome) -> None:
     """A remembered type is reused; a bad spelling after it still fails as before."""
     good = """
     func.func @f(%a: tensor<8x128xf32>, %b: tensor<8x128xf32>) -> tensor<8x128xf32> {

@@ -17,6 +17,7 @@ import pytest
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import parse_nd_sbp
 from sbpc.dialects import sbp as sbp_dialect
+from sbpc.jax_backend.line_templates import LineTemplates
 from sbpc.passes.bridge.program import main_function, program_of
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.pipeline import parse_module, run_passes
@@ -96,6 +97,19 @@ def _compile(name: str, layout: str, strategy: str):
         module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
     )
     return module
+
+
+@pytest.mark.parametrize("name", ["train_step", "transformer_train_step"])
+def test_line_templates_leave_the_emitted_program_byte_identical(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``sbpc.jax_backend.line_templates`` writes what the emitter writes."""
+    module = _compile(name, "2d", "greedy")
+    templated = jax_source(module)
+    monkeypatch.setattr(
+        LineTemplates, "lines", lambda self, key, names, write: write(list(names))
+    )
+    assert templated == jax_source(module)
 
 
 @pytest.mark.parametrize("name, layout, strategy", CASES)

@@ -1,7 +1,7 @@
-"""LocatingParser's fast lexer and type memo leave the IR and its locations as before.
+"""LocatingParser's fast lexer, type and op memos leave the IR and its locations as before.
 
-The slow path is the same parser with xDSL's own lexer and type parsing put
-back; both parse the GPT example's 8-layer Adam step (the module the speedup
+The slow path is the same parser with xDSL's own lexer, type parsing and op
+parsing put back; both parse the GPT example's 8-layer Adam step (the module the speedup
 is for) and the example exports, printed with their locations.
 """
 
@@ -26,7 +26,9 @@ if str(ROOT / "examples") not in sys.path:
 
 
 class SlowLocatingParser(LocatingParser):
-    """LocatingParser as it was: xDSL's lexer and xDSL's type parsing."""
+    """LocatingParser as it was: xDSL's lexer, type parsing and op parsing."""
+
+    memoize_ops = False
 
     _parse_optional_builtin_parametrized_type = (
         Parser._parse_optional_builtin_parametrized_type
