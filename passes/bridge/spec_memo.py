@@ -12,6 +12,10 @@ thousands of times (183 keys for 5,407 ops in the 8-layer GPT step).  An op
 changed since (a new operand type, a new property) has a new key, hence a new
 spec.  Ops with regions are never memoised: their specs read their bodies.
 
+Ops carrying a large dense array (a constant of weights closed over by the
+user's function) are not memoised either: the memo would keep the array (and
+its spec's copy) alive after the module is gone, and no other op repeats it.
+
 Each op also remembers its own key and spec: asked again (the next pass),
 comparing the key with the remembered one is cheaper than hashing it, since
 its attributes are mostly the very same objects.
@@ -23,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Operation
 
 from sbpc.dialects.sbp import SIG
@@ -33,6 +38,8 @@ _OF_OP: WeakKeyDictionary[Operation, tuple[tuple[Any, ...], OpSpec]] = (
     WeakKeyDictionary()
 )
 _MAX_SPECS = 4096
+# Dense arrays up to this many elements are memoised (scalars, iotas, masks).
+_MAX_SHARED_ELEMENTS = 1024
 
 
 def spec_key(op: Operation) -> tuple[Any, ...]:
@@ -48,7 +55,7 @@ def spec_key(op: Operation) -> tuple[Any, ...]:
 
 def remembered_spec(op: Operation, build: Callable[[Operation], OpSpec]) -> OpSpec:
     """``build(op)``, or the spec built before for an op with the same key."""
-    if op.regions:
+    if op.regions or _holds_large_array(op):
         return build(op)
     key = spec_key(op)
     mine = _OF_OP.get(op)
@@ -65,3 +72,16 @@ def remembered_spec(op: Operation, build: Callable[[Operation], OpSpec]) -> OpSp
         _SPECS[key] = spec
     _OF_OP[op] = (key, spec)
     return spec
+
+
+def _holds_large_array(op: Operation) -> bool:
+    """Whether an attribute or property of ``op`` is a dense array too large
+    to keep alive in the memo."""
+    for attr in (*op.properties.values(), *op.attributes.values()):
+        if isinstance(attr, DenseIntOrFPElementsAttr):
+            count = 1
+            for n in attr.get_shape():
+                count *= max(n, 0)
+            if count > _MAX_SHARED_ELEMENTS:
+                return True
+    return False

@@ -15,6 +15,7 @@ from sbpc.algebra.signature import Signature
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects import stablehlo as shlo
 from sbpc.passes.bridge import ops as bridge_ops
+from sbpc.passes.bridge import spec_memo
 from sbpc.passes.bridge.ops import built_op_spec, is_tensor_op, op_spec_of
 from sbpc.passes.bridge.program import main_function
 from sbpc.passes.jax_target import jax_source
@@ -107,3 +108,19 @@ def test_the_pipeline_emits_the_same_program_without_the_memo(
     with_memo = pipeline()
     monkeypatch.setattr(bridge_ops, "remembered_spec", lambda op, build: build(op))
     assert pipeline() == with_memo
+
+
+def test_a_large_constant_is_not_kept_alive_by_the_memo() -> None:
+    module = parse_module(
+        "func.func @f() -> (tensor<64x64xf32>, tensor<4xf32>) {\n"
+        "  %w = stablehlo.constant dense<1.5> : tensor<64x64xf32>\n"
+        "  %s = stablehlo.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>\n"
+        "  func.return %w, %s : tensor<64x64xf32>, tensor<4xf32>\n}\n",
+        default_context(),
+    )
+    w, s = [o for o in module.walk() if isinstance(o, shlo.ConstantOp)]
+    assert op_spec_of(w) == built_op_spec(w)
+    assert op_spec_of(s) == built_op_spec(s)
+    shared = {id(spec) for spec in spec_memo._SPECS.values()}
+    assert id(op_spec_of(s)) in shared  # 4 elements: shared by content
+    assert id(op_spec_of(w)) not in shared  # 4096 elements: built per call
