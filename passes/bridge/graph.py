@@ -149,6 +149,10 @@ class _Builder:
     default_trip_count: int = 1
     weight: float = 1.0
     def_weight: dict[SSAValue, float] = field(default_factory=dict)
+    per_spec: dict[
+        tuple[int, tuple[int, ...]],
+        tuple[OpSpec, tuple[bool, tuple[Signature, ...], Sequence[float]]],
+    ] = field(default_factory=dict)
 
     def edge_weights(self, operands: Sequence[SSAValue]) -> list[float]:
         return [self.def_weight.get(v, 1.0) for v in operands]
@@ -214,18 +218,17 @@ class _Builder:
             spec = op_spec_of(op)
         except UnsupportedTypeError as e:
             raise LocatedError(op, str(e)) from e
-        if not has_rule(spec):
+        ruled, candidates, costs = self.choices(spec, placement.hierarchy)
+        if not ruled:
             emit(
                 "warning",
                 op,
                 f"no SBP rule for '{op.name}': it runs replicated (all-B)",
             )
-        candidates = nd_signature_tuple(spec, placement.hierarchy)
         fixed = sbp_dialect.get_signature(op)
         if fixed is not None:
             _check_user_signature(op, spec, fixed, candidates, placement)
         operands = [self.operand_value(op, v, placement) for v in op.operands]
-        costs = compute_costs(spec, candidates, placement.hierarchy, self.cost_model)
         if self.weight != 1.0:
             costs = [c * self.weight for c in costs]
         try:
@@ -244,6 +247,25 @@ class _Builder:
             self.values[(placement, r)] = value
             self.def_weight[r] = self.weight
         self.out.op_nodes[placement].append((graph.values[results[0]].producer, op))
+
+    def choices(
+        self, spec: OpSpec, hierarchy: tuple[int, ...]
+    ) -> tuple[bool, tuple[Signature, ...], Sequence[float]]:
+        """Whether ``spec`` has a rule, its candidate signatures and their
+        compute costs: asked once per spec object and hierarchy, since equal
+        ops share one spec (``spec_memo``) and a model repeats its layers."""
+        key = (id(spec), hierarchy)
+        hit = self.per_spec.get(key)
+        if hit is not None and hit[0] is spec:
+            return hit[1]
+        candidates = nd_signature_tuple(spec, hierarchy)
+        answer = (
+            has_rule(spec),
+            candidates,
+            compute_costs(spec, candidates, hierarchy, self.cost_model),
+        )
+        self.per_spec[key] = (spec, answer)  # holds spec: its id stays unique
+        return answer
 
     def add_cast(self, op: sbp_dialect.CastOp) -> None:
         src_placement = self.placement(op.operands[0])

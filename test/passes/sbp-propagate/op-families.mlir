@@ -45,6 +45,10 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
     // expected-warning @below {{no SBP rule for 'stablehlo.tan': it runs replicated (all-B)}}
     %12 = stablehlo.tan %x : tensor<8x16xf32>
     // CHECK: stablehlo.tan %x {sbp.sig = #sbp.sig<([B]) -> ([B])>}
+    // an equal op shares the first one's candidates but warns on its own
+    // expected-warning @below {{no SBP rule for 'stablehlo.tan': it runs replicated (all-B)}}
+    %13 = stablehlo.tan %x : tensor<8x16xf32>
+    // CHECK: stablehlo.tan %x {sbp.sig = #sbp.sig<([B]) -> ([B])>}
     return %4, %5, %6, %7, %11, %12 : tensor<8x4xf32>, tensor<8xf32>, tensor<16x8xf32>, tensor<4x2x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
   }
 }
