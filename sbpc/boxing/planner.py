@@ -6,7 +6,8 @@ as one group of devices, ordered as the hierarchy) and is one collective on
 the groups of devices that differ only along those dims.  ``plan`` runs
 Dijkstra over the even-splittable intermediate layouts (as PyTorch's
 redistribute planner and OneFlow's boxing collector do), with the cost of
-``sbpc.boxing.cost_model``; ties go to fewer bytes, then fewer steps.
+``sbpc.boxing.cost_model`` plus the local work of ``sbpc.boxing.local_work``;
+ties go to fewer bytes, then fewer steps.
 
 When is one step legal?  With the hierarchical meaning (``sbpc.algebra.layout``),
 the devices of a group on dims ``D`` hold, for fixed other coordinates, the
@@ -65,6 +66,7 @@ from sbpc.boxing.cost_model import (
     group_bytes,
     local_bytes,
 )
+from sbpc.boxing.local_work import local_time
 
 Hierarchy = tuple[int, ...]
 
@@ -308,7 +310,9 @@ def _single_step(
             group_bytes(dst, dims, tensor, hierarchy),
         ),
     )
-    time = cost_model.step_time(kind, dims, hierarchy, nbytes)
+    time = cost_model.step_time(kind, dims, hierarchy, nbytes) + local_time(
+        kind, dims, src, dst, tensor, hierarchy, cost_model
+    )
     return BoxingStep(kind, dims, src, dst, hierarchy, nbytes, time, reduce)
 
 

@@ -1,0 +1,76 @@
+"""The local work a boxing step makes each device do, besides sending bytes.
+
+Bytes and ring rounds price what a step sends; two steps also rewrite a
+whole buffer on every device, and pricing that at zero made the search pick
+them on ties it should have broken the other way:
+
+* ``local_to_partial`` (``B -> P``, ``S(i) -> P``) writes the full partial
+  piece: a select against the device index, or the shard placed in zeros.
+  Priced 0, "add the bias to the partial sum, then all-reduce" tied with
+  "all-reduce, then add the bias", though the first runs the conversion and
+  the add on the full-size tensor on every device (the MLP's row-split
+  layer, ``bench/vs_xla.py`` mlp tp).
+* An ``all_gather`` or ``reduce_scatter`` along a tensor dim that is not the
+  outermost one of the device's piece needs the pieces contiguous: XLA gives
+  the buffer a transposed layout, a copy when its producer (a dot) cannot
+  write it (the MLP's logits: a transposing copy before a ``S(1)``
+  reduce-scatter that a ``S(0)`` one does not need).
+
+Both are priced as an elementwise op is (``sbpc.ops.cost``): one flop per
+element of the buffer written, on the cost model's device.  On the default
+GPU model that is picoseconds per element: it breaks ties and moves nothing
+else.  Every other step does no local work.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+from sbpc.algebra.layout import local_shape
+from sbpc.algebra.sbp import NdSbp, Split
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing.collective_kind import CollectiveKind
+from sbpc.boxing.cost_model import CostModel
+
+# The collectives whose buffer must hold each device's piece contiguously.
+_CONTIGUOUS = (CollectiveKind.ALL_GATHER, CollectiveKind.REDUCE_SCATTER)
+
+
+def local_elements(
+    kind: CollectiveKind,
+    dims: Sequence[int],
+    src: NdSbp,
+    dst: NdSbp,
+    tensor: TensorType,
+    hierarchy: Sequence[int],
+) -> int:
+    """Elements each device writes locally for one step (0: none)."""
+    if kind == CollectiveKind.LOCAL_TO_PARTIAL:
+        return math.prod(local_shape(tensor.shape, dst, hierarchy))
+    if kind not in _CONTIGUOUS or not dims:
+        return 0
+    # The gathered (scattered) side is the larger piece: dst of a gather.
+    full, split = (dst, src) if kind == CollectiveKind.ALL_GATHER else (src, dst)
+    entry = split[dims[0]]
+    if not isinstance(entry, Split):
+        return 0
+    shape = local_shape(tensor.shape, full, hierarchy)
+    if all(n == 1 for n in shape[: entry.axis]):
+        return 0  # the pieces are contiguous already
+    return math.prod(shape)
+
+
+def local_time(
+    kind: CollectiveKind,
+    dims: Sequence[int],
+    src: NdSbp,
+    dst: NdSbp,
+    tensor: TensorType,
+    hierarchy: Sequence[int],
+    cost_model: CostModel,
+) -> Fraction:
+    """Modeled seconds of one step's local work: one flop per element written."""
+    work = local_elements(kind, dims, src, dst, tensor, hierarchy)
+    return Fraction(cost_model.compute_time(work, 0.0)) if work else Fraction(0)
