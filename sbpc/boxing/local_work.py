@@ -10,11 +10,14 @@ them on ties it should have broken the other way:
   "all-reduce, then add the bias", though the first runs the conversion and
   the add on the full-size tensor on every device (the MLP's row-split
   layer, ``bench/vs_xla.py`` mlp tp).
-* An ``all_gather`` or ``reduce_scatter`` along a tensor dim that is not the
-  outermost one of the device's piece needs the pieces contiguous: XLA gives
-  the buffer a transposed layout, a copy when its producer (a dot) cannot
-  write it (the MLP's logits: a transposing copy before a ``S(1)``
-  reduce-scatter that a ``S(0)`` one does not need).
+* A ``reduce_scatter`` along a tensor dim that is not the outermost one of
+  the device's piece needs the pieces contiguous: XLA gives its operand a
+  transposed layout, and the operand of a reduction is a partial sum, made
+  by a contraction that cannot write that layout, so a transposing copy runs
+  first (the MLP's logits: a copy before a ``S(1)`` reduce-scatter that a
+  ``S(0)`` one does not need).  An ``all_gather``'s operand and result are
+  usually elementwise fusions that take the transposed layout for free, so
+  gathers pay nothing.
 
 Both are priced as an elementwise op is (``sbpc.ops.cost``): one flop per
 element of the buffer written, on the cost model's device.  On the default
@@ -34,9 +37,6 @@ from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import CostModel
 
-# The collectives whose buffer must hold each device's piece contiguously.
-_CONTIGUOUS = (CollectiveKind.ALL_GATHER, CollectiveKind.REDUCE_SCATTER)
-
 
 def local_elements(
     kind: CollectiveKind,
@@ -49,14 +49,12 @@ def local_elements(
     """Elements each device writes locally for one step (0: none)."""
     if kind == CollectiveKind.LOCAL_TO_PARTIAL:
         return math.prod(local_shape(tensor.shape, dst, hierarchy))
-    if kind not in _CONTIGUOUS or not dims:
+    if kind != CollectiveKind.REDUCE_SCATTER or not dims:
         return 0
-    # The gathered (scattered) side is the larger piece: dst of a gather.
-    full, split = (dst, src) if kind == CollectiveKind.ALL_GATHER else (src, dst)
-    entry = split[dims[0]]
+    entry = dst[dims[0]]
     if not isinstance(entry, Split):
         return 0
-    shape = local_shape(tensor.shape, full, hierarchy)
+    shape = local_shape(tensor.shape, src, hierarchy)  # the full partial piece
     if all(n == 1 for n in shape[: entry.axis]):
         return 0  # the pieces are contiguous already
     return math.prod(shape)

@@ -7,8 +7,7 @@
 // CHECK-NEXT: MESH_AXES = ("x", "y")
 // CHECK: IN_SPECS = (P(("x", "y"), None), P(None, "y"))
 // CHECK-NEXT: OUT_SPECS = P("x", None)
-// CHECK: lax.all_gather(v0, "y", axis=0, tiled=True)
-// CHECK: lax.all_gather(v4, "y", axis=1, tiled=True)
+// CHECK: lax.all_gather(v1, "y", axis=1, tiled=True)
 module @jit_f attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["x"=2, "y"=4]> {stablehlo.mesh = {axes = [{name = "x", size = 2 : i64}, {name = "y", size = 4 : i64}]}}
   func.func public @main(%arg0: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {}]>}, %arg1: tensor<32x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>}) -> (tensor<16x8xf32> {jax.result_info = "result", sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) {

@@ -144,15 +144,14 @@ def table_local_elements(
     hierarchy: tuple[int, ...],
 ) -> int:
     """Elements a step writes locally: a partial piece made from a local one,
-    or the whole buffer of a gather (scatter) along a dim that is not the
+    or the whole partial piece of a scatter along a dim that is not the
     piece's outermost non-trivial one."""
     if kind == "local_to_partial":
         return math.prod(piece(tensor, dst, hierarchy))
-    if kind not in ("all_gather", "reduce_scatter"):
+    if kind != "reduce_scatter":
         return 0
-    full = dst if kind == "all_gather" else src
-    axis = (src if kind == "all_gather" else dst)[dims[0]].axis  # type: ignore[union-attr]
-    shape = piece(tensor, full, hierarchy)
+    axis = dst[dims[0]].axis  # type: ignore[union-attr]
+    shape = piece(tensor, src, hierarchy)
     return math.prod(shape) if any(n > 1 for n in shape[:axis]) else 0
 
 
