@@ -15,7 +15,8 @@ them on ties it should have broken the other way:
   transposed layout, and the operand of a reduction is a partial sum, made
   by a contraction that cannot write that layout, so a transposing copy runs
   first (the MLP's logits: a copy before a ``S(1)`` reduce-scatter that a
-  ``S(0)`` one does not need).  An ``all_gather``'s operand and result are
+  ``S(0)`` one does not need).  Only ``P(sum)`` scatters: the emitter
+  runs a ``P(max|min)`` one as a reduction and a slice.  An ``all_gather``'s operand and result are
   usually elementwise fusions that take the transposed layout for free, so
   gathers pay nothing.
 
@@ -32,7 +33,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from sbpc.algebra.layout import local_shape
-from sbpc.algebra.sbp import NdSbp, Split
+from sbpc.algebra.sbp import NdSbp, Partial, Split
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import CostModel
@@ -51,9 +52,9 @@ def local_elements(
         return math.prod(local_shape(tensor.shape, dst, hierarchy))
     if kind != CollectiveKind.REDUCE_SCATTER or not dims:
         return 0
-    entry = dst[dims[0]]
-    if not isinstance(entry, Split):
-        return 0
+    entry, reduced = dst[dims[0]], src[dims[0]]
+    if not isinstance(entry, Split) or reduced != Partial("sum"):
+        return 0  # max/min: the emitter reduces, then slices (no scatter)
     shape = local_shape(tensor.shape, src, hierarchy)  # the full partial piece
     if all(n == 1 for n in shape[: entry.axis]):
         return 0  # the pieces are contiguous already

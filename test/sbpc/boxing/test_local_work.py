@@ -53,6 +53,7 @@ def test_to_partial_price_follows_the_device_and_the_piece():
     [
         ((P,), (S(0),), 0),  # the outermost dim: pieces are contiguous
         ((P,), (S(1),), 64 * 16),  # pieces interleave: a transposing copy
+        ((Partial("max"),), (S(1),), 0),  # a reduction, then a slice
         ((S(0),), (B,), 0),
         ((S(1),), (B,), 0),  # its layout fuses into producer and consumer
         ((P,), (B,), 0),  # an all-reduce keeps its layout

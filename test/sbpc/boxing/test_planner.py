@@ -148,7 +148,7 @@ def table_local_elements(
     piece's outermost non-trivial one."""
     if kind == "local_to_partial":
         return math.prod(piece(tensor, dst, hierarchy))
-    if kind != "reduce_scatter":
+    if kind != "reduce_scatter" or src[dims[0]] != P:
         return 0
     axis = dst[dims[0]].axis  # type: ignore[union-attr]
     shape = piece(tensor, src, hierarchy)
