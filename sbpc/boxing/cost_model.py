@@ -26,7 +26,10 @@ costs one overhead where a reduce_scatter then an all_gather, with the same
 rounds and bytes, cost two.  A group spanning several dimensions runs one
 ring over all of them, so it pays the slowest link's bandwidth, latency and
 overhead.  A ``transfer`` between placements pays ``overhead + fan_out *
-latency + bytes / bandwidth`` on the ``transfer`` link.
+latency + bytes / bandwidth`` on the ``transfer`` link.  The planner adds
+what a step computes locally (``local_to_partial``, and a gather or scatter
+that needs a transposing copy) through ``compute_time``:
+``sbpc.boxing.local_work``.
 
 Bytes and times are exact ``Fraction``s, so that alternatives of equal cost
 (one all_reduce, or a reduce_scatter then an all_gather) compare equal and

@@ -6,7 +6,8 @@ as one group of devices, ordered as the hierarchy) and is one collective on
 the groups of devices that differ only along those dims.  ``plan`` runs
 Dijkstra over the even-splittable intermediate layouts (as PyTorch's
 redistribute planner and OneFlow's boxing collector do), with the cost of
-``sbpc.boxing.cost_model``; ties go to fewer bytes, then fewer steps.
+``sbpc.boxing.cost_model`` plus the local work of ``sbpc.boxing.local_work``;
+ties go to fewer bytes, then fewer steps.
 
 When is one step legal?  With the hierarchical meaning (``sbpc.algebra.layout``),
 the devices of a group on dims ``D`` hold, for fixed other coordinates, the
@@ -63,6 +64,7 @@ from sbpc.boxing.cost_model import (
     collective_kind,
     local_bytes,
 )
+from sbpc.boxing.local_work import local_time
 from sbpc.boxing.step_prices import StepPrices
 
 Hierarchy = tuple[int, ...]
@@ -305,6 +307,7 @@ def _single_step(
         prices = StepPrices(tensor, hierarchy, cost_model)
     group = max(prices.group_bytes(src, dims), prices.group_bytes(dst, dims))
     nbytes, time = prices.step(kind, dims, group)
+    time += local_time(kind, dims, src, dst, tensor, hierarchy, cost_model)
     return BoxingStep(kind, dims, src, dst, hierarchy, nbytes, time, reduce)
 
 

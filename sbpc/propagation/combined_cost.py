@@ -10,14 +10,17 @@ the search replicate work to avoid collectives that would have been merged.
 Here a plan's boxing steps are laid out as a dataflow program (ops, and the
 steps on each operand's way in), grouped by the emitter's own schedule, and
 priced: a group costs its members' bandwidth time plus the largest of their
-fixed costs (launch overhead and rounds' latency).  Steps that cannot be combined, and uses inside loops (weighted
-edges), keep their own price.
+fixed costs (launch overhead and rounds' latency); a step's local work
+(``sbpc.boxing.local_work``) is paid by each step and counts no collective.
+Steps that cannot be combined, and uses inside loops (weighted edges), keep
+their own price.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Partial
@@ -25,6 +28,7 @@ from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.combine_schedule import Combined, combine_schedule
 from sbpc.boxing.cost_model import CostModel, local_bytes
+from sbpc.boxing.local_work import local_time
 from sbpc.ops.spec import is_bool
 from sbpc.propagation.graph import EdgeTensor, OpNode, SourceNode
 from sbpc.propagation.plan import LayoutChange, Plan
@@ -40,6 +44,7 @@ class Collective:
     nbytes: int  # the larger local buffer (what a combined buffer adds)
     latency: float  # the part of its time that a combined group pays once
     rest: float  # the rest of its time (bandwidth), paid by every member
+    local: float = 0.0  # its local work (sbpc.boxing.local_work): no collective
 
 
 @dataclass(frozen=True)
@@ -122,14 +127,16 @@ def _steps(
         src = value if i == 0 else ("e", change.edge, i)
         dst = out if i == len(steps) - 1 else ("e", change.edge, i + 1)
         key = combine_key(step, plain.element)
-        latency = 0.0
+        latency = Fraction(0)
         if key is not None:  # a combined group pays one launch and its rounds
-            latency = float(
-                cost_model.step_latency(step.kind, step.dims, step.hierarchy)
-            )
+            latency = cost_model.step_latency(step.kind, step.dims, step.hierarchy)
         nbytes = max(local_bytes(nd, plain, hierarchy) for nd in (step.src, step.dst))
+        local = local_time(
+            step.kind, step.dims, step.src, step.dst, plain, hierarchy, cost_model
+        )
+        rest = float(step.exact_time - latency - local)
         chain.append(
-            Collective((src,), (dst,), key, nbytes, latency, step.time - latency)
+            Collective((src,), (dst,), key, nbytes, float(latency), rest, float(local))
         )
     return chain
 
@@ -154,8 +161,9 @@ def price_collectives(nodes: Sequence[Collective]) -> CombinedCost:
     collectives = groups = 0
     for unit in order:
         members = unit.members if isinstance(unit, Combined) else (unit,)
+        comm += sum(m.local for m in members)
         if all(m.key is None and m.rest == 0 for m in members):
-            continue  # an op, not a step
+            continue  # an op or a local step, not a collective
         latency = max(m.latency for m in members)
         comm += latency + sum(m.rest for m in members)
         combined += latency

@@ -30,6 +30,19 @@ def collectives(dist, args) -> dict[str, int]:
     return {k: n for k, n in found.items() if n}
 
 
+def assert_bias_after_reduction(mlir: str) -> None:
+    """The row-split layer all-reduces its partial sums, then adds its bias
+    replicated (no bias made partial: ``local_to_partial`` is priced), and the
+    logits are reduce-scattered along the batch, dim 0 (no transposing copy)."""
+    assert "sbp.local_to_partial" not in mlir
+    (reduced,) = re.findall(r"(%\w+) = sbp\.all_reduce (%\w+)", mlir)
+    result, operand = reduced
+    assert re.search(rf"{operand} = stablehlo\.dot_general", mlir)  # the raw sum
+    assert re.search(rf"stablehlo\.add ({result}, |%\w+, {result}\b)", mlir)
+    (scatter,) = re.findall(r"sbp\.reduce_scatter .* to \[([^]]*)\]", mlir)
+    assert scatter.split(", ")[-1] == "S(0)"
+
+
 @pytest.mark.parametrize("scheme", ["tp", "2d"])
 @pytest.mark.parametrize(
     ("overhead", "expected"),
@@ -45,6 +58,8 @@ def test_overhead_picks_fewer_collectives(scheme, overhead, expected) -> None:
     assert collectives(dist, example.args) == expected
     (plan,) = [p.plan for p in dist.plans]
     assert plan.stats["collectives"] == sum(expected.values())
+    if "all_reduce" in expected:
+        assert_bias_after_reduction(dist.mlir)
     want = jax.jit(example.fn)(*example.args)
     np.testing.assert_allclose(dist(*example.args), want, rtol=1e-5, atol=1e-5)
 

@@ -6,7 +6,7 @@
 
 // CHECK: MESH_SHAPE = (2, 4)
 // CHECK: MESH_AXES = ("d0", "d1")
-// CHECK: IN_SPECS = (P("d0", None), P(None, "d1"), P("d1"), P("d1", None), P(None))
+// CHECK: IN_SPECS = (P("d0", None), P(None, "d1"), P("d1"), P("d1", None), P("d1"))
 // CHECK: OUT_SPECS = P(("d0", "d1"), None)
 // CHECK-DAG: def make_mesh(
 // CHECK-DAG: lax.dot_general(

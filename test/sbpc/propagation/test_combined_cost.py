@@ -13,7 +13,11 @@ from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.cost_model import CostModel, Device, Link
-from sbpc.propagation.combined_cost import combined_cost
+from sbpc.propagation.combined_cost import (
+    Collective,
+    combined_cost,
+    price_collectives,
+)
 from sbpc.propagation.combining import combined_plan, search_with_combining
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.edge_costs import EdgeCosts
@@ -197,3 +201,13 @@ def test_search_starts_from_both_ends_and_the_middle() -> None:
     assert scales[0] == 1.0
     assert {0.0, 0.5} <= set(scales)
     assert len(scales) == len({round(s, 2) for s in scales})  # none planned twice
+
+
+def test_local_work_is_paid_but_counts_no_collective() -> None:
+    """A ``local_to_partial`` (``sbpc.boxing.local_work``) costs time on its
+    own and is no collective: it neither joins nor counts as a group."""
+    local = Collective(("a",), ("b",), None, 0, 0.0, 0.0, 2e-3)
+    reduce = Collective(("b",), ("c",), ("all_reduce",), 8, 1e-3, 4e-3)
+    cost = price_collectives([local, reduce])
+    assert cost.comm_time == pytest.approx(7e-3)
+    assert (cost.collectives, cost.groups) == (1, 1)

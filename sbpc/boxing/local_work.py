@@ -1,0 +1,75 @@
+"""The local work a boxing step makes each device do, besides sending bytes.
+
+Bytes and ring rounds price what a step sends; two steps also rewrite a
+whole buffer on every device, and pricing that at zero made the search pick
+them on ties it should have broken the other way:
+
+* ``local_to_partial`` (``B -> P``, ``S(i) -> P``) writes the full partial
+  piece: a select against the device index, or the shard placed in zeros.
+  Priced 0, "add the bias to the partial sum, then all-reduce" tied with
+  "all-reduce, then add the bias", though the first runs the conversion and
+  the add on the full-size tensor on every device (the MLP's row-split
+  layer, ``bench/vs_xla.py`` mlp tp).
+* A ``reduce_scatter`` along a tensor dim that is not the outermost one of
+  the device's piece needs the pieces contiguous: XLA gives its operand a
+  transposed layout, and the operand of a reduction is a partial sum, made
+  by a contraction that cannot write that layout, so a transposing copy runs
+  first (the MLP's logits: a copy before a ``S(1)`` reduce-scatter that a
+  ``S(0)`` one does not need).  Only ``P(sum)`` scatters: the emitter
+  runs a ``P(max|min)`` one as a reduction and a slice.  An ``all_gather``'s operand and result are
+  usually elementwise fusions that take the transposed layout for free, so
+  gathers pay nothing.
+
+Both are priced as an elementwise op is (``sbpc.ops.cost``): one flop per
+element of the buffer written, on the cost model's device.  On the default
+GPU model that is picoseconds per element: it breaks ties and moves nothing
+else.  Every other step does no local work.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+from sbpc.algebra.layout import local_shape
+from sbpc.algebra.sbp import NdSbp, Partial, Split
+from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing.collective_kind import CollectiveKind
+from sbpc.boxing.cost_model import CostModel
+
+
+def local_elements(
+    kind: CollectiveKind,
+    dims: Sequence[int],
+    src: NdSbp,
+    dst: NdSbp,
+    tensor: TensorType,
+    hierarchy: Sequence[int],
+) -> int:
+    """Elements each device writes locally for one step (0: none)."""
+    if kind == CollectiveKind.LOCAL_TO_PARTIAL:
+        return math.prod(local_shape(tensor.shape, dst, hierarchy))
+    if kind != CollectiveKind.REDUCE_SCATTER or not dims:
+        return 0
+    entry, reduced = dst[dims[0]], src[dims[0]]
+    if not isinstance(entry, Split) or reduced != Partial("sum"):
+        return 0  # max/min: the emitter reduces, then slices (no scatter)
+    shape = local_shape(tensor.shape, src, hierarchy)  # the full partial piece
+    if all(n == 1 for n in shape[: entry.axis]):
+        return 0  # the pieces are contiguous already
+    return math.prod(shape)
+
+
+def local_time(
+    kind: CollectiveKind,
+    dims: Sequence[int],
+    src: NdSbp,
+    dst: NdSbp,
+    tensor: TensorType,
+    hierarchy: Sequence[int],
+    cost_model: CostModel,
+) -> Fraction:
+    """Modeled seconds of one step's local work: one flop per element written."""
+    work = local_elements(kind, dims, src, dst, tensor, hierarchy)
+    return Fraction(cost_model.compute_time(work, 0.0)) if work else Fraction(0)
