@@ -9,7 +9,9 @@ its graph, its own check of the annotations, the strategy, writing the plan
 back), and to run ``sbp-lower-boxing``, with the ratio of each to parsing;
 and the time of xDSL's verifier on the module (``module.verify()``, which
 ``sbpc-opt`` runs after parsing and ``run_passes`` after the passes: counted
-apart, as ``sbpc-opt --timing`` counts it).
+apart, as ``sbpc-opt --timing`` counts it).  Every timed step runs with
+Python's cyclic garbage collector held off, as ``sbpc-opt`` runs
+(``sbpc.collector``), after a collection of what earlier steps left.
 
     python bench/pipeline_scaling.py            # 1k and 10k ops
     python bench/pipeline_scaling.py --big      # also 50k ops
@@ -22,11 +24,13 @@ tables), and each time is the best of ``--repeats`` runs on a fresh parse.
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import time
 
 from xdsl.passes import PassPipeline
 
+from sbpc.collector import collector_paused
 from sbpc.passes.pipeline import default_context, parse_module, run_passes
 from sbpc.passes.universe import SBPC_UNIVERSE
 
@@ -83,9 +87,11 @@ def module_text(n_ops: int) -> str:
 
 
 def timed(fn, *args) -> float:
-    start = time.perf_counter()
-    fn(*args)
-    return time.perf_counter() - start
+    gc.collect()
+    with collector_paused():
+        start = time.perf_counter()
+        fn(*args)
+        return time.perf_counter() - start
 
 
 def apply(module, spec: str, ctx) -> None:
