@@ -11,6 +11,8 @@ Attributes are immutable, so ops with equal keys have equal specs, and one
 thousands of times (183 keys for 5,407 ops in the 8-layer GPT step).  An op
 changed since (a new operand type, a new property) has a new key, hence a new
 spec.  Ops with regions are never memoised: their specs read their bodies.
+The key also holds the op-kind registry's ``version``: a compiler that
+registers an ``ir_extractor`` later gets specs built with it.
 
 Ops carrying a large dense array (a constant of weights closed over by the
 user's function) are not memoised either: the memo would keep the array (and
@@ -31,6 +33,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Operation
 
 from sbpc.dialects.sbp import SIG
+from sbpc.ops.kind import OP_KINDS
 from sbpc.ops.spec import OpSpec
 
 _SPECS: dict[tuple[Any, ...], OpSpec] = {}
@@ -43,8 +46,10 @@ _MAX_SHARED_ELEMENTS = 1024
 
 
 def spec_key(op: Operation) -> tuple[Any, ...]:
-    """What a region-free op's ``OpSpec`` reads, ``sbp.sig`` left out."""
+    """What a region-free op's ``OpSpec`` reads, ``sbp.sig`` left out (and
+    the registry version its extractor comes from)."""
     return (
+        OP_KINDS.version,
         op.name,
         op.operand_types,
         op.result_types,

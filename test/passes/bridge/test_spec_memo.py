@@ -14,6 +14,7 @@ from sbpc.algebra.sbp import B, S
 from sbpc.algebra.signature import Signature
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects import stablehlo as shlo
+from sbpc.ops.kind import OP_KINDS
 from sbpc.passes.bridge import ops as bridge_ops
 from sbpc.passes.bridge import spec_memo
 from sbpc.passes.bridge.ops import built_op_spec, is_tensor_op, op_spec_of
@@ -124,3 +125,22 @@ def test_a_large_constant_is_not_kept_alive_by_the_memo() -> None:
     shared = {id(spec) for spec in spec_memo._SPECS.values()}
     assert id(op_spec_of(s)) in shared  # 4 elements: shared by content
     assert id(op_spec_of(w)) not in shared  # 4096 elements: built per call
+
+
+def test_an_extractor_registered_later_is_used() -> None:
+    module = parse_module(
+        "func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {\n"
+        "  %n = stablehlo.negate %a : tensor<8xf32>\n"
+        "  func.return %n : tensor<8xf32>\n}\n",
+        default_context(),
+    )
+    (op,) = [o for o in module.walk() if isinstance(o, shlo.NegOp)]
+    before = op_spec_of(op)
+    kind = OP_KINDS.entry(op.name)
+    saved = kind.ir_extractor
+    OP_KINDS.set(op.name, "ir_extractor", lambda op, spec: {"marked": True})
+    try:
+        assert op_spec_of(op).attrs == {"marked": True}
+    finally:
+        OP_KINDS.set(op.name, "ir_extractor", saved)
+    assert op_spec_of(op) == before
