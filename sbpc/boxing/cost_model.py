@@ -27,8 +27,8 @@ rounds and bytes, cost two.  A group spanning several dimensions runs one
 ring over all of them, so it pays the slowest link's bandwidth, latency and
 overhead.  A ``transfer`` between placements pays ``overhead + fan_out *
 latency + bytes / bandwidth`` on the ``transfer`` link.  The planner adds
-what a step computes locally (``local_to_partial``, and a gather or scatter
-that needs a transposing copy) through ``compute_time``:
+what a step computes locally (``local_to_partial``, and a ``P(sum)``
+reduce-scatter that needs a transposing copy) through ``compute_time``:
 ``sbpc.boxing.local_work``.
 
 Bytes and times are exact ``Fraction``s, so that alternatives of equal cost

@@ -16,9 +16,9 @@ them on ties it should have broken the other way:
   by a contraction that cannot write that layout, so a transposing copy runs
   first (the MLP's logits: a copy before a ``S(1)`` reduce-scatter that a
   ``S(0)`` one does not need).  Only ``P(sum)`` scatters: the emitter
-  runs a ``P(max|min)`` one as a reduction and a slice.  An ``all_gather``'s operand and result are
-  usually elementwise fusions that take the transposed layout for free, so
-  gathers pay nothing.
+  runs a ``P(max|min)`` one as a reduction and a slice.  An
+  ``all_gather``'s operand and result are usually elementwise fusions that
+  take the transposed layout for free, so gathers pay nothing.
 
 Both are priced as an elementwise op is (``sbpc.ops.cost``): one flop per
 element of the buffer written, on the cost model's device.  On the default
