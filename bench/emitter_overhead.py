@@ -9,8 +9,9 @@ the ratio is sbpc's median step time over ``jax.jit``'s, and the paired
 ratio the median over rounds of the two back-to-back loops' ratio (less
 moved by load that drifts between rounds).  Target: <= 1.02x.
 The ``compiled HLO`` column compares what the two calls compile to
-(``bench/hlo_ops.py``: instructions by opcode and shape): ``same`` means
-any difference in step time is the call's dispatch or the machine's noise.
+(``bench/hlo_ops.py``: the optimized HLO with names, metadata and the order
+of parameters and constants taken out): ``same`` means one program, so any
+difference in step time is the call's dispatch or the machine's noise.
 
     python bench/emitter_overhead.py                 # every example, small sizes
     python bench/emitter_overhead.py --size gpt125m  # GPT at 125M-class sizes
@@ -44,7 +45,7 @@ from models import EXAMPLES, gpt, mixer, mlp  # noqa: E402
 import sbpc.jax  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from hlo_ops import OpKey, describe, difference  # noqa: E402
+from hlo_ops import compare  # noqa: E402
 
 # Named sizes: module constants of the example models, set for one run.
 SIZES: dict[str, dict[Any, dict[str, Any]]] = {
@@ -103,14 +104,12 @@ def _error(got, want) -> float:
     return max(errs, default=0.0)
 
 
-def compiled_difference(
-    dist: sbpc.jax.Distributed, jit_fn: Any, args: tuple
-) -> dict[OpKey, int]:
-    """Instructions sbpc's compiled call has more (+) or fewer (-) of than
-    ``jax.jit``'s, by opcode and shape (empty: the same program)."""
+def compiled_comparison(dist: sbpc.jax.Distributed, jit_fn: Any, args: tuple) -> str:
+    """``same`` when sbpc's call compiles to the program ``jax.jit``'s does
+    (``bench/hlo_ops.py``), else what sbpc's has more (+) or fewer (-) of."""
     ours = dist.lower(*args).compile().as_text()
     theirs = jit_fn.lower(*args).compile().as_text()
-    return difference(ours, theirs)
+    return compare(ours, theirs)
 
 
 def bench_one(name: str, repeats: int, steps: int, donate: bool) -> dict[str, Any]:
@@ -135,7 +134,7 @@ def bench_one(name: str, repeats: int, steps: int, donate: bool) -> dict[str, An
     def fresh() -> tuple:
         return tuple(jax.tree.map(jax.numpy.asarray, example.args))
 
-    hlo = describe(compiled_difference(dist, jit_fn, fresh()))
+    hlo = compiled_comparison(dist, jit_fn, fresh())
     want, _ = _loop(jit_fn, fresh(), train, 1)
     got, _ = _loop(sbpc_fn, fresh(), train, 1)
     error = _error(got, want)

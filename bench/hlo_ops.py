@@ -60,6 +60,54 @@ def describe(diff: Mapping[OpKey, int]) -> str:
     return " ".join(f"{n:+d} {op}" for op, n in per.items())
 
 
+_METADATA = re.compile(r",?\s*metadata=\{[^{}]*\}")
+_NAME = re.compile(r"%?([\w.\-]+)(?=: |\s=\s| \(|[,)}]|$)")
+_LEAF = re.compile(r"^\s*%?([\w.\-]+) = (\S+ (?:parameter|constant)\(.*)$")
+
+
+def canonical(hlo_text: str) -> str:
+    """The module's computations with metadata dropped, each leaf (parameter,
+    constant) named by its computation and its own text, leaves sorted, and
+    every other name renumbered in order of first appearance: two
+    compilations of the same work give the same text whatever their names,
+    source locations and the order they declare parameters and constants in."""
+    blocks: list[list[str]] = []
+    for line in hlo_text.splitlines():
+        if line.startswith(("%", "ENTRY")):
+            blocks.append([])
+        if blocks and line.startswith(("%", "ENTRY", " ", "}")):
+            blocks[-1].append(_METADATA.sub("", line))
+    names: dict[str, str] = {}
+    for k, block in enumerate(blocks):
+        for line in block:
+            if m := _LEAF.match(line):
+                names[m.group(1)] = f"c{k}[{m.group(2)}]"
+
+    def rename(m: re.Match[str]) -> str:
+        word = m.group(1)
+        if word not in names and not m.group(0).startswith("%") and "." not in word:
+            return m.group(0)  # a keyword or number, not a name
+        return names.setdefault(word, f"v{len(names)}")
+
+    out = []
+    for block in blocks:
+        head, *body = block
+        leaves = sorted(_NAME.sub(rename, line) for line in body if _LEAF.match(line))
+        rest = [_NAME.sub(rename, line) for line in body if not _LEAF.match(line)]
+        out += [_NAME.sub(rename, head), *leaves, *rest]
+    return "\n".join(out)
+
+
+def compare(a: str, b: str) -> str:
+    """``same`` when the two modules are the same program (``canonical``);
+    else what ``a`` has more (+) or fewer (-) of, per opcode, or ``same ops,
+    other attributes`` when only attributes or order differ."""
+    if canonical(a) == canonical(b):
+        return "same"
+    described = describe(difference(a, b))
+    return "same ops, other attributes" if described == "same" else described
+
+
 _ALIAS = re.compile(r"\{([\d,\s]*)\}:\s*\((\d+),\s*\{[\d,\s]*\},\s*(may|must)-alias\)")
 
 

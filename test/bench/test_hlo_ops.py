@@ -21,6 +21,8 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 from hlo_ops import (  # noqa: E402
     aliases,
+    canonical,
+    compare,
     describe,
     difference,
     op_counts,
@@ -64,6 +66,38 @@ def test_names_and_metadata_do_not_count_but_an_extra_op_does() -> None:
     assert describe(difference(MODULE, extra)) == "-1 copy"
 
 
+def test_the_same_program_under_other_names_and_parameter_order_is_same() -> None:
+    other = (
+        MODULE.replace("%x.1", "%param.7")
+        .replace("x.1:", "param.7:")
+        .replace("%fused", "%fused_computation.3")
+        .replace("%main", "%main.2_spmd")
+        .replace('op_name="x"', 'op_name="args[0]"')
+    )
+    assert canonical(other) == canonical(MODULE)
+    assert compare(other, MODULE) == "same"
+    # Parameters declared in another order are the same program.
+    two = (
+        "ENTRY %e (a: f32[2], b: f32[3]) -> f32[2] {\n"
+        "  %a = f32[2]{0} parameter(0)\n"
+        "  %b = f32[3]{0} parameter(1)\n"
+        "  ROOT %n = f32[2]{0} negate(%a)\n}\n"
+    )
+    swapped = two.replace(
+        "  %a = f32[2]{0} parameter(0)\n  %b = f32[3]{0} parameter(1)\n",
+        "  %b = f32[3]{0} parameter(1)\n  %a = f32[2]{0} parameter(0)\n",
+    )
+    assert compare(swapped, two) == "same"
+    # ... but not one that reads the other parameter.
+    assert compare(two.replace("negate(%a)", "negate(%b)"), two) != "same"
+
+
+def test_an_attribute_or_an_op_makes_another_program() -> None:
+    precise = MODULE.replace("dimensions={1,0}", "dimensions={1,0}, backend_config={}")
+    assert compare(precise, MODULE) == "same ops, other attributes"
+    assert compare(MODULE.replace("negate", "abs"), MODULE) == "+1 abs -1 negate"
+
+
 def test_aliases_are_read_from_the_module_header() -> None:
     header = (
         "HloModule m, input_output_alias={ {0}: (1, {}, may-alias), "
@@ -105,17 +139,17 @@ def _parity(dist, fn, args, in_shardings=None, out_shardings=None) -> dict:
             in_shardings=tuple(in_shardings),
             out_shardings=list(out_shardings),
         ).lower(*flat)
-    return difference(ours, theirs.compile().as_text())
+    return compare(ours, theirs.compile().as_text())
 
 
 @pytest.mark.parametrize("name", ["mlp", "gpt_train", "mixer"])
 def test_one_device_programs_compile_to_what_jax_jit_compiles(name: str) -> None:
     example, dist = _one_device(name)
     args = jax.tree.map(jax.numpy.asarray, example.args)
-    assert _parity(dist, example.fn, args) == {}
+    assert _parity(dist, example.fn, args) == "same"
 
 
-@pytest.mark.parametrize("name", ["gpt", "mixer"])
+@pytest.mark.parametrize("name", ["mlp", "gpt", "mixer"])
 def test_data_parallel_programs_compile_to_what_xla_partitions(name: str) -> None:
     """vs_xla.py's dp rows (strategy optimal): no collectives on either side,
     the same program."""
@@ -131,7 +165,7 @@ def test_data_parallel_programs_compile_to_what_xla_partitions(name: str) -> Non
             for x, s in zip(dist.flatten(*example.args), ins, strict=True)
         ],
     )[0]
-    assert _parity(dist, example.fn, placed, ins, outs) == {}
+    assert _parity(dist, example.fn, placed, ins, outs) == "same"
 
 
 def test_a_donated_training_step_aliases_what_jax_jit_aliases() -> None:
