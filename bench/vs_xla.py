@@ -232,6 +232,16 @@ def _counts(c: dict[str, int]) -> str:
     return " ".join(f"{short.get(k, k)}{n}" for k, n in sorted(c.items())) or "-"
 
 
+def brief(hlo: str) -> str:
+    """``compare``'s verdict in a table cell: ``same ...`` as it is, else
+    how many instructions sbpc's program has more and fewer of."""
+    if hlo.startswith("same"):
+        return hlo
+    counts = [int(word) for word in hlo.split()[::2]]
+    more, fewer = sum(n for n in counts if n > 0), -sum(n for n in counts if n < 0)
+    return f"differs: +{more} -{fewer} instructions"
+
+
 def table(rows: list[Row]) -> str:
     head = (
         "| example | scheme | sbpc KiB | XLA KiB | bytes ratio | sbpc colls | XLA colls "
@@ -259,7 +269,7 @@ def table(rows: list[Row]) -> str:
             f"| {r.example} | {r.scheme} | {_kib(s.bytes)} | {_kib(x.bytes)} | "
             f"{r.bytes_ratio:.2f} | {s.collectives} ({_counts(s.counts)}) | "
             f"{x.collectives} ({_counts(x.counts)}) | {s.step_s * 1e3:.2f} | "
-            f"{x.step_s * 1e3:.2f} | {r.time_ratio:.2f} | {r.paired:.2f} | {r.hlo} | "
+            f"{x.step_s * 1e3:.2f} | {r.time_ratio:.2f} | {r.paired:.2f} | {brief(r.hlo)} | "
             f"{s.compile_s:.2f} | "
             f"{x.compile_s:.2f} | {s.error:.1e} / {x.error:.1e} | {verdict} |"
         )
@@ -368,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=sorted(EXAMPLES), default=None)
     parser.add_argument(
+        "--verbose", action="store_true", help="print the instructions that differ"
+    )
+    parser.add_argument(
         "--schemes", nargs="+", choices=sorted(SCHEMES), default=["dp", "tp", "2d"]
     )
     parser.add_argument(
@@ -404,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
                     f"{name:12s} {scheme:3s} bytes sbpc {_kib(row.sbpc.bytes):>8s} KiB "
                     f"XLA {_kib(row.xla.bytes):>8s} KiB ({row.bytes_ratio:.2f}x)  "
                     f"step {row.sbpc.step_s * 1e3:7.2f} / {row.xla.step_s * 1e3:7.2f} ms "
-                    f"({row.time_ratio:.2f}x, paired {row.paired:.2f}x, {row.hlo})  err {row.sbpc.error:.1e}/{row.xla.error:.1e}",
+                    f"({row.time_ratio:.2f}x, paired {row.paired:.2f}x, "
+                    f"{row.hlo if args.verbose else brief(row.hlo)})  err {row.sbpc.error:.1e}/{row.xla.error:.1e}",
                     flush=True,
                 )
             else:

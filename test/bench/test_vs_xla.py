@@ -30,3 +30,31 @@ def test_report_has_a_row_per_scheme_and_a_plot(tmp_path):
     assert float(tp[3]) > 0 and float(tp[4]) > 0
     assert re.search(r"compiled by both: 3", text)
     assert (tmp_path / "benchmarks.png").stat().st_size > 1000
+
+
+def test_a_slower_paired_step_is_a_loss_unless_both_compile_to_one_program():
+    vs_xla = _load()
+    side = vs_xla.Side(0.0, 0, {}, 1e-3, 0.0, 0.0)
+    row = vs_xla.Row("mlp", "dp", side, side, paired=1.04, hlo="+1 copy")
+    assert row.slower
+    row.hlo = "same"
+    assert not row.slower  # one program: the gap is the machine's noise
+    row.hlo, row.paired = "+1 copy", 0.99
+    assert not row.slower
+    assert vs_xla.brief("+8 add -3 copy +1 all-gather") == (
+        "differs: +9 -3 instructions"
+    )
+    assert vs_xla.brief("same ops, other attributes") == "same ops, other attributes"
+
+
+def test_rounds_alternate_which_program_runs_first():
+    vs_xla = _load()
+    calls: list[str] = []
+
+    def program(name: str):
+        return lambda: calls.append(name) or 0
+
+    times = vs_xla.interleaved_times([program("a"), program("b")], [(), ()], 4)
+    assert [len(t) for t in times] == [4, 4]
+    assert calls[2:] == ["a", "b", "b", "a", "a", "b", "b", "a"]  # after warm-up
+    assert vs_xla.paired_ratio([2.0, 4.0, 3.0], [1.0, 1.0, 2.0]) == 2.0
