@@ -7,6 +7,9 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "vs_xla.py"
 
 
@@ -32,19 +35,42 @@ def test_report_has_a_row_per_scheme_and_a_plot(tmp_path):
     assert (tmp_path / "benchmarks.png").stat().st_size > 1000
 
 
-def test_a_slower_paired_step_is_a_loss_unless_both_compile_to_one_program():
+def test_a_row_is_slower_only_when_measurably_so_and_the_programs_differ():
     vs_xla = _load()
     side = vs_xla.Side(0.0, 0, {}, 1e-3, 0.0, 0.0)
-    row = vs_xla.Row("mlp", "dp", side, side, paired=1.04, hlo="+1 copy")
-    assert row.slower
+    row = vs_xla.Row(
+        "mlp",
+        "dp",
+        side,
+        side,
+        paired=1.04,
+        paired_interval=(1.02, 1.06),
+        hlo="+1 copy",
+    )
+    assert row.slower and not row.within_noise
     row.hlo = "same"
-    assert not row.slower  # one program: the gap is the machine's noise
-    row.hlo, row.paired = "+1 copy", 0.99
-    assert not row.slower
+    assert not row.slower and row.within_noise  # one program: the gap is noise
+    row.hlo, row.paired_interval = "+1 copy", (0.97, 1.06)
+    assert not row.slower and row.within_noise
+    row.paired, row.paired_interval = 0.99, (0.95, 1.01)
+    assert not row.slower and not row.within_noise
     assert vs_xla.brief("+8 add -3 copy +1 all-gather") == (
         "differs: +9 -3 instructions"
     )
     assert vs_xla.brief("same ops, other attributes") == "same ops, other attributes"
+
+
+def test_the_paired_interval_holds_the_ratio_and_narrows_with_agreement():
+    vs_xla = _load()
+    rng = np.random.default_rng(1)
+    theirs = list(1.0 + 0.01 * rng.random(41))
+    spread = 1.0 + 0.2 * rng.standard_normal(41)
+    noisy = [t * r for t, r in zip(theirs, spread, strict=True)]
+    steady = [t * 1.1 for t in theirs]
+    low, high = vs_xla.paired_interval(noisy, theirs)
+    assert low <= vs_xla.paired_ratio(noisy, theirs) <= high
+    assert high - low > 0.02
+    assert vs_xla.paired_interval(steady, theirs) == pytest.approx((1.1, 1.1))
 
 
 def test_rounds_alternate_which_program_runs_first():
