@@ -47,6 +47,7 @@ from calibrate import calibrate, cost_model_text  # noqa: E402
 from hlo_collectives import parse_collectives, summarize  # noqa: E402
 from hlo_ops import compare  # noqa: E402
 from models import EXAMPLES, SCHEMES  # noqa: E402
+from paired_timing import paired_interval, paired_ratio  # noqa: E402
 
 import sbpc.jax  # noqa: E402
 
@@ -142,26 +143,6 @@ def interleaved_times(fns, args, repeats: int) -> list[list[float]]:
             jax.block_until_ready(fns[k](*args[k]))
             times[k].append(time.perf_counter() - start)
     return times
-
-
-def paired_ratio(ours: list[float], theirs: list[float]) -> float:
-    """Median over rounds of the two back-to-back calls' ratio: load that
-    drifts between rounds cancels."""
-    return float(np.median(np.asarray(ours) / np.asarray(theirs)))
-
-
-def paired_interval(
-    ours: list[float], theirs: list[float], level: float = 0.9, resamples: int = 2000
-) -> tuple[float, float]:
-    """A bootstrap ``level`` interval of ``paired_ratio``: the rounds
-    resampled with replacement (fixed seed), the median of each resample."""
-    ratios = np.asarray(ours) / np.asarray(theirs)
-    rng = np.random.default_rng(0)
-    picks = rng.integers(0, len(ratios), size=(resamples, len(ratios)))
-    medians = np.median(ratios[picks], axis=1)
-    tail = (1.0 - level) / 2
-    low, high = np.quantile(medians, [tail, 1.0 - tail])
-    return float(low), float(high)
 
 
 def bench_one(
