@@ -1,0 +1,34 @@
+"""``bench/library_models.py``: models from flax (linen, nnx) and equinox,
+trained with optax, planned by sbpc; one of them run against ``jax.jit``
+(each compiles in seconds, so the others are only planned here; the
+benchmark's ``--check`` runs them all)."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+from library_models import MODELS  # bench/ (test/bench/conftest.py)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_a_library_models_training_step_is_planned(name: str) -> None:
+    example = MODELS[name](1)
+    step = example.distribute("2d", strategy="greedy", quiet=True)
+    (plan,) = step.plans
+    # every parameter and optimizer leaf got a layout, the batch its split
+    ins, _ = step.shardings()
+    assert len(ins) == len(jax.tree.leaves(example.args))
+    assert ins[-1].spec == jax.sharding.PartitionSpec("d0", None)
+    assert len(plan.plan.signatures) > 100
+
+
+def test_a_flax_linen_step_computes_what_jax_jit_computes() -> None:
+    example = MODELS["flax_linen"](1)
+    want = jax.jit(example.fn)(*example.args)
+    got = example.distribute("dp", strategy="greedy", quiet=True)(*example.args)
+    assert jax.tree.structure(got) == jax.tree.structure(want)
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        # Adam(W)'s first step moves a parameter by about the learning rate
+        # whatever its gradient's size: float reordering shows up to 2e-3.
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), atol=2e-3, rtol=0)
