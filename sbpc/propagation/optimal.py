@@ -68,9 +68,11 @@ from sbpc.propagation.strategy import Choice, Problem, Strategy, budget_error
 from sbpc.timing import phase
 
 # Clustering: the window around the middle copy reaches this many factors
-# beyond it; its LP's duals are kept this exact (they become messages); it
-# is tried only when the copies' inner factors are this share of the core.
-WINDOW_HOPS = 2
+# beyond it (the next width is tried while the plan is not proven: a narrow
+# window's edges can pull its middle copy's labels away from the optimum's);
+# its LP's duals are kept this exact (they become messages); it is tried
+# only when the copies' inner factors are this share of the core.
+WINDOW_HOPS = (2, 4, 8)
 WINDOW_DUAL_TOLERANCE = 1e-10
 MIN_COVERED = 0.25
 
@@ -303,26 +305,49 @@ def _clustered(
     if copies is None or len(covered) < MIN_COVERED * len(pairwise.factors):
         return _declined("too few repeated factors", stats)
     started = time.perf_counter()
+    for hops in WINDOW_HOPS:
+        stats["cluster_window_hops"] = hops
+        result = _clustered_at(
+            pairwise, core, copies, covered, hops, rel_gap, threads, stats
+        )
+        stats["seconds_cluster"] = time.perf_counter() - started
+        if result is not None:
+            return result
+    return _declined(stats.pop("cluster_why"), stats)
+
+
+def _clustered_at(
+    pairwise: PairwiseProblem,
+    core: list[int],
+    copies: Copies,
+    covered: set[tuple[int, int]],
+    hops: int,
+    rel_gap: float,
+    threads: int | None,
+    stats: dict,
+) -> _Result | None:
+    """``_clustered`` with a window of ``hops``: the proven result, or None
+    (``stats["cluster_why"]`` says why)."""
+    started = time.perf_counter()
     with phase("window lp"):
         nodes, relaxed, messages = _window_messages(
-            pairwise, copies, covered, rel_gap, threads
+            pairwise, copies, covered, rel_gap, threads, hops
         )
     stats["cluster_window_nodes"] = len(nodes)
     if relaxed is None or messages is None:
-        return _declined("window LP not integral", stats)
+        stats["cluster_why"] = "window LP not integral"
+        return None
     with phase("residual"):
         rest, covered_min = residual(pairwise, messages)
         rest_bound, by_copies = _residual_bound(rest, rel_gap, threads)
+    source = dict(zip(nodes, relaxed.labels, strict=True))
     with phase("replicate"):
-        middle = copies.count // 2
-        source = dict(zip(nodes, relaxed.labels, strict=True))
-        fixed = {v: source[part[middle]] for part in copies.tuples for v in part}
-        plan = _solve_exact(condition(pairwise, fixed), rel_gap, threads)
-    if plan is None:
-        return _declined("no plan found", stats)
-    labels = plan[0]
-    for v, label in fixed.items():
-        labels[v] = label
+        labels = _replicated(
+            pairwise, copies, source, range(copies.count), rel_gap, threads
+        )
+    if labels is None:
+        stats["cluster_why"] = "no plan found"
+        return None
     energy = pairwise.energy(labels)
     gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
     if by_copies and gap > rel_gap:
@@ -333,25 +358,61 @@ def _clustered(
         rest_bound = -math.inf if solved is None else solved[1]
         gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
         by_copies = False
+    if gap > rel_gap and copies.count > 2:
+        # The stack's first and last copies meet what comes before and after
+        # it, and may want other labels than its middle: solve them exactly
+        # with the rest (free parameters: 0.002% above the optimum otherwise).
+        with phase("replicate"):
+            inner = range(1, copies.count - 1)
+            ends = _replicated(pairwise, copies, source, inner, rel_gap, threads)
+        if ends is not None and pairwise.energy(ends) < energy:
+            labels, energy = ends, pairwise.energy(ends)
+            gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
+            stats["cluster_ends_solved"] = True
     stats["cluster_residual_bound"] = "its own copies" if by_copies else "its LP"
     stats.update(
         {
             "cluster_residual_factors": len(rest.factors),
-            "seconds_cluster": time.perf_counter() - started,
             "objective": energy,
             "gap": gap,
         }
     )
     progress.current().done(
-        "optimal: clustered", stats["seconds_cluster"], f"gap {_percent(gap)}"
+        f"optimal: clustered ({hops} hops)",
+        time.perf_counter() - started,
+        f"gap {_percent(gap)}",
     )
     if not math.isfinite(energy) or gap > rel_gap:
         stats["cluster_gap"] = gap
         del stats["objective"], stats["gap"]
-        return _declined(f"gap {_percent(gap)} above mip_rel_gap", stats)
+        stats["cluster_why"] = f"gap {_percent(gap)} above mip_rel_gap"
+        return None
     stats.update({"status": "Optimal (repeated layers, certified)", "proven": True})
     stats["cluster"] = "proven"
+    stats.pop("cluster_gap", None)  # a narrower window's, now beaten
     return _Result([labels[v] for v in core], energy, stats["status"], stats)
+
+
+def _replicated(
+    pairwise: PairwiseProblem,
+    copies: Copies,
+    source: dict[int, int],
+    which: range,
+    rel_gap: float,
+    threads: int | None,
+) -> list[int] | None:
+    """Labels of every node: the middle copy's (``source``) in each copy of
+    ``which``, every other node solved exactly with those fixed (None when
+    HiGHS finds no labelling)."""
+    middle = copies.count // 2
+    fixed = {part[k]: source[part[middle]] for part in copies.tuples for k in which}
+    plan = _solve_exact(condition(pairwise, fixed), rel_gap, threads)
+    if plan is None:
+        return None
+    labels = plan[0]
+    for v, label in fixed.items():
+        labels[v] = label
+    return labels
 
 
 def _gap(energy: float, bound: float) -> float:
@@ -368,13 +429,14 @@ def _window_messages(
     covered: set[tuple[int, int]],
     rel_gap: float,
     threads: int | None,
+    hops: int = WINDOW_HOPS[0],
 ) -> tuple[list[int], _Result | None, Messages | None]:
     """(the window around the middle copy, its LP's result when integral,
     its duals as messages for the ``covered`` factors of every copy; None
     when the LP has no optimum).  Messages need no integral LP: any
     messages give a valid bound."""
     middle = copies.count // 2
-    nodes = window(problem, copies.nodes(middle), WINDOW_HOPS)
+    nodes = window(problem, copies.nodes(middle), hops)
     ilp = _Ilp(restrict(problem, nodes), nodes, None, None)
     relaxed = ilp.solve_relaxation(None, rel_gap, threads, WINDOW_DUAL_TOLERANCE)
     if ilp.relaxed.getModelStatus() != highspy.HighsModelStatus.kOptimal:

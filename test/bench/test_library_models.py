@@ -32,3 +32,25 @@ def test_a_flax_linen_step_computes_what_jax_jit_computes() -> None:
         # Adam(W)'s first step moves a parameter by about the learning rate
         # whatever its gradient's size: float reordering shows up to 2e-3.
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), atol=2e-3, rtol=0)
+
+
+def test_free_parameters_of_a_flax_stack_are_proven_through_its_layers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Free parameters: the 2-hop window's middle copy is 22% above the
+    optimum; a wider window, then the first and last copies solved with the
+    rest, meet the bound, and the plan costs what the whole core's LP
+    finds."""
+    from sbpc.propagation.driver import STRATEGIES
+    from sbpc.propagation.optimal import Optimal
+
+    example = MODELS["flax_linen"](3)
+    clustered = example.distribute("2d", strategy="optimal", quiet=True)
+    stats = clustered.plans[0].plan.stats
+    assert stats["cluster"] == "proven", stats
+    assert stats["cluster_window_hops"] > 2 and stats["cluster_ends_solved"]
+    monkeypatch.setitem(STRATEGIES, Optimal.name, Optimal(cluster=False))
+    whole = example.distribute("2d", strategy="optimal", quiet=True)
+    assert stats["objective"] == pytest.approx(
+        whole.plans[0].plan.stats["objective"], rel=1e-7
+    )
