@@ -2,6 +2,7 @@
 
     python bench/planning_time.py                        # 2, 8, 16, 32 layers; dp, tp, 2d
     python bench/planning_time.py --layers 8 32 --schemes 2d --repeats 2
+    python bench/planning_time.py --scanned --layers 2 --check   # lax.scan'd blocks
 
 The GPT example's Adam training step (``examples/models/gpt.py``) at several
 depths and under each parallelism scheme (``dp``, ``tp`` on 8 devices,
@@ -15,7 +16,15 @@ times, in one process and one after the other:
   ``NamedSharding``\\ s sbpc's plan gives the arguments (XLA's partitioner
   and compiler on the same layouts).
 
-and prints the ratio sbpc / XLA (<= 1: planning costs no more than XLA's
+``--scanned`` times the same step with its blocks run by ``lax.scan`` over
+stacked weights (``examples/models/gpt_scanned.py``: one copy of the block,
+in a ``stablehlo.while`` body, whatever the depth).  ``--check`` also runs
+each row's two programs and prints the largest error of sbpc's results
+against XLA's (``examples/run.py``'s ``max_error``), a row passing under
+1e-4.  A row sbpc cannot plan prints sbpc's diagnostic in place of its
+numbers (and the exit status is 1).
+
+It prints the ratio sbpc / XLA (<= 1: planning costs no more than XLA's
 compile), whether the plan is proven optimal (else HiGHS's gap), and the
 per-phase seconds.  ``--cluster 0`` turns the optimal strategy's
 repeated-layer clustering off (the whole core's LP, as before it).
@@ -48,8 +57,9 @@ import jax
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 
-from models import gpt  # noqa: E402
+from models import gpt, gpt_scanned  # noqa: E402
 from models.example import SCHEMES, Example  # noqa: E402
+from run import max_error  # noqa: E402
 
 import sbpc.jax  # noqa: E402
 from sbpc.propagation.driver import STRATEGIES  # noqa: E402
@@ -83,19 +93,34 @@ class Row:
     gap: float
     core_nodes: int
     phases: dict[str, float] = field(default_factory=dict)
+    scanned: bool = False
+    error: float | None = None  # sbpc's results against XLA's (--check)
 
     @property
     def ratio(self) -> float:
         return self.sbpc_s / self.xla_s
 
 
-def gpt_train(layers: int) -> Example:
-    """The GPT training example at ``layers`` decoder blocks."""
-    saved, gpt.LAYERS = gpt.LAYERS, layers  # read by init_params and param_roles
-    try:
+@dataclass
+class Failure:
+    """A row sbpc could not plan: what it said."""
+
+    layers: int
+    scheme: str
+    diagnostic: str
+    scanned: bool = False
+
+
+CHECK_TOLERANCE = 1e-4  # examples/run.py's: float reassociation only
+
+
+def gpt_train(layers: int, scanned: bool = False) -> Example:
+    """The GPT training example at ``layers`` decoder blocks (``scanned``: the
+    blocks run by ``lax.scan``)."""
+    if scanned:
+        return gpt_scanned.train_example(layers)
+    with gpt.Depth(layers):
         return gpt.train_example()
-    finally:
-        gpt.LAYERS = saved
 
 
 def cold() -> None:
@@ -124,8 +149,10 @@ def profile(example: Example, scheme: str, strategy: str, path: Path) -> None:
     profiler.dump_stats(path)
 
 
-def measure(layers: int, scheme: str, strategy: str, repeats: int) -> Row:
-    example = gpt_train(layers)
+def measure(args: argparse.Namespace, layers: int, scheme: str) -> Row:
+    """One row: the best of ``args.repeats`` runs of each side."""
+    example = gpt_train(layers, args.scanned)
+    strategy, repeats = args.strategy, args.repeats
     best: sbpc.jax.Distributed | None = None
     sbpc_s = xla_s = float("inf")
     for _ in range(repeats):
@@ -140,13 +167,20 @@ def measure(layers: int, scheme: str, strategy: str, repeats: int) -> Row:
         out_tree = step.out_tree
         cold()
         start = time.perf_counter()
-        jax.jit(
-            example.fn,
-            in_shardings=jax.tree.unflatten(in_tree, ins),
-            out_shardings=jax.tree.unflatten(out_tree, outs),
-        ).lower(*example.args).compile()
+        compiled = (
+            jax.jit(
+                example.fn,
+                in_shardings=jax.tree.unflatten(in_tree, ins),
+                out_shardings=jax.tree.unflatten(out_tree, outs),
+            )
+            .lower(*example.args)
+            .compile()
+        )
         xla_s = min(xla_s, time.perf_counter() - start)
     assert best is not None and best.timing is not None
+    error = None
+    if args.check:
+        error = max_error(best(*example.args), compiled(*example.args))
     stats = best.plans[0].plan.stats
     timing = best.timing
     phases = {name: timing.seconds(name) for name in TOP}
@@ -167,22 +201,25 @@ def measure(layers: int, scheme: str, strategy: str, repeats: int) -> Row:
         gap=float(stats.get("gap", 0.0)),
         core_nodes=int(stats.get("core_nodes", 0)),
         phases=phases,
+        scanned=args.scanned,
+        error=error,
     )
 
 
 def table(rows: list[Row]) -> str:
     head = (
-        "| layers | scheme | ops | sbpc s | XLA s | sbpc/XLA | optimal | "
+        "| layers | scheme | ops | sbpc s | XLA s | sbpc/XLA | optimal | error | "
         + " | ".join(TOP)
         + " | other |"
     )
     lines = [head, "|" + " ---: |" * (head.count("|") - 1)]
     for r in rows:
         proof = "proven" if r.proven else f"gap {r.gap:.2%}"
+        error = "-" if r.error is None else f"{r.error:.1e}"
         cells = [f"{r.phases[name]:.2f}" for name in (*TOP, "other")]
         lines.append(
             f"| {r.layers} | {r.scheme} | {r.ops} | {r.sbpc_s:.2f} | {r.xla_s:.2f} "
-            f"| {r.ratio:.2f} | {proof} | " + " | ".join(cells) + " |"
+            f"| {r.ratio:.2f} | {proof} | {error} | " + " | ".join(cells) + " |"
         )
     return "\n".join(lines)
 
@@ -199,16 +236,23 @@ def propagate_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def run_rows(args: argparse.Namespace) -> list[Row]:
-    """Every (layers, scheme) row asked for, measured in turn."""
+def run_rows(args: argparse.Namespace) -> tuple[list[Row], list[Failure]]:
+    """Every (layers, scheme) row asked for, measured in turn; those sbpc
+    cannot plan are failures with its diagnostic."""
     rows: list[Row] = []
+    failures: list[Failure] = []
     for layers in args.layers:
         for scheme in args.schemes:
-            row = measure(layers, scheme, args.strategy, args.repeats)
+            try:
+                row = measure(args, layers, scheme)
+            except sbpc.jax.SbpcError as e:
+                failures.append(Failure(layers, scheme, str(e), args.scanned))
+                print(f"{layers} layers {scheme}: sbpc: {e}", file=sys.stderr)
+                continue
             rows.append(row)
             if args.profile:
                 profile(
-                    gpt_train(layers),
+                    gpt_train(layers, args.scanned),
                     scheme,
                     args.strategy,
                     args.profile / f"{layers}-{scheme}.prof",
@@ -219,7 +263,7 @@ def run_rows(args: argparse.Namespace) -> list[Row]:
                 file=sys.stderr,
                 flush=True,
             )
-    return rows
+    return rows, failures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -237,6 +281,12 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="0: strategy optimal solves the whole core's LP (no clustering)",
     )
+    parser.add_argument(
+        "--scanned", action="store_true", help="the blocks run by lax.scan"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="compare sbpc's results with XLA's"
+    )
     parser.add_argument("--json", metavar="PATH", help="write every row as JSON")
     parser.add_argument(
         "--profile",
@@ -251,17 +301,28 @@ def main(argv: list[str] | None = None) -> int:
     if not args.cluster:
         STRATEGIES[Optimal.name] = Optimal(cluster=False)
     try:
-        rows = run_rows(args)
+        rows, failures = run_rows(args)
     finally:
         STRATEGIES[Optimal.name] = saved
+    blocks = "run by lax.scan" if args.scanned else "unrolled"
+    print(f"GPT Adam training step, blocks {blocks}, strategy {args.strategy}")
     print(table(rows))
     print()
     print(propagate_table(rows))
+    for failed in failures:
+        print(f"\n{failed.layers} layers {failed.scheme}: sbpc: {failed.diagnostic}")
+    wrong = [r for r in rows if r.error is not None and r.error >= CHECK_TOLERANCE]
+    for r in wrong:
+        print(f"\n{r.layers} layers {r.scheme}: MISMATCH, error {r.error:.2e}")
     if args.json:
         Path(args.json).write_text(
-            json.dumps([asdict(r) | {"ratio": r.ratio} for r in rows], indent=1)
+            json.dumps(
+                [asdict(r) | {"ratio": r.ratio} for r in rows]
+                + [asdict(f) for f in failures],
+                indent=1,
+            )
         )
-    return 0
+    return 1 if failures or wrong else 0
 
 
 if __name__ == "__main__":

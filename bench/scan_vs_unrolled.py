@@ -1,8 +1,9 @@
 """Planning time of a scanned 12-layer GPT training step vs its unrolled twin.
 
-The same decoder blocks as ``examples/models/gpt.py``, 12 of them, in two
-spellings: a Python loop over 12 parameter dicts (JAX unrolls it: 12 copies
-of every op, forward and backward) and ``lax.scan`` over one dict of stacked
+The same decoder blocks, 12 of them, in two spellings:
+``examples/models/gpt.py``'s Python loop over 12 parameter dicts (JAX
+unrolls it: 12 copies of every op, forward and backward) and
+``examples/models/gpt_scanned.py``'s ``lax.scan`` over one dict of stacked
 weights (one copy of the block in a ``stablehlo.while`` body, forward and
 backward).  Both are distributed data-parallel on 8 devices; the benchmark
 prints, per strategy, the ops sbp-propagate plans and its wall time, and
@@ -24,10 +25,8 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import lax
-from models import gpt
+from models import gpt, gpt_scanned
 
 from sbpc.jax import annotate, distribute
 from sbpc.passes.inline import SbpInlinePass
@@ -35,29 +34,6 @@ from sbpc.passes.pipeline import default_context
 from sbpc.passes.propagate import SbpPropagatePass
 
 LAYERS = 12
-
-
-def _head(params, x):
-    x = gpt.layer_norm(x, params["lnf_g"], params["lnf_b"])
-    return x @ params["head"]
-
-
-def _loss(logits, targets):
-    logp = jax.nn.log_softmax(logits, -1)
-    return -jnp.mean(jnp.sum(jax.nn.one_hot(targets, gpt.VOCAB) * logp, -1))
-
-
-def unrolled_loss(params, tokens, targets):
-    x = params["wte"][tokens] + params["wpe"][: tokens.shape[1]]
-    for p in params["blocks"]:
-        x = gpt.block(x, p)
-    return _loss(_head(params, x), targets)
-
-
-def scanned_loss(params, tokens, targets):
-    x = params["wte"][tokens] + params["wpe"][: tokens.shape[1]]
-    x, _ = lax.scan(lambda h, p: (gpt.block(h, p), None), x, params["blocks"])
-    return _loss(_head(params, x), targets)
 
 
 def sgd_step(loss):
@@ -69,14 +45,9 @@ def sgd_step(loss):
 
 
 def _params():
-    saved, gpt.LAYERS = gpt.LAYERS, LAYERS
-    try:
+    with gpt.Depth(LAYERS):
         params = gpt.init_params(0)
-    finally:
-        gpt.LAYERS = saved
-    stacked = dict(params)
-    stacked["blocks"] = jax.tree.map(lambda *xs: np.stack(xs), *params["blocks"])
-    return params, stacked
+    return params, gpt_scanned.init_params(LAYERS, 0)
 
 
 def _count_ops(module) -> int:
@@ -105,8 +76,8 @@ def main() -> None:
     tokens, targets = gpt.batch(0)
     layouts = (None, "[S(0)]", "[S(0)]")
     twins = {
-        "unrolled": (sgd_step(unrolled_loss), (params, tokens, targets)),
-        "scanned": (sgd_step(scanned_loss), (stacked, tokens, targets)),
+        "unrolled": (sgd_step(gpt.loss_fn), (params, tokens, targets)),
+        "scanned": (sgd_step(gpt_scanned.loss_fn), (stacked, tokens, targets)),
     }
     print(f"{LAYERS}-layer GPT training step, data-parallel on 8 devices")
     print(f"{'strategy':<10}{'program':<10}{'ops':>8}{'plan (s)':>10}")

@@ -16,6 +16,7 @@ tp       8      ``[B]``                 ``[r]``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -109,3 +110,15 @@ def layout(role: str, scheme: str) -> str:
 def layouts(roles: Any, scheme: str) -> Any:
     """A pytree of roles mapped to layouts (None stays free)."""
     return jax.tree.map(lambda r: layout(r, scheme), roles)
+
+
+def stacked_role(role: str) -> str:
+    """The role of a stack of tensors of ``role`` along a new leading axis
+    (``lax.scan``'s layer axis, kept whole): a split moves one dim up,
+    ``"S(1)"`` becomes ``"S(2)"``; a replicated role stays."""
+    split = re.fullmatch(r"S\((\d+)\)", role)
+    if split:
+        return f"S({int(split[1]) + 1})"
+    if role == DATA:
+        raise ValueError("a stack of batches has no role (its batch is dim 1)")
+    return role

@@ -113,3 +113,20 @@ def param_roles():
 _MODEL = Model(forward, train_step, init_params, batch, param_roles)
 forward_example, train_example = _MODEL.forward_example, _MODEL.train_example
 forward_args, train_args = _MODEL.forward_args, _MODEL.train_args  # sbpc-import --args
+
+
+class Depth:
+    """``with Depth(layers):`` sets ``LAYERS`` (which ``init_params`` and
+    ``param_roles`` read) meanwhile and restores it after."""
+
+    def __init__(self, layers: int) -> None:
+        self.layers = layers
+        self.saved = LAYERS
+
+    def __enter__(self) -> None:
+        global LAYERS
+        self.saved, LAYERS = LAYERS, self.layers
+
+    def __exit__(self, *exc: object) -> None:
+        global LAYERS
+        LAYERS = self.saved

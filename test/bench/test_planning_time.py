@@ -54,3 +54,50 @@ def test_profile_writes_one_readable_profile_per_row(tmp_path, capsys):
     # the profile is of sbpc's side: its propagation ran under the profiler
     functions = {name for _, _, name in stats.stats}
     assert "distribute" in functions and "choose" in functions
+
+
+def _small_gpt(monkeypatch) -> None:
+    """A small GPT: the structure, not the size, is tested (and XLA compiles it faster)."""
+    from models import gpt  # the bench put examples/ on the path
+
+    for name, value in {"VOCAB": 32, "SEQ": 8, "MODEL": 16, "HIDDEN": 32}.items():
+        monkeypatch.setattr(gpt, name, value)
+
+
+def test_scanned_tp_row_is_planned_and_proven(tmp_path, capsys, monkeypatch):
+    """``--scanned``: the lax.scan'd step (blocks in a while body, their
+    stacked weights split one dim further in) planned by sbpc, proven, and
+    compiled by XLA on the same layouts.  (Its numbers: ``--check``, run
+    for docs/performance.md; not here, where it would double the time.)"""
+    bench = _load()
+    _small_gpt(monkeypatch)
+    out = tmp_path / "rows.json"
+    argv = ["--scanned", "--layers", "2", "--schemes", "tp", "--repeats", "1"]
+    assert bench.main([*argv, "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())
+    assert row["scanned"] and row["layers"] == 2 and row["scheme"] == "tp"
+    assert row["proven"] and row["error"] is None
+    assert row["ops"] > 100 and row["sbpc_s"] > 0 and row["xla_s"] > 0
+    printed = capsys.readouterr().out
+    assert "blocks run by lax.scan" in printed
+    line = next(x for x in printed.splitlines() if x.startswith("| 2 | tp |"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert float(cells[5]) == round(row["ratio"], 2) and cells[6] == "proven"
+
+
+def test_a_row_sbpc_cannot_plan_prints_its_diagnostic(tmp_path, capsys, monkeypatch):
+    bench = _load()
+    _small_gpt(monkeypatch)
+
+    def refuse(*_args):
+        raise bench.sbpc.jax.SbpcError("line 7: stablehlo.while: no plan")
+
+    monkeypatch.setattr(bench, "distribute", refuse)
+    out = tmp_path / "rows.json"
+    argv = ["--scanned", "--layers", "2", "--schemes", "2d", "--json", str(out)]
+    assert bench.main(argv) == 1
+    assert (
+        "2 layers 2d: sbpc: line 7: stablehlo.while: no plan" in capsys.readouterr().out
+    )
+    (failed,) = json.loads(out.read_text())
+    assert failed["diagnostic"] == "line 7: stablehlo.while: no plan"
