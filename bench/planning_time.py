@@ -3,6 +3,7 @@
     python bench/planning_time.py                        # 2, 8, 16, 32 layers; dp, tp, 2d
     python bench/planning_time.py --layers 8 32 --schemes 2d --repeats 2
     python bench/planning_time.py --scanned --layers 2 --check   # lax.scan'd blocks
+    python bench/planning_time.py --model flax_linen --layers 2 8 --schemes dp 2d
 
 The GPT example's Adam training step (``examples/models/gpt.py``) at several
 depths and under each parallelism scheme (``dp``, ``tp`` on 8 devices,
@@ -15,6 +16,11 @@ times, in one process and one after the other:
 * **XLA**: ``jax.jit(fn, in_shardings=...).lower(...).compile()`` with the
   ``NamedSharding``\\ s sbpc's plan gives the arguments (XLA's partitioner
   and compiler on the same layouts).
+
+``--model flax_linen`` (or ``flax_nnx``, ``equinox``) times a decoder
+written with that library and trained with ``optax.adamw``
+(``bench/library_models.py``) instead, its parameters left free for sbpc's
+strategy to lay out (XLA is given the same layouts).
 
 ``--scanned`` times the same step with its blocks run by ``lax.scan`` over
 stacked weights (``examples/models/gpt_scanned.py``: one copy of the block,
@@ -149,9 +155,21 @@ def profile(example: Example, scheme: str, strategy: str, path: Path) -> None:
     profiler.dump_stats(path)
 
 
+LIBRARY_MODELS = ("flax_linen", "flax_nnx", "equinox")  # bench/library_models.py
+
+
+def example_for(args: argparse.Namespace, layers: int) -> Example:
+    """The model asked for (``--model``, ``--scanned``) at ``layers`` blocks."""
+    if args.model == "gpt":
+        return gpt_train(layers, args.scanned)
+    from library_models import MODELS  # flax, equinox, optax: the test extra
+
+    return MODELS[args.model](layers)
+
+
 def measure(args: argparse.Namespace, layers: int, scheme: str) -> Row:
     """One row: the best of ``args.repeats`` runs of each side."""
-    example = gpt_train(layers, args.scanned)
+    example = example_for(args, layers)
     strategy, repeats = args.strategy, args.repeats
     best: sbpc.jax.Distributed | None = None
     sbpc_s = xla_s = float("inf")
@@ -252,7 +270,7 @@ def run_rows(args: argparse.Namespace) -> tuple[list[Row], list[Failure]]:
             rows.append(row)
             if args.profile:
                 profile(
-                    gpt_train(layers, args.scanned),
+                    example_for(args, layers),
                     scheme,
                     args.strategy,
                     args.profile / f"{layers}-{scheme}.prof",
@@ -287,6 +305,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="compare sbpc's results with XLA's"
     )
+    parser.add_argument(
+        "--model",
+        choices=("gpt", *LIBRARY_MODELS),
+        default="gpt",
+        help="the GPT example (default), or a decoder written with flax.linen, "
+        "flax.nnx or equinox and trained with optax (bench/library_models.py; "
+        "parameters left free for sbpc to lay out)",
+    )
     parser.add_argument("--json", metavar="PATH", help="write every row as JSON")
     parser.add_argument(
         "--profile",
@@ -295,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
         help="also profile sbpc's side of each row: DIR/<layers>-<scheme>.prof",
     )
     args = parser.parse_args(argv)
+    if args.scanned and args.model != "gpt":
+        parser.error("--scanned is the GPT example's (--model gpt)")
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
     saved = STRATEGIES[Optimal.name]
@@ -305,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         STRATEGIES[Optimal.name] = saved
     blocks = "run by lax.scan" if args.scanned else "unrolled"
-    print(f"GPT Adam training step, blocks {blocks}, strategy {args.strategy}")
+    model = "GPT Adam" if args.model == "gpt" else f"{args.model} optax.adamw"
+    print(f"{model} training step, blocks {blocks}, strategy {args.strategy}")
     print(table(rows))
     print()
     print(propagate_table(rows))

@@ -101,3 +101,18 @@ def test_a_row_sbpc_cannot_plan_prints_its_diagnostic(tmp_path, capsys, monkeypa
     )
     (failed,) = json.loads(out.read_text())
     assert failed["diagnostic"] == "line 7: stablehlo.while: no plan"
+
+
+def test_a_library_model_is_the_example_asked_for(capsys):
+    import argparse
+
+    import pytest
+
+    bench = _load()
+    example = bench.example_for(argparse.Namespace(model="equinox", scanned=False), 1)
+    *_, tokens, targets = example.args
+    assert example.in_roles == (None, None, "data", "data")  # parameters free
+    assert tokens.shape == targets.shape and tokens.dtype.kind == "i"
+    with pytest.raises(SystemExit):
+        bench.main(["--model", "flax_nnx", "--scanned"])
+    assert "--scanned is the GPT example's" in capsys.readouterr().err
