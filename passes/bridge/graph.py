@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum, auto
+from functools import cache
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -38,7 +40,7 @@ from sbpc.propagation.graph import GraphError, NodeId, SbpGraph
 from sbpc.propagation.plan import Plan
 
 from .ops import UnsupportedTypeError, is_tensor_op, op_spec_of, plain_type
-from .regions import add_region_op
+from .regions import REGION_OPS, add_region_op
 
 
 def free_layouts(tensor: TensorType, hierarchy: Sequence[int]) -> list[NdSbp]:
@@ -154,7 +156,10 @@ class _Builder:
         tuple[OpSpec, tuple[bool, tuple[Signature, ...], Sequence[float]]],
     ] = field(default_factory=dict)
 
-    def edge_weights(self, operands: Sequence[SSAValue]) -> list[float]:
+    def edge_weights(self, operands: Sequence[SSAValue]) -> list[float] | None:
+        """How often each operand's layout change runs (None: all once)."""
+        if not self.def_weight:
+            return None
         return [self.def_weight.get(v, 1.0) for v in operands]
 
     def placement(self, value: SSAValue) -> Placement:
@@ -192,31 +197,37 @@ class _Builder:
         return self.values[key]
 
     def add_op(self, op: Operation) -> None:
-        if isinstance(op, func.ReturnOp):
+        what = _role(type(op))
+        if what is _Role.COMPUTE:
+            self.add_compute_op(op)
+        elif what is _Role.RETURN:
+            assert isinstance(op, func.ReturnOp)
             self.add_results(op)
-            return
-        if isinstance(op, sbp_dialect.CollectiveOp | sbp_dialect.TransferOp):
+        elif what is _Role.COLLECTIVE:
             raise LocatedError(
                 op, "sbp-propagate runs before sbp-lower-boxing: found a collective"
             )
-        if isinstance(op, sbp_dialect.CastOp):
+        elif what is _Role.CAST:
+            assert isinstance(op, sbp_dialect.CastOp)
             self.add_cast(op)
-            return
-        if not op.operands and not op.results:
-            return
-        if add_region_op(self, op):
-            return
-        if not is_tensor_op(op):
-            raise LocatedError(
-                op,
-                f"'{op.name}' does not compute on ranked tensors only; "
-                "sbp-propagate cannot lay it out",
-            )
-        placement = self.placement(op.results[0])
+        elif op.operands or op.results:
+            add_region_op(self, op)
+
+    def add_compute_op(self, op: Operation) -> None:
+        """An op with no regions that the op rules lay out (one graph node)."""
+        results = op.results
+        if not results:
+            if not op.operands:
+                return
+            raise LocatedError(op, _not_on_tensors(op))
+        placement = self.placements.get(results[0], self.default)
         graph = self.out.graph(placement)
         try:
             spec = op_spec_of(op)
         except UnsupportedTypeError as e:
+            # Checked here, not first: a spec is only built from tensor types.
+            if not is_tensor_op(op):
+                raise LocatedError(op, _not_on_tensors(op)) from e
             raise LocatedError(op, str(e)) from e
         ruled, candidates, costs = self.choices(spec, placement.hierarchy)
         if not ruled:
@@ -228,11 +239,15 @@ class _Builder:
         fixed = sbp_dialect.get_signature(op)
         if fixed is not None:
             _check_user_signature(op, spec, fixed, candidates, placement)
-        operands = [self.operand_value(op, v, placement) for v in op.operands]
+        values = self.values
+        try:
+            operands = [values[(placement, v)] for v in op.operands]
+        except KeyError:  # ``operand_value`` says which and why
+            operands = [self.operand_value(op, v, placement) for v in op.operands]
         if self.weight != 1.0:
             costs = [c * self.weight for c in costs]
         try:
-            results = graph.add_op(
+            ids = graph.add_op(
                 op_label(op),
                 operands,
                 spec.results,
@@ -243,10 +258,11 @@ class _Builder:
             )
         except GraphError as e:
             raise LocatedError(op, str(e)) from e
-        for value, r in zip(results, op.results, strict=True):
-            self.values[(placement, r)] = value
-            self.def_weight[r] = self.weight
-        self.out.op_nodes[placement].append((graph.values[results[0]].producer, op))
+        for value, r in zip(ids, results, strict=True):
+            values[(placement, r)] = value
+        if self.weight != 1.0:
+            self.def_weight.update(dict.fromkeys(results, self.weight))
+        self.out.op_nodes[placement].append((graph.values[ids[0]].producer, op))
 
     def choices(
         self, spec: OpSpec, hierarchy: tuple[int, ...]
@@ -300,6 +316,38 @@ class _Builder:
             )
             node = graph.add_result(f"result #{i}", value, accepted)
             self.out.result_nodes[placement].append((node, i))
+
+
+class _Role(Enum):
+    """What the builder does with an op, by its class."""
+
+    COMPUTE = auto()  # a node of its own (``add_compute_op``)
+    RETURN = auto()  # the function's results
+    COLLECTIVE = auto()  # refused: boxing comes after propagation
+    CAST = auto()
+    REGION = auto()  # ``regions.add_region_op``
+
+
+@cache
+def _role(cls: type[Operation]) -> _Role:
+    """``cls``'s role, found once per op class (isinstance against the
+    dialects' abstract classes is slow, and a module has few op classes)."""
+    if issubclass(cls, func.ReturnOp):
+        return _Role.RETURN
+    if issubclass(cls, sbp_dialect.CollectiveOp | sbp_dialect.TransferOp):
+        return _Role.COLLECTIVE
+    if issubclass(cls, sbp_dialect.CastOp):
+        return _Role.CAST
+    if issubclass(cls, REGION_OPS):
+        return _Role.REGION
+    return _Role.COMPUTE
+
+
+def _not_on_tensors(op: Operation) -> str:
+    return (
+        f"'{op.name}' does not compute on ranked tensors only; "
+        "sbp-propagate cannot lay it out"
+    )
 
 
 def _check_user_signature(

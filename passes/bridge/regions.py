@@ -61,6 +61,16 @@ if TYPE_CHECKING:
     from .graph import _Builder
 
 
+# The op classes ``add_region_op`` takes (the graph builder hands it no other).
+REGION_OPS: tuple[type[Operation], ...] = (
+    WhileOp,
+    CaseOp,
+    IfOp,
+    OptimizationBarrierOp,
+    CustomCallOp,
+)
+
+
 def add_region_op(b: _Builder, op: Operation) -> bool:
     """Add ``op`` if it is a region op or barrier (True), else leave it (False)."""
     try:

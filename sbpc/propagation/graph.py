@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from sbpc.algebra.sbp import B, NdSbp, format_nd_sbp
 from sbpc.algebra.signature import Signature
@@ -43,14 +43,15 @@ class PropagationError(ValueError):
     """No plan can be made (every option infeasible, memory budget too small)."""
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     """One use: ``value`` leaves ``src`` (result ``src_index``), enters operand
     ``dst_index`` of ``dst``.
 
     ``weight``: how many times the layout change runs (a use inside a loop
     body runs every iteration); ``tied``: the two ends must agree (a loop's
     carried value and the body's yield of it), any change is impossible.
+    A named tuple, not a frozen dataclass: a big model has tens of thousands
+    of edges, and a tuple is built three times faster.
     """
 
     id: int
@@ -316,11 +317,13 @@ class SbpGraph:
         ``edge_weights``: per operand, how often its layout change runs;
         ``tied``: operands whose layout must equal their producer's.
         """
+        n_values = len(self.values)
         for v in operands:
-            self._check_value(v)
+            if not 0 <= v < n_values:
+                raise GraphError(f"unknown value {v}")
         node_id = len(self.nodes)
         n_in, n_out = len(operands), len(result_types)
-        sigs = tuple(candidates)
+        sigs = candidates if type(candidates) is tuple else tuple(candidates)
         checked = (id(sigs), n_in, n_out)
         to_check = () if self._checked.get(checked) is sigs else sigs
         for sig in (*to_check, *([fixed] if fixed else [])):
@@ -334,20 +337,23 @@ class SbpGraph:
         if compute_costs is not None and len(compute_costs) != len(sigs):
             raise GraphError(f"op '{name}': one compute cost per candidate expected")
         self._checked[checked] = sigs
+        in_layouts = dict(operand_layouts) if operand_layouts else {}
+        out_layouts = dict(result_layouts) if result_layouts else {}
         if fixed is None and not any(
-            all(sig.inputs[k] == nd for k, nd in (operand_layouts or {}).items())
-            and all(sig.outputs[r] == nd for r, nd in (result_layouts or {}).items())
+            all(sig.inputs[k] == nd for k, nd in in_layouts.items())
+            and all(sig.outputs[r] == nd for r, nd in out_layouts.items())
             for sig in sigs
         ):
             raise GraphError(
                 f"op '{name}': no candidate signature meets its constraints"
             )
-        names = result_names or [
-            name if n_out == 1 else f"{name}#{r}" for r in range(n_out)
-        ]
-        results = tuple(
-            self._new_value(names[r], t, node_id, r) for r, t in enumerate(result_types)
+        names = result_names or (
+            [name] if n_out == 1 else [f"{name}#{r}" for r in range(n_out)]
         )
+        values = self.values
+        results = tuple(range(n_values, n_values + n_out))
+        for r, t in enumerate(result_types):
+            values.append(Value(n_values + r, names[r], t, node_id, r, []))
         node = OpNode(
             node_id,
             name,
@@ -355,17 +361,47 @@ class SbpGraph:
             results,
             sigs,
             fixed,
-            dict(operand_layouts or {}),
-            dict(result_layouts or {}),
-            tuple(compute_costs) if compute_costs is not None else None,
+            in_layouts,
+            out_layouts,
+            None if compute_costs is None else tuple(compute_costs),
+            self._uses(node_id, operands, edge_weights, tied),
         )
         self.nodes.append(node)
-        weights = list(edge_weights) if edge_weights is not None else []
-        node.in_edges = [
-            self._use(v, node_id, k, weights[k] if k < len(weights) else 1.0, k in tied)
-            for k, v in enumerate(operands)
-        ]
         return results
+
+    def _uses(
+        self,
+        dst: NodeId,
+        operands: Sequence[ValueId],
+        weights: Sequence[float] | None,
+        tied: Sequence[int],
+    ) -> list[int]:
+        """An edge into each operand of ``dst`` (``_use``, in one loop)."""
+        edges, values, nodes = self.edges, self.values, self.nodes
+        n_weights = len(weights) if weights is not None else 0
+        out = []
+        for k, v in enumerate(operands):
+            value = values[v]
+            edge_id = len(edges)
+            weight = weights[k] if weights is not None and k < n_weights else 1.0
+            edges.append(
+                Edge(
+                    edge_id,
+                    v,
+                    value.producer,
+                    value.index,
+                    dst,
+                    k,
+                    weight,
+                    k in tied,
+                )
+            )
+            value.uses.append(edge_id)
+            src = nodes[value.producer]
+            assert not isinstance(src, SinkNode)
+            src.out_edges.append(edge_id)
+            out.append(edge_id)
+        return out
 
     def add_result(
         self, name: str, value: ValueId, wanted: NdSbp | Sequence[NdSbp] | None = None

@@ -115,22 +115,31 @@ def build_plan(
     signatures: dict[NodeId, Signature] = {}
     sources: dict[NodeId, NdSbp] = {}
     sinks: dict[NodeId, NdSbp | None] = {}
+    # Per node, the layouts its chosen option takes in and gives out.
+    ins: list[tuple[NdSbp | None, ...]] = []
+    outs: list[tuple[NdSbp, ...]] = []
     compute = 0.0
     for node in graph.nodes:
         option = chosen[node.id]
         if isinstance(node, OpNode):
-            signatures[node.id] = node.options[option]
+            sig = signatures[node.id] = node.options[option]
             compute += node.option_costs[option]
+            ins.append(sig.inputs)
+            outs.append(sig.outputs)
         elif isinstance(node, SourceNode):
             sources[node.id] = node.options[option]
+            ins.append(())
+            outs.append((sources[node.id],))
         else:
             sinks[node.id] = node.options[option]
+            ins.append((sinks[node.id],))
+            outs.append(())
     changes: list[LayoutChange] = []
     comm = 0.0
     moved: float | None = 0.0 if costs.has_bytes else None
     for edge in graph.edges:
-        src = graph.edge_src_layout(edge, chosen[edge.src])
-        dst = graph.edge_dst_layout(edge, chosen[edge.dst])
+        src = outs[edge.src][edge.src_index]
+        dst = ins[edge.dst][edge.dst_index]
         if dst is None or src == dst:
             continue
         tensor = graph.tensor(edge)
@@ -162,9 +171,7 @@ def build_plan(
 
     def produced(value_id: int) -> NdSbp:
         value = graph.values[value_id]
-        return graph.nodes[value.producer].out_layout(
-            chosen[value.producer], value.index
-        )
+        return outs[value.producer][value.index]
 
     peak = peak_memory(graph, produced)
     return Plan(
