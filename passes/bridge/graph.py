@@ -92,8 +92,10 @@ class FunctionGraphs:
         its arguments and results that have none, so later passes see every
         layout."""
         f = self.function
-        for node, op in self.op_nodes[placement]:
-            sbp_dialect.set_signature(op, plan.signatures[node])
+        signatures = plan.signatures
+        sbp_dialect.set_signatures(
+            (op, signatures[node]) for node, op in self.op_nodes[placement]
+        )
         for op, signature in self.composites[placement]:
             sbp_dialect.set_signature(op, signature(plan))
         sbp_dialect.set_nd_sbp_arg_attrs(
