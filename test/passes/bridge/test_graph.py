@@ -139,7 +139,8 @@ def test_op_label_names_the_first_result() -> None:
         ),
         (
             MLP.replace(
-                "    return %t, %c", "    %i = arith.constant 1 : i32\n    return %t, %c"
+                "    return %t, %c",
+                "    %i = arith.constant 1 : i32\n    return %t, %c",
             ),
             "'arith.constant' does not compute on ranked tensors only",
         ),
