@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, auto
-from functools import cache
+from functools import cache, lru_cache
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -46,11 +46,18 @@ from .regions import REGION_OPS, add_region_op
 def free_layouts(tensor: TensorType, hierarchy: Sequence[int]) -> list[NdSbp]:
     """Layouts an unannotated argument or result may take: no partial values
     (DESIGN.md: a partial result is reduced before it is returned)."""
-    return [
+    return list(_free_layouts(tensor, tuple(hierarchy)))
+
+
+@lru_cache(maxsize=1024)
+def _free_layouts(tensor: TensorType, hierarchy: tuple[int, ...]) -> tuple[NdSbp, ...]:
+    """``free_layouts`` once per (type, hierarchy): a model's thousands of
+    weights have a few dozen types."""
+    return tuple(
         nd
-        for nd in candidate_layouts(tensor, tuple(hierarchy))
+        for nd in candidate_layouts(tensor, hierarchy)
         if not any(isinstance(s, Partial) for s in nd)
-    ]
+    )
 
 
 def op_label(op: Operation) -> str:

@@ -339,10 +339,14 @@ class SbpGraph:
         self._checked[checked] = sigs
         in_layouts = dict(operand_layouts) if operand_layouts else {}
         out_layouts = dict(result_layouts) if result_layouts else {}
-        if fixed is None and not any(
-            all(sig.inputs[k] == nd for k, nd in in_layouts.items())
-            and all(sig.outputs[r] == nd for r, nd in out_layouts.items())
-            for sig in sigs
+        if fixed is None and not (
+            any(
+                all(sig.inputs[k] == nd for k, nd in in_layouts.items())
+                and all(sig.outputs[r] == nd for r, nd in out_layouts.items())
+                for sig in sigs
+            )
+            if in_layouts or out_layouts
+            else sigs
         ):
             raise GraphError(
                 f"op '{name}': no candidate signature meets its constraints"
