@@ -62,8 +62,9 @@ def _free_layouts(tensor: TensorType, hierarchy: tuple[int, ...]) -> tuple[NdSbp
 
 def op_label(op: Operation) -> str:
     """A readable name for reports: the op name and its first result's name."""
-    name = op.results[0].name_hint if op.results and op.results[0].name_hint else ""
-    return f"{op.name}" + (f" %{name}" if name else "")
+    results = op.results
+    name = results[0].name_hint if results else None
+    return f"{op.name} %{name}" if name else op.name
 
 
 @dataclass
@@ -154,7 +155,8 @@ class _Builder:
     cost_model: CostModel
     placements: Mapping[SSAValue, Placement]
     default: Placement
-    values: dict[tuple[Placement, SSAValue], int] = field(default_factory=dict)
+    # Each IR value's placement and graph value (one placement per IR value).
+    values: dict[SSAValue, tuple[Placement, int]] = field(default_factory=dict)
     # Regions: how often the ops being added run, and how often each value's
     # definition runs (its boxing is placed right after the definition).
     default_trip_count: int = 1
@@ -164,6 +166,9 @@ class _Builder:
         tuple[int, tuple[int, ...]],
         tuple[OpSpec, tuple[bool, tuple[Signature, ...], Sequence[float]]],
     ] = field(default_factory=dict)
+
+    # The last placement an op was added on, its graph and op list.
+    _last: tuple[Placement, SbpGraph, list[tuple[NodeId, Operation]]] | None = None
 
     def edge_weights(self, operands: Sequence[SSAValue]) -> list[float] | None:
         """How often each operand's layout change runs (None: all once)."""
@@ -188,22 +193,27 @@ class _Builder:
             if layout is not None:
                 value = graph.add_argument(name, tensor, layout=layout)
             else:
-                candidates = free_layouts(tensor, placement.hierarchy)
+                # The shared tuple: arguments of one type share its identity.
+                candidates = _free_layouts(tensor, placement.hierarchy)
                 value = graph.add_argument(name, tensor, candidates=candidates)
-            self.values[(placement, arg)] = value
+            self.bind(placement, arg, value)
             self.out.arg_nodes[placement].append((graph.values[value].producer, i))
 
     def operand_value(
         self, op: Operation, operand: SSAValue, placement: Placement
     ) -> int:
-        key = (placement, operand)
-        if key not in self.values:
+        got = self.values.get(operand)
+        if got is None or got[0] != placement:
             raise LocatedError(
                 op,
                 "operand comes from another placement without an sbp.cast ... on "
                 "to move it",
             )
-        return self.values[key]
+        return got[1]
+
+    def bind(self, placement: Placement, value: SSAValue, graph_value: int) -> None:
+        """``value`` is ``graph_value`` in ``placement``'s graph."""
+        self.values[value] = (placement, graph_value)
 
     def add_op(self, op: Operation) -> None:
         what = _role(type(op))
@@ -230,7 +240,10 @@ class _Builder:
                 return
             raise LocatedError(op, _not_on_tensors(op))
         placement = self.placements.get(results[0], self.default)
-        graph = self.out.graph(placement)
+        if self._last is None or self._last[0] is not placement:
+            graph = self.out.graph(placement)
+            self._last = (placement, graph, self.out.op_nodes[placement])
+        _, graph, op_nodes = self._last
         try:
             spec = op_spec_of(op)
         except UnsupportedTypeError as e:
@@ -249,10 +262,13 @@ class _Builder:
         if fixed is not None:
             _check_user_signature(op, spec, fixed, candidates, placement)
         values = self.values
-        try:
-            operands = [values[(placement, v)] for v in op.operands]
-        except KeyError:  # ``operand_value`` says which and why
-            operands = [self.operand_value(op, v, placement) for v in op.operands]
+        operands = []
+        for v in op.operands:
+            got = values.get(v)
+            if got is None or (got[0] is not placement and got[0] != placement):
+                operands.append(self.operand_value(op, v, placement))  # raises
+            else:
+                operands.append(got[1])
         if self.weight != 1.0:
             costs = [c * self.weight for c in costs]
         try:
@@ -268,10 +284,10 @@ class _Builder:
         except GraphError as e:
             raise LocatedError(op, str(e)) from e
         for value, r in zip(ids, results, strict=True):
-            values[(placement, r)] = value
+            values[r] = (placement, value)
         if self.weight != 1.0:
             self.def_weight.update(dict.fromkeys(results, self.weight))
-        self.out.op_nodes[placement].append((graph.values[ids[0]].producer, op))
+        op_nodes.append((graph.values[ids[0]].producer, op))
 
     def choices(
         self, spec: OpSpec, hierarchy: tuple[int, ...]
@@ -302,14 +318,14 @@ class _Builder:
             graph = self.out.graph(src_placement)
             sig = Signature((target,), (target,))
             (value,) = graph.add_op(op_label(op), [source], [tensor], [sig], fixed=sig)
-            self.values[(dst_placement, op.results[0])] = value
+            self.bind(dst_placement, op.results[0], value)
             return
         # Across placements: the source side delivers any layout (the boxing
         # planner picks the cheapest route); the target side starts fixed.
         self.out.graph(src_placement).add_result(op_label(op), source, None)
         graph = self.out.graph(dst_placement)
         value = graph.add_argument(op_label(op), tensor, layout=target)
-        self.values[(dst_placement, op.results[0])] = value
+        self.bind(dst_placement, op.results[0], value)
 
     def add_results(self, ret: func.ReturnOp) -> None:
         f = self.out.function

@@ -103,8 +103,18 @@ def live_bytes(graph: SbpGraph, layout_of: Callable[[ValueId], NdSbp]) -> list[f
     starts, ends, n_steps = _live_ranges(graph)
     delta = [0.0] * (n_steps + 1)
     hierarchy = graph.hierarchy
+    # By the identities of a value's type and layout (a plan shares both
+    # objects among thousands of values); each entry holds its objects, so
+    # no identity is reused while the loop runs.
+    sizes: dict[tuple[int, int], tuple[TensorType, NdSbp, float]] = {}
     for value, start, end in zip(graph.values, starts, ends, strict=True):
-        size = _local_bytes(value.tensor, layout_of(value.id), hierarchy)
+        tensor, layout = value.tensor, layout_of(value.id)
+        known = sizes.get((id(tensor), id(layout)))
+        if known is None:
+            size = _local_bytes(tensor, layout, hierarchy)
+            sizes[(id(tensor), id(layout))] = (tensor, layout, size)
+        else:
+            size = known[2]
         delta[start] += size
         delta[end + 1] -= size
     live, out = 0.0, []
