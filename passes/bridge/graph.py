@@ -262,8 +262,9 @@ class _Builder:
         if fixed is not None:
             _check_user_signature(op, spec, fixed, candidates, placement)
         values = self.values
+        ir_operands = op.operands  # a new view object per read
         operands = []
-        for v in op.operands:
+        for v in ir_operands:
             got = values.get(v)
             if got is None or (got[0] is not placement and got[0] != placement):
                 operands.append(self.operand_value(op, v, placement))  # raises
@@ -279,7 +280,7 @@ class _Builder:
                 candidates,
                 fixed=fixed,
                 compute_costs=costs,
-                edge_weights=self.edge_weights(op.operands),
+                edge_weights=self.edge_weights(ir_operands),
             )
         except GraphError as e:
             raise LocatedError(op, str(e)) from e

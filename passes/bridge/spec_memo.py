@@ -61,18 +61,20 @@ def spec_key(op: Operation) -> tuple[Any, ...]:
 
 def _identity_parts(op: Operation) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """``spec_key`` with every attribute by its ``id``, and the attributes."""
+    operand_types = [v.type for v in op.operands]  # ``operands`` builds a view
+    properties, attributes = op.properties, op.attributes
     objects = (
-        *[v.type for v in op.operands],
+        *operand_types,
         *[r.type for r in op.results],
-        *op.properties.values(),
-        *[v for k, v in op.attributes.items() if k != SIG],
+        *properties.values(),
+        *[v for k, v in attributes.items() if k != SIG],
     )
-    names = (*op.properties, *[k for k in op.attributes if k != SIG])
+    names = (*properties, *[k for k in attributes if k != SIG])
     return (
         OP_KINDS.version,
         op.name,
-        len(op.operands),
-        len(op.properties),
+        len(operand_types),
+        len(properties),
         names,
         *map(id, objects),
     ), objects

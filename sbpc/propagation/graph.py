@@ -345,7 +345,7 @@ class SbpGraph:
         sigs = candidates if type(candidates) is tuple else tuple(candidates)
         checked = (id(sigs), n_in, n_out)
         to_check = () if self._checked.get(checked) is sigs else sigs
-        for sig in (*to_check, *([fixed] if fixed else [])):
+        for sig in (*to_check, fixed) if fixed is not None else to_check:
             if len(sig.inputs) != n_in or len(sig.outputs) != n_out:
                 raise GraphError(
                     f"op '{name}': signature {sig} does not have {n_in} operand "
