@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Generic, NamedTuple, TypeAlias, TypeVar
 
 from sbpc.algebra.sbp import B, NdSbp, format_nd_sbp
@@ -33,6 +34,8 @@ ValueId: TypeAlias = int
 # layout src_nd -> dst_nd; ``math.inf`` means the change is impossible.
 EdgeCost: TypeAlias = Callable[[NdSbp, NdSbp, TensorType], float]
 _T = TypeVar("_T")
+# The layout constraints of an unconstrained op: one shared, read-only mapping.
+_NO_LAYOUTS: Mapping[int, NdSbp] = MappingProxyType({})
 
 
 class GraphError(ValueError):
@@ -97,7 +100,7 @@ class EdgeTensor(TensorType):
         return TensorType(self.shape, self.element)
 
 
-@dataclass
+@dataclass(slots=True)
 class Value:
     id: ValueId
     name: str
@@ -248,8 +251,11 @@ class SbpGraph:
         self.values: list[Value] = []
         self.edges: list[Edge] = []
         # Candidate tuples already checked, by identity (kept alive here): a
-        # model passes the same memoized tuple for thousands of equal ops.
-        self._checked: dict[tuple[int, int, int], tuple[Signature, ...]] = {}
+        # model passes the same memoized tuple for thousands of equal ops
+        # (and of weights of one type).
+        self._checked: dict[
+            tuple[int, int, int], tuple[Signature, ...] | tuple[NdSbp, ...]
+        ] = {}
 
     # -- building -----------------------------------------------------------
 
@@ -306,13 +312,17 @@ class SbpGraph:
         candidates: Sequence[NdSbp] = (),
     ) -> ValueId:
         """A function argument; returns its value."""
-        for nd in (layout, *candidates):
+        candidates = tuple(candidates)
+        checked = (id(candidates), -1, -1)  # a layout list: no signature arity
+        fresh = () if self._checked.get(checked) is candidates else candidates
+        for nd in (layout, *fresh):
             if nd is not None:
                 self._check_nd(nd, f"argument '{name}'")
+        self._checked[checked] = candidates
         node_id = len(self.nodes)
         value = self._new_value(name, tensor, node_id, 0)
         self.nodes.append(
-            SourceNode(node_id, name, value, layout, tuple(candidates), self.ndim)
+            SourceNode(node_id, name, value, layout, candidates, self.ndim)
         )
         return value
 
@@ -356,8 +366,8 @@ class SbpGraph:
         if compute_costs is not None and len(compute_costs) != len(sigs):
             raise GraphError(f"op '{name}': one compute cost per candidate expected")
         self._checked[checked] = sigs
-        in_layouts = dict(operand_layouts) if operand_layouts else {}
-        out_layouts = dict(result_layouts) if result_layouts else {}
+        in_layouts = dict(operand_layouts) if operand_layouts else _NO_LAYOUTS
+        out_layouts = dict(result_layouts) if result_layouts else _NO_LAYOUTS
         if fixed is None and not (
             any(
                 all(sig.inputs[k] == nd for k, nd in in_layouts.items())
