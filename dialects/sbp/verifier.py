@@ -44,7 +44,7 @@ def verify_sbp_annotations(module: ModuleOp) -> PlacementMap:
     placement of every value, which the check had to compute anyway."""
     ops = list(module.walk())
     for op in ops:
-        if isinstance(op, ModuleOp) and PLACEMENT in op.attributes:
+        if _is_a(type(op), ModuleOp) and PLACEMENT in op.attributes:
             attr = op.attributes[PLACEMENT]
             if not isinstance(attr, PlacementAttr):
                 raise LocatedError(
@@ -56,15 +56,16 @@ def verify_sbp_annotations(module: ModuleOp) -> PlacementMap:
     # On one placement no op can compute on two: the per-op check is moot.
     uniform = placements.is_uniform()
     for op in ops:
+        cls = type(op)
         try:
-            if isinstance(op, FuncOp):
-                _verify_func(op, placements)
-            layout_op = _is_layout_op(type(op))
+            if _is_a(cls, FuncOp):
+                _verify_func(cast(FuncOp, op), placements)
+            layout_op = _is_a(cls, LayoutOp)
             if layout_op:
                 _verify_layout_op(cast(LayoutOp, op), placements)
             if SIG in op.attributes:
                 _verify_sig(op, placements, uniform)
-            elif not (uniform or layout_op or isinstance(op, ReturnOp)):
+            elif not (uniform or layout_op or _is_a(cls, ReturnOp)):
                 _verify_same_placement(op, placements)
         except InvalidLayout as err:
             raise LocatedError(op, str(err)) from err
@@ -130,9 +131,10 @@ def _returned_values(func: FuncOp) -> Sequence[SSAValue] | None:
 
 
 @cache
-def _is_layout_op(cls: type[Operation]) -> bool:
-    """Whether ``cls`` is an sbp layout op (an ABC check, once per class)."""
-    return issubclass(cls, LayoutOp)
+def _is_a(cls: type[Operation], kind: type[Operation]) -> bool:
+    """``issubclass``, once per pair: op classes are abstract base classes,
+    whose isinstance checks cost more than the rest of the walk."""
+    return issubclass(cls, kind)
 
 
 def _verify_sig(op: Operation, placements: PlacementMap, uniform: bool) -> None:
