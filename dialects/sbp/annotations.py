@@ -144,6 +144,8 @@ def get_arg_placement(func: FuncOp, i: int) -> Placement | None:
 def get_signature(op: Operation) -> Signature | None:
     """``op``'s ``sbp.sig`` (None when absent or not a signature)."""
     attr = op.attributes.get(SIG)
+    if attr is None:  # most ops before propagation: skip the (slow) ABC check
+        return None
     return attr.signature if isinstance(attr, SignatureAttr) else None
 
 
