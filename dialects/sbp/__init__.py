@@ -40,6 +40,7 @@ from .annotations import (
     set_nd_sbp_res_attr,
     set_res_attr,
     set_signature,
+    set_signatures,
 )
 from .attrs import (
     NdSbpAttr,
@@ -126,6 +127,7 @@ __all__ = [
     "set_nd_sbp_res_attr",
     "set_res_attr",
     "set_signature",
+    "set_signatures",
     "value_layout",
     "value_placement",
     "verify_sbp_annotations",

@@ -10,7 +10,7 @@ attributes; they return plain ``sbpc.algebra`` values.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
@@ -129,7 +129,7 @@ def set_nd_sbp_arg_attrs(func: FuncOp, layouts: Mapping[int, NdSbp]) -> None:
     dicts = list(func.arg_attrs.data) if func.arg_attrs is not None else []
     dicts += [DictionaryAttr({})] * (n - len(dicts))
     for i, nd_sbp in layouts.items():
-        dicts[i] = DictionaryAttr({**dicts[i].data, ND_SBP: NdSbpAttr(nd_sbp)})
+        dicts[i] = DictionaryAttr({**dicts[i].data, ND_SBP: nd_sbp_attr(nd_sbp)})
     func.arg_attrs = ArrayAttr(dicts)
 
 
@@ -144,11 +144,31 @@ def get_arg_placement(func: FuncOp, i: int) -> Placement | None:
 def get_signature(op: Operation) -> Signature | None:
     """``op``'s ``sbp.sig`` (None when absent or not a signature)."""
     attr = op.attributes.get(SIG)
+    if attr is None:  # most ops before propagation: skip the (slow) ABC check
+        return None
     return attr.signature if isinstance(attr, SignatureAttr) else None
 
 
 def set_signature(op: Operation, signature: Signature) -> None:
     op.attributes[SIG] = signature_attr(signature)
+
+
+def set_signatures(ops: Iterable[tuple[Operation, Signature]]) -> None:
+    """``set_signature`` on many ops: a plan's signatures are a few shared
+    objects, so each attribute is found once per object (hashing a
+    signature costs more than writing it)."""
+    by_id: dict[int, tuple[Signature, SignatureAttr]] = {}
+    for op, signature in ops:
+        known = by_id.get(id(signature))
+        if known is None:  # the entry holds the signature: its id stays its own
+            known = by_id[id(signature)] = (signature, signature_attr(signature))
+        op.attributes[SIG] = known[1]
+
+
+@lru_cache(maxsize=4096)
+def nd_sbp_attr(nd_sbp: NdSbp) -> NdSbpAttr:
+    """The attribute of ``nd_sbp``, built (and verified) once per layout."""
+    return NdSbpAttr(nd_sbp)
 
 
 @lru_cache(maxsize=4096)

@@ -8,6 +8,8 @@ its own exception type (``VerifyException`` or a located error).
 
 from __future__ import annotations
 
+from functools import cache
+
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 
@@ -81,4 +83,13 @@ def check_layout(
 
 def is_tensor(value: SSAValue) -> bool:
     """A value sbp gives a layout and placement: a (ranked or unranked) tensor."""
-    return isinstance(value.type, TensorType) or is_unranked(value.type)
+    return _is_tensor_type(type(value.type))
+
+
+@cache
+def _is_tensor_type(cls: type[Attribute]) -> bool:
+    """Per type class (``is_tensor`` runs on every operand of a module, and
+    isinstance against xDSL's abstract classes is slow)."""
+    return (
+        issubclass(cls, TensorType) or getattr(cls, "name", None) == "unranked_tensor"
+    )

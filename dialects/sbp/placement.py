@@ -178,40 +178,69 @@ class PlacementMap(dict[SSAValue, Placement]):
         super().__init__()
         self.floating: set[SSAValue] = set()
 
+    def is_uniform(self) -> bool:
+        """Whether every value lives on one placement (no op can then compute
+        on two): most modules, and a cheap question (placements are shared
+        objects)."""
+        distinct = {id(p): p for p in self.values()}
+        return len(set(distinct.values())) <= 1
 
-def placement_map(module: ModuleOp) -> PlacementMap:
+
+def placement_map(
+    module: ModuleOp, ops: Sequence[Operation] | None = None
+) -> PlacementMap:
     """Placement of every value of ``module`` (the rules of ``value_placement``),
-    in one forward walk."""
+    in one forward walk (``ops``: ``module.walk()`` when the caller has it)."""
     out = PlacementMap()
+    floating = out.floating
 
     def resolved(value: SSAValue) -> Resolved:
         if value in out:
-            return out[value], value in out.floating
+            return out[value], value in floating
         got = resolve_placement(value, [1 << 30])  # defined later (graph regions): rare
         assert got is not None
         return got
 
-    def record(value: SSAValue) -> None:
-        explicit = _explicit_placement(value)
-        if explicit is not None:
-            placement, floating = explicit, False
-        else:
-            sources, is_arg = _placement_sources(value)
-            placement, floating = _combine(
-                value, [resolved(v) for v in sources], is_arg
-            )
+    def record(value: SSAValue, placement: Placement | None, floats: bool) -> None:
         if placement is not None:
             out[value] = placement
-        if floating:
-            out.floating.add(value)
+        if floats:
+            floating.add(value)
 
-    for op in module.walk():
+    def inherited(op: Operation) -> Resolved:
+        """(placement, floating) of ``op``'s results when ``op`` names none:
+        ``_combine`` over its tensor operands, the first one with a
+        placement of its own deciding."""
+        first: Resolved | None = None
+        for v in op.operands:
+            if is_tensor(v):
+                got = resolved(v)
+                if not got[1]:
+                    return got[0], False
+                first = first or got
+        if first is not None:
+            return first
+        return module_placement(op), True
+
+    for op in module.walk() if ops is None else ops:
         for region in op.regions:
             for block in region.blocks:
                 for arg in block.args:
-                    record(arg)
+                    explicit = _explicit_placement(arg)
+                    if explicit is not None:
+                        record(arg, explicit, False)
+                    else:
+                        sources, is_arg = _placement_sources(arg)
+                        record(
+                            arg, *_combine(arg, [resolved(v) for v in sources], is_arg)
+                        )
+        if not op.results:
+            continue
+        interface = _layout_op(op)
+        named = interface.named_placement(op) if interface is not None else None
+        placement, floats = (named, False) if named is not None else inherited(op)
         for res in op.results:
-            record(res)
+            record(res, placement, floats)
     return out
 
 

@@ -11,6 +11,8 @@ argument and result attributes).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
+from typing import cast
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -40,8 +42,9 @@ def verify_sbp_annotations(module: ModuleOp) -> PlacementMap:
     """Check every sbp annotation of ``module``; raise ``LocatedError`` at the op
     at fault (the func.func for argument/result attributes).  Returns the
     placement of every value, which the check had to compute anyway."""
-    for op in module.walk():
-        if isinstance(op, ModuleOp) and PLACEMENT in op.attributes:
+    ops = list(module.walk())
+    for op in ops:
+        if _is_a(type(op), ModuleOp) and PLACEMENT in op.attributes:
             attr = op.attributes[PLACEMENT]
             if not isinstance(attr, PlacementAttr):
                 raise LocatedError(
@@ -49,16 +52,20 @@ def verify_sbp_annotations(module: ModuleOp) -> PlacementMap:
                     f"{PLACEMENT} on the module must be a #sbp.placement<...> "
                     f"attribute, got {attr}",
                 )
-    placements = placement_map(module)
-    for op in module.walk():
+    placements = placement_map(module, ops)
+    # On one placement no op can compute on two: the per-op check is moot.
+    uniform = placements.is_uniform()
+    for op in ops:
+        cls = type(op)
         try:
-            if isinstance(op, FuncOp):
-                _verify_func(op, placements)
-            if isinstance(op, LayoutOp):
-                _verify_layout_op(op, placements)
+            if _is_a(cls, FuncOp):
+                _verify_func(cast(FuncOp, op), placements)
+            layout_op = _is_a(cls, LayoutOp)
+            if layout_op:
+                _verify_layout_op(cast(LayoutOp, op), placements)
             if SIG in op.attributes:
-                _verify_sig(op, placements)
-            elif not isinstance(op, LayoutOp | ReturnOp):
+                _verify_sig(op, placements, uniform)
+            elif not (uniform or layout_op or _is_a(cls, ReturnOp)):
                 _verify_same_placement(op, placements)
         except InvalidLayout as err:
             raise LocatedError(op, str(err)) from err
@@ -123,7 +130,14 @@ def _returned_values(func: FuncOp) -> Sequence[SSAValue] | None:
     return block.last_op.operands
 
 
-def _verify_sig(op: Operation, placements: PlacementMap) -> None:
+@cache
+def _is_a(cls: type[Operation], kind: type[Operation]) -> bool:
+    """``issubclass``, once per pair: op classes are abstract base classes,
+    whose isinstance checks cost more than the rest of the walk."""
+    return issubclass(cls, kind)
+
+
+def _verify_sig(op: Operation, placements: PlacementMap, uniform: bool) -> None:
     attr = op.attributes[SIG]
     if not isinstance(attr, SignatureAttr):
         raise InvalidLayout(f"{SIG} must be an #sbp.sig<...> attribute, got {attr}")
@@ -139,7 +153,8 @@ def _verify_sig(op: Operation, placements: PlacementMap) -> None:
             f"{len(op.results)} results"
         )
     placement = _need_placement(op, placement_in_force(op, placements))
-    _verify_same_placement(op, placements)
+    if not uniform:
+        _verify_same_placement(op, placements)
     for i, (nd, v) in enumerate(zip(sig.inputs, op.operands, strict=True)):
         check_layout(nd, v.type, placement, f"signature: layout of operand {i}")
     for i, (nd, v) in enumerate(zip(sig.outputs, op.results, strict=True)):

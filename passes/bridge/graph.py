@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum, auto
+from functools import cache, lru_cache
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -38,23 +40,31 @@ from sbpc.propagation.graph import GraphError, NodeId, SbpGraph
 from sbpc.propagation.plan import Plan
 
 from .ops import UnsupportedTypeError, is_tensor_op, op_spec_of, plain_type
-from .regions import add_region_op
+from .regions import REGION_OPS, add_region_op
 
 
 def free_layouts(tensor: TensorType, hierarchy: Sequence[int]) -> list[NdSbp]:
     """Layouts an unannotated argument or result may take: no partial values
     (DESIGN.md: a partial result is reduced before it is returned)."""
-    return [
+    return list(_free_layouts(tensor, tuple(hierarchy)))
+
+
+@lru_cache(maxsize=1024)
+def _free_layouts(tensor: TensorType, hierarchy: tuple[int, ...]) -> tuple[NdSbp, ...]:
+    """``free_layouts`` once per (type, hierarchy): a model's thousands of
+    weights have a few dozen types."""
+    return tuple(
         nd
-        for nd in candidate_layouts(tensor, tuple(hierarchy))
+        for nd in candidate_layouts(tensor, hierarchy)
         if not any(isinstance(s, Partial) for s in nd)
-    ]
+    )
 
 
 def op_label(op: Operation) -> str:
     """A readable name for reports: the op name and its first result's name."""
-    name = op.results[0].name_hint if op.results and op.results[0].name_hint else ""
-    return f"{op.name}" + (f" %{name}" if name else "")
+    results = op.results
+    name = results[0].name_hint if results else None
+    return f"{op.name} %{name}" if name else op.name
 
 
 @dataclass
@@ -90,8 +100,10 @@ class FunctionGraphs:
         its arguments and results that have none, so later passes see every
         layout."""
         f = self.function
-        for node, op in self.op_nodes[placement]:
-            sbp_dialect.set_signature(op, plan.signatures[node])
+        signatures = plan.signatures
+        sbp_dialect.set_signatures(
+            (op, signatures[node]) for node, op in self.op_nodes[placement]
+        )
         for op, signature in self.composites[placement]:
             sbp_dialect.set_signature(op, signature(plan))
         sbp_dialect.set_nd_sbp_arg_attrs(
@@ -143,7 +155,8 @@ class _Builder:
     cost_model: CostModel
     placements: Mapping[SSAValue, Placement]
     default: Placement
-    values: dict[tuple[Placement, SSAValue], int] = field(default_factory=dict)
+    # Each IR value's placement and graph value (one placement per IR value).
+    values: dict[SSAValue, tuple[Placement, int]] = field(default_factory=dict)
     # Regions: how often the ops being added run, and how often each value's
     # definition runs (its boxing is placed right after the definition).
     default_trip_count: int = 1
@@ -154,7 +167,13 @@ class _Builder:
         tuple[OpSpec, tuple[bool, tuple[Signature, ...], Sequence[float]]],
     ] = field(default_factory=dict)
 
-    def edge_weights(self, operands: Sequence[SSAValue]) -> list[float]:
+    # The last placement an op was added on, its graph and op list.
+    _last: tuple[Placement, SbpGraph, list[tuple[NodeId, Operation]]] | None = None
+
+    def edge_weights(self, operands: Sequence[SSAValue]) -> list[float] | None:
+        """How often each operand's layout change runs (None: all once)."""
+        if not self.def_weight:
+            return None
         return [self.def_weight.get(v, 1.0) for v in operands]
 
     def placement(self, value: SSAValue) -> Placement:
@@ -174,49 +193,63 @@ class _Builder:
             if layout is not None:
                 value = graph.add_argument(name, tensor, layout=layout)
             else:
-                candidates = free_layouts(tensor, placement.hierarchy)
+                # The shared tuple: arguments of one type share its identity.
+                candidates = _free_layouts(tensor, placement.hierarchy)
                 value = graph.add_argument(name, tensor, candidates=candidates)
-            self.values[(placement, arg)] = value
+            self.bind(placement, arg, value)
             self.out.arg_nodes[placement].append((graph.values[value].producer, i))
 
     def operand_value(
         self, op: Operation, operand: SSAValue, placement: Placement
     ) -> int:
-        key = (placement, operand)
-        if key not in self.values:
+        got = self.values.get(operand)
+        if got is None or got[0] != placement:
             raise LocatedError(
                 op,
                 "operand comes from another placement without an sbp.cast ... on "
                 "to move it",
             )
-        return self.values[key]
+        return got[1]
+
+    def bind(self, placement: Placement, value: SSAValue, graph_value: int) -> None:
+        """``value`` is ``graph_value`` in ``placement``'s graph."""
+        self.values[value] = (placement, graph_value)
 
     def add_op(self, op: Operation) -> None:
-        if isinstance(op, func.ReturnOp):
+        what = _role(type(op))
+        if what is _Role.COMPUTE:
+            self.add_compute_op(op)
+        elif what is _Role.RETURN:
+            assert isinstance(op, func.ReturnOp)
             self.add_results(op)
-            return
-        if isinstance(op, sbp_dialect.CollectiveOp | sbp_dialect.TransferOp):
+        elif what is _Role.COLLECTIVE:
             raise LocatedError(
                 op, "sbp-propagate runs before sbp-lower-boxing: found a collective"
             )
-        if isinstance(op, sbp_dialect.CastOp):
+        elif what is _Role.CAST:
+            assert isinstance(op, sbp_dialect.CastOp)
             self.add_cast(op)
-            return
-        if not op.operands and not op.results:
-            return
-        if add_region_op(self, op):
-            return
-        if not is_tensor_op(op):
-            raise LocatedError(
-                op,
-                f"'{op.name}' does not compute on ranked tensors only; "
-                "sbp-propagate cannot lay it out",
-            )
-        placement = self.placement(op.results[0])
-        graph = self.out.graph(placement)
+        elif op.operands or op.results:
+            add_region_op(self, op)
+
+    def add_compute_op(self, op: Operation) -> None:
+        """An op with no regions that the op rules lay out (one graph node)."""
+        results = op.results
+        if not results:
+            if not op.operands:
+                return
+            raise LocatedError(op, _not_on_tensors(op))
+        placement = self.placements.get(results[0], self.default)
+        if self._last is None or self._last[0] is not placement:
+            graph = self.out.graph(placement)
+            self._last = (placement, graph, self.out.op_nodes[placement])
+        _, graph, op_nodes = self._last
         try:
             spec = op_spec_of(op)
         except UnsupportedTypeError as e:
+            # Checked here, not first: a spec is only built from tensor types.
+            if not is_tensor_op(op):
+                raise LocatedError(op, _not_on_tensors(op)) from e
             raise LocatedError(op, str(e)) from e
         ruled, candidates, costs = self.choices(spec, placement.hierarchy)
         if not ruled:
@@ -228,25 +261,34 @@ class _Builder:
         fixed = sbp_dialect.get_signature(op)
         if fixed is not None:
             _check_user_signature(op, spec, fixed, candidates, placement)
-        operands = [self.operand_value(op, v, placement) for v in op.operands]
+        values = self.values
+        ir_operands = op.operands  # a new view object per read
+        operands = []
+        for v in ir_operands:
+            got = values.get(v)
+            if got is None or (got[0] is not placement and got[0] != placement):
+                operands.append(self.operand_value(op, v, placement))  # raises
+            else:
+                operands.append(got[1])
         if self.weight != 1.0:
             costs = [c * self.weight for c in costs]
         try:
-            results = graph.add_op(
+            ids = graph.add_op(
                 op_label(op),
                 operands,
                 spec.results,
                 candidates,
                 fixed=fixed,
                 compute_costs=costs,
-                edge_weights=self.edge_weights(op.operands),
+                edge_weights=self.edge_weights(ir_operands),
             )
         except GraphError as e:
             raise LocatedError(op, str(e)) from e
-        for value, r in zip(results, op.results, strict=True):
-            self.values[(placement, r)] = value
-            self.def_weight[r] = self.weight
-        self.out.op_nodes[placement].append((graph.values[results[0]].producer, op))
+        for value, r in zip(ids, results, strict=True):
+            values[r] = (placement, value)
+        if self.weight != 1.0:
+            self.def_weight.update(dict.fromkeys(results, self.weight))
+        op_nodes.append((graph.values[ids[0]].producer, op))
 
     def choices(
         self, spec: OpSpec, hierarchy: tuple[int, ...]
@@ -277,14 +319,14 @@ class _Builder:
             graph = self.out.graph(src_placement)
             sig = Signature((target,), (target,))
             (value,) = graph.add_op(op_label(op), [source], [tensor], [sig], fixed=sig)
-            self.values[(dst_placement, op.results[0])] = value
+            self.bind(dst_placement, op.results[0], value)
             return
         # Across placements: the source side delivers any layout (the boxing
         # planner picks the cheapest route); the target side starts fixed.
         self.out.graph(src_placement).add_result(op_label(op), source, None)
         graph = self.out.graph(dst_placement)
         value = graph.add_argument(op_label(op), tensor, layout=target)
-        self.values[(dst_placement, op.results[0])] = value
+        self.bind(dst_placement, op.results[0], value)
 
     def add_results(self, ret: func.ReturnOp) -> None:
         f = self.out.function
@@ -300,6 +342,38 @@ class _Builder:
             )
             node = graph.add_result(f"result #{i}", value, accepted)
             self.out.result_nodes[placement].append((node, i))
+
+
+class _Role(Enum):
+    """What the builder does with an op, by its class."""
+
+    COMPUTE = auto()  # a node of its own (``add_compute_op``)
+    RETURN = auto()  # the function's results
+    COLLECTIVE = auto()  # refused: boxing comes after propagation
+    CAST = auto()
+    REGION = auto()  # ``regions.add_region_op``
+
+
+@cache
+def _role(cls: type[Operation]) -> _Role:
+    """``cls``'s role, found once per op class (isinstance against the
+    dialects' abstract classes is slow, and a module has few op classes)."""
+    if issubclass(cls, func.ReturnOp):
+        return _Role.RETURN
+    if issubclass(cls, sbp_dialect.CollectiveOp | sbp_dialect.TransferOp):
+        return _Role.COLLECTIVE
+    if issubclass(cls, sbp_dialect.CastOp):
+        return _Role.CAST
+    if issubclass(cls, REGION_OPS):
+        return _Role.REGION
+    return _Role.COMPUTE
+
+
+def _not_on_tensors(op: Operation) -> str:
+    return (
+        f"'{op.name}' does not compute on ranked tensors only; "
+        "sbp-propagate cannot lay it out"
+    )
 
 
 def _check_user_signature(

@@ -61,6 +61,16 @@ if TYPE_CHECKING:
     from .graph import _Builder
 
 
+# The op classes ``add_region_op`` takes (the graph builder hands it no other).
+REGION_OPS: tuple[type[Operation], ...] = (
+    WhileOp,
+    CaseOp,
+    IfOp,
+    OptimizationBarrierOp,
+    CustomCallOp,
+)
+
+
 def add_region_op(b: _Builder, op: Operation) -> bool:
     """Add ``op`` if it is a region op or barrier (True), else leave it (False)."""
     try:
@@ -168,11 +178,11 @@ def _add_while(b: _Builder, op: WhileOp) -> None:
         carried.append(v)
         options.append(layouts)
         nodes.append(graph.values[v].producer)
-        b.values[(placement, op.results[i])] = v
+        b.bind(placement, op.results[i], v)
         b.def_weight[op.results[i]] = w
         for region, rw in ((op.cond, w * (trips + 1)), (op.body, w * trips)):
             arg = region.block.args[i]
-            b.values[(placement, arg)] = v
+            b.bind(placement, arg, v)
             b.def_weight[arg] = rw
     ret = _walk(b, op.cond, w * (trips + 1))
     pred = ret.operands[0]
@@ -233,7 +243,7 @@ def _add_case(b: _Builder, op: CaseOp | IfOp) -> None:
             edge_weights=b.edge_weights(inputs),
             compute_costs=[0.0] * len(layouts),
         )
-        b.values[(placement, r)] = v
+        b.bind(placement, r, v)
         b.def_weight[r] = b.weight
         nodes.append(graph.values[v].producer)
 
@@ -265,7 +275,7 @@ def _add_barrier(b: _Builder, op: OptimizationBarrierOp) -> None:
             [Signature((nd,), (nd,)) for nd in layouts],
             edge_weights=b.edge_weights([x]),
         )
-        b.values[(placement, r)] = v
+        b.bind(placement, r, v)
         b.def_weight[r] = b.weight
         nodes.append(graph.values[v].producer)
 

@@ -18,16 +18,18 @@ Ops carrying a large dense array (a constant of weights closed over by the
 user's function) are not memoised either: the memo would keep the array (and
 its spec's copy) alive after the module is gone, and no other op repeats it.
 
-Each op also remembers its own key and spec: asked again (the next pass),
-comparing the key with the remembered one is cheaper than hashing it, since
-its attributes are mostly the very same objects.
+Before the key is built and hashed (hashing xDSL attributes is most of the
+memo's cost), the op is looked up by the identities of what the key holds:
+the parser hands equal ops the very same type and attribute objects, and
+the next pass sees the same op again.  That memo keeps those objects alive,
+so an identity in it cannot be reused by another object; an op whose objects
+are new (an equal attribute built again) falls through to the key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Operation
@@ -37,9 +39,8 @@ from sbpc.ops.kind import OP_KINDS
 from sbpc.ops.spec import OpSpec
 
 _SPECS: dict[tuple[Any, ...], OpSpec] = {}
-_OF_OP: WeakKeyDictionary[Operation, tuple[tuple[Any, ...], OpSpec]] = (
-    WeakKeyDictionary()
-)
+# Identity key -> (the objects whose ids it holds, kept alive; the spec).
+_BY_IDENTITY: dict[tuple[Any, ...], tuple[tuple[Any, ...], OpSpec]] = {}
 _MAX_SPECS = 4096
 # Dense arrays up to this many elements are memoised (scalars, iotas, masks).
 _MAX_SHARED_ELEMENTS = 1024
@@ -58,14 +59,38 @@ def spec_key(op: Operation) -> tuple[Any, ...]:
     )
 
 
+def _identity_parts(op: Operation) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """``spec_key`` with every attribute by its ``id``, and the attributes."""
+    operand_types = [v.type for v in op.operands]  # ``operands`` builds a view
+    properties, attributes = op.properties, op.attributes
+    objects = (
+        *operand_types,
+        *[r.type for r in op.results],
+        *properties.values(),
+        *[v for k, v in attributes.items() if k != SIG],
+    )
+    names = (*properties, *[k for k in attributes if k != SIG])
+    return (
+        OP_KINDS.version,
+        op.name,
+        len(operand_types),
+        len(properties),
+        names,
+        *map(id, objects),
+    ), objects
+
+
 def remembered_spec(op: Operation, build: Callable[[Operation], OpSpec]) -> OpSpec:
     """``build(op)``, or the spec built before for an op with the same key."""
-    if op.regions or _holds_large_array(op):
+    if op.regions:
+        return build(op)
+    identity, objects = _identity_parts(op)
+    known = _BY_IDENTITY.get(identity)
+    if known is not None:
+        return known[1]
+    if _holds_large_array(op):
         return build(op)
     key = spec_key(op)
-    mine = _OF_OP.get(op)
-    if mine is not None and mine[0] == key:
-        return mine[1]
     try:
         spec = _SPECS.get(key)
     except TypeError:  # an attribute that cannot be hashed: not memoised
@@ -75,7 +100,9 @@ def remembered_spec(op: Operation, build: Callable[[Operation], OpSpec]) -> OpSp
         if len(_SPECS) >= _MAX_SPECS:
             _SPECS.clear()
         _SPECS[key] = spec
-    _OF_OP[op] = (key, spec)
+    if len(_BY_IDENTITY) >= _MAX_SPECS:
+        _BY_IDENTITY.clear()
+    _BY_IDENTITY[identity] = (objects, spec)
     return spec
 
 

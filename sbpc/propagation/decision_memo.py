@@ -11,6 +11,13 @@ the straightforward walk makes.
 
 A memo lives for one ``choose`` call: keys hold node option tuples by
 identity, which the graph keeps alive for that long.
+
+Building and hashing that key (layouts and tensor types are dataclasses,
+hashed in Python) is most of a repeated question's cost.  Greedy first asks
+by ``greedy_identity``: the same question said with the graph's own objects
+by identity (option tuples, cost tuples, tensor types) and integers; equal
+identities make equal keys, so its answer is the key's answer, and a miss
+goes on to the key.
 """
 
 from __future__ import annotations
@@ -28,7 +35,20 @@ class DecisionMemo:
 
     def __init__(self) -> None:
         self._answers: dict[Hashable, int] = {}
+        self._by_identity: dict[Hashable, int] = {}
         self.hits = 0
+
+    def get_by_identity(
+        self, identity: Hashable, key: Callable[[], Hashable], decide: Decide
+    ) -> int:
+        """``get(key(), decide)``, remembered under ``identity`` too (which
+        must determine the key: then ``key`` is built once per identity)."""
+        answer = self._by_identity.get(identity)
+        if answer is None:
+            answer = self._by_identity[identity] = self.get(key(), decide)
+        else:
+            self.hits += 1
+        return answer
 
     def get(self, key: Hashable, decide: Decide) -> int:
         """The answer stored under ``key``, else ``decide()`` (stored when it
@@ -66,6 +86,44 @@ def greedy_key(graph: SbpGraph, node: OpNode, options: Sequence[int]) -> Hashabl
         inputs,
         outputs,
     )
+
+
+def greedy_identity(
+    graph: SbpGraph, node: OpNode, options: Sequence[int]
+) -> tuple[object, ...]:
+    """``greedy_key`` said by identity: ``node``'s option and cost tuples,
+    per operand edge the producer's option tuple, its choice and result
+    index (which name the layout), the value's tensor type, weight and tie;
+    the same per decided consumer.  Every object named is the graph's own,
+    alive while the memo is."""
+    nodes, edges, values = graph.nodes, graph.edges, graph.values
+    key: list[object] = [id(node.options), id(node.option_costs), node.constrained]
+    for e in node.in_edges:
+        edge = edges[e]
+        key += (
+            id(nodes[edge.src].options),
+            options[edge.src],
+            edge.src_index,
+            id(values[edge.value].tensor),
+            edge.weight,
+            edge.tied,
+        )
+    key.append(None)  # operands end here
+    for e in node.out_edges:
+        edge = edges[e]
+        option = options[edge.dst]
+        consumer = nodes[edge.dst]
+        if option >= 0 and not isinstance(consumer, SinkNode):
+            key += (
+                edge.src_index,
+                id(consumer.options),
+                option,
+                edge.dst_index,
+                id(values[edge.value].tensor),
+                edge.weight,
+                edge.tied,
+            )
+    return tuple(key)
 
 
 def decided_edges(graph: SbpGraph, options: Sequence[int], v: NodeId) -> list[Edge]:

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Split, format_nd_sbp
 from sbpc.algebra.signature import Signature
-from sbpc.propagation.decision_memo import DecisionMemo, greedy_key
+from sbpc.propagation.decision_memo import DecisionMemo, greedy_identity, greedy_key
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import (
     NodeId,
@@ -93,8 +93,9 @@ def decide_in_order(
         elif isinstance(node, OpNode) and memo is None:
             options[node_id] = greedy_option(graph, costs, node, options)
         elif isinstance(node, OpNode):
-            options[node_id] = memo.get(
-                greedy_key(graph, node, options),
+            options[node_id] = memo.get_by_identity(
+                greedy_identity(graph, node, options),
+                lambda node=node: greedy_key(graph, node, options),
                 lambda node=node: greedy_option(graph, costs, node, options),
             )
 

@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sbpc.algebra.sbp import format_nd_sbp
+from sbpc.algebra.sbp import NdSbp, format_nd_sbp
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.cost_model import DEFAULT_COST_MODEL, CostModel
 from sbpc.propagation.graph import NodeId, OpNode, SinkNode, SourceNode
-from sbpc.propagation.memory import live_intervals, local_bytes
+from sbpc.propagation.memory import live_bytes
 from sbpc.propagation.plan import LayoutChange, Plan
 
 NodeKind = Literal["arg", "op", "result", "repeat"]
@@ -143,21 +143,14 @@ def memory_profile(plan: Plan) -> list[float]:
     """Live bytes per device at each op step, under ``memory``'s model (its
     maximum is ``plan.peak_memory``)."""
     graph = plan.graph
-    intervals, n_steps = live_intervals(graph)
-    delta = [0.0] * (n_steps + 1)
-    for iv in intervals:
-        value = graph.values[iv.value]
+
+    def layout_of(v: int) -> NdSbp:
+        value = graph.values[v]
         node = graph.nodes[value.producer]
         assert isinstance(node, OpNode | SourceNode)
-        layout = node.out_layout(plan.options[value.producer], value.index)
-        size = local_bytes(value.tensor, layout, graph.hierarchy)
-        delta[iv.start] += size
-        delta[iv.end + 1] -= size
-    live, out = 0.0, []
-    for d in delta[:n_steps]:
-        live += d
-        out.append(live)
-    return out
+        return node.out_layout(plan.options[value.producer], value.index)
+
+    return live_bytes(graph, layout_of)
 
 
 def find_repeats(tokens: Sequence[Any], min_len: int = MIN_LAYER_OPS) -> list[Repeat]:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from xdsl.ir import Operation, SSAValue
+
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, S
 from sbpc.dialects.sbp import (
@@ -13,6 +18,10 @@ from sbpc.dialects.sbp import (
     value_placement,
     verify_sbp_annotations,
 )
+from sbpc.dialects.sbp.placement import resolve_placement
+from sbpc.passes.pipeline import parse_module
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_placement_follows_the_dataflow(module, in_func) -> None:
@@ -95,3 +104,49 @@ def test_sbp_ops_state_their_layout_through_the_interface(module, in_func) -> No
     assert gather.get_trait(LayoutOpInterface).named_placement(gather) is None
     assert add.get_trait(LayoutOpInterface) is None
     assert value_placement(add.results[0]) == stage2
+
+
+def _values(module: Operation) -> list[SSAValue]:
+    out: list[SSAValue] = []
+    for op in module.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                out += block.args
+        out += op.results
+    return out
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ROOT / "test" / "passes" / "sbp-lower-boxing" / "cross-placement.mlir",
+        ROOT / "test" / "passes" / "sbp-propagate" / "regions.mlir",
+        ROOT / "test" / "passes" / "sbp-propagate" / "mindspore-ffn.mlir",
+    ],
+    ids=lambda p: p.stem,
+)
+def test_the_map_resolves_every_value_as_one_value_at_a_time(path: Path) -> None:
+    """``placement_map`` (per op, one walk) against ``resolve_placement``
+    (per value, by search), constants' floating included."""
+    for text in path.read_text().split("// -----"):
+        m = parse_module(text)
+        pm = placement_map(m)
+        values = _values(m)
+        assert values
+        for v in values:
+            placement, floating = resolve_placement(v, [1 << 30])
+            assert pm.get(v) == placement
+            assert (v in pm.floating) == floating
+        assert pm.is_uniform() == (len(set(pm.values())) <= 1)
+
+
+def test_one_placement_is_uniform_and_a_stage_is_not(module, in_func) -> None:
+    one = module(in_func("    %0 = arith.addf %x, %x : tensor<8x16xf32>"))
+    assert placement_map(one).is_uniform()
+    two = module(
+        in_func(
+            "    %0 = sbp.cast %x to #sbp.nd<[S(0)]> on #sbp.placement<cuda, [4, 5]> "
+            ": tensor<8x16xf32>"
+        )
+    )
+    assert not placement_map(two).is_uniform()

@@ -137,6 +137,29 @@ def test_op_label_names_the_first_result() -> None:
             ),
             "is not a legal signature of 'stablehlo.tanh'",
         ),
+        (
+            MLP.replace(
+                "    return %t, %c",
+                "    %i = arith.constant 1 : i32\n    return %t, %c",
+            ),
+            "'arith.constant' does not compute on ranked tensors only",
+        ),
+        (
+            MLP.replace(
+                "    return %t, %c",
+                "    %d = stablehlo.reshape %t : (tensor<8x4xf32>) -> tensor<?x4xf32>\n"
+                "    return %t, %c",
+            ),
+            "dynamic dimensions are not supported: tensor<\\?x4xf32>",
+        ),
+        (
+            MLP.replace(
+                "    return %t, %c",
+                "    %g = sbp.all_gather %t dims [0] from [S(0)] to [B] : tensor<8x4xf32>\n"
+                "    return %t, %c",
+            ),
+            "runs before sbp-lower-boxing: found a collective",
+        ),
     ],
 )
 def test_what_is_not_a_graph_is_a_located_error(text: str, message: str) -> None:

@@ -125,6 +125,9 @@ def test_a_large_constant_is_not_kept_alive_by_the_memo() -> None:
     shared = {id(spec) for spec in spec_memo._SPECS.values()}
     assert id(op_spec_of(s)) in shared  # 4 elements: shared by content
     assert id(op_spec_of(w)) not in shared  # 4096 elements: built per call
+    held = [o for objects, _ in spec_memo._BY_IDENTITY.values() for o in objects]
+    assert not any(o is w.value for o in held)  # nor kept by identity
+    assert any(o is s.value for o in held)
 
 
 def test_an_extractor_registered_later_is_used() -> None:

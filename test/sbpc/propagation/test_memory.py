@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from sbpc.algebra.sbp import B, P, S
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from sbpc.algebra.sbp import B, NdSbp, P, S
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
-from sbpc.propagation.graph import SbpGraph
+from sbpc.propagation.graph import OpNode, SbpGraph, SinkNode
 from sbpc.propagation.memory import (
     critical_steps,
+    live_bytes,
     live_intervals,
     local_bytes,
     peak_memory,
 )
+from sbpc.testing.synthetic_graphs import random_graph
 
 T = TensorType((8, 8))  # 256 bytes
 
@@ -61,3 +69,52 @@ def test_graph_without_ops() -> None:
     g.add_result("x", x)
     assert live_intervals(g)[1] == 1
     assert peak_memory(g, lambda v: (S(0),)) == 64
+
+
+def _step_by_step(
+    graph: SbpGraph, layout_of: Callable[[int], NdSbp]
+) -> tuple[list[float], list[tuple[int, int]]]:
+    """The memory model read literally: at each step, the bytes of every
+    value whose definition has run and whose last use has not passed."""
+    ops = [n.id for n in graph.nodes if isinstance(n, OpNode)]
+    steps = max(len(ops), 1)
+    step_of = {node: t for t, node in enumerate(ops)}
+    live_at = []
+    for value in graph.values:
+        born = step_of.get(value.producer, 0)
+        users = [graph.edges[e].dst for e in value.uses]
+        dies = max(
+            [born]
+            + [
+                steps - 1 if isinstance(graph.nodes[u], SinkNode) else step_of[u]
+                for u in users
+            ]
+        )
+        live_at.append((born, dies))
+    return [
+        math.fsum(
+            local_bytes(v.tensor, layout_of(v.id), graph.hierarchy)
+            for v, (born, dies) in zip(graph.values, live_at, strict=True)
+            if born <= t <= dies
+        )
+        for t in range(steps)
+    ], live_at
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_live_ranges_and_bytes_agree_with_the_model_read_literally(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    hierarchy = (2, 4) if seed % 2 else (4,)
+    g = random_graph(rng, hierarchy, n_ops=int(rng.integers(1, 30)))
+    options = [int(rng.integers(len(n.options))) for n in g.nodes]
+
+    def layout_of(v: int) -> NdSbp:
+        value = g.values[v]
+        return g.nodes[value.producer].out_layout(options[value.producer], value.index)
+
+    expected, ranges = _step_by_step(g, layout_of)
+    intervals, steps = live_intervals(g)
+    assert steps == len(expected)
+    assert [(iv.start, iv.end) for iv in intervals] == ranges
+    assert live_bytes(g, layout_of) == pytest.approx(expected, rel=1e-12)
+    assert peak_memory(g, layout_of) == pytest.approx(max(expected), rel=1e-12)
