@@ -31,6 +31,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import argparse
+import gc
 import sys
 import time
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ from paired_timing import paired_interval, paired_ratio  # noqa: E402
 
 import sbpc.jax  # noqa: E402
 
+WARM_UP = 5  # untimed rounds before the timed ones
 BENCH_EXAMPLES = ("mlp", "mlp_train", "gpt", "gpt_train", "mixer", "mixer_train")
 
 
@@ -133,8 +135,10 @@ def interleaved_times(fns, args, repeats: int) -> list[list[float]]:
     so neither always runs right after the other has warmed the caches or
     loaded the machine (with a fixed order the first program read 5-13%
     slower on rows where both compile to the same HLO)."""
-    for fn, a in zip(fns, args, strict=True):
-        jax.block_until_ready(fn(*a))
+    for _ in range(WARM_UP):  # compiled moments ago: threads, caches, pages
+        for fn, a in zip(fns, args, strict=True):
+            jax.block_until_ready(fn(*a))
+    gc.collect()  # what compiling left, not collected inside a timed call
     times: list[list[float]] = [[] for _ in fns]
     order = list(range(len(fns)))
     for i in range(repeats):
