@@ -61,7 +61,8 @@ def describe(diff: Mapping[OpKey, int]) -> str:
 
 
 _METADATA = re.compile(r",?\s*metadata=\{[^{}]*\}")
-_NAME = re.compile(r"%?([\w.\-]+)(?=: |\s=\s| \(|[,)}]|$)")
+_PERCENT_NAME = re.compile(r"%([\w.\-]+)")  # instructions, computations
+_SIGNATURE_NAME = re.compile(r"([\w.\-]+)(?=: )")  # a computation's parameters
 _LEAF = re.compile(r"^\s*%?([\w.\-]+) = (\S+ (?:parameter|constant)\(.*)$")
 
 
@@ -70,7 +71,9 @@ def canonical(hlo_text: str) -> str:
     constant) named by its computation and its own text, leaves sorted, and
     every other name renumbered in order of first appearance: two
     compilations of the same work give the same text whatever their names,
-    source locations and the order they declare parameters and constants in."""
+    source locations and the order they declare parameters and constants in.
+    Only names are rewritten (``%name``, and a computation's parameter names
+    in its signature): numbers and attributes stay as they are."""
     blocks: list[list[str]] = []
     for line in hlo_text.splitlines():
         if line.startswith(("%", "ENTRY")):
@@ -84,17 +87,19 @@ def canonical(hlo_text: str) -> str:
                 names[m.group(1)] = f"c{k}[{m.group(2)}]"
 
     def rename(m: re.Match[str]) -> str:
-        word = m.group(1)
-        if word not in names and not m.group(0).startswith("%") and "." not in word:
-            return m.group(0)  # a keyword or number, not a name
-        return names.setdefault(word, f"v{len(names)}")
+        name = names.setdefault(m.group(1), f"v{len(names)}")
+        return m.group(0).replace(m.group(1), name, 1)
 
     out = []
     for block in blocks:
         head, *body = block
-        leaves = sorted(_NAME.sub(rename, line) for line in body if _LEAF.match(line))
-        rest = [_NAME.sub(rename, line) for line in body if not _LEAF.match(line)]
-        out += [_NAME.sub(rename, head), *leaves, *rest]
+        leaves, rest = [], []
+        for line in body:
+            (leaves if _LEAF.match(line) else rest).append(
+                _PERCENT_NAME.sub(rename, line)
+            )
+        head = _SIGNATURE_NAME.sub(rename, _PERCENT_NAME.sub(rename, head))
+        out += [head, *sorted(leaves), *rest]
     return "\n".join(out)
 
 

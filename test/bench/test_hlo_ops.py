@@ -96,6 +96,11 @@ def test_an_attribute_or_an_op_makes_another_program() -> None:
     precise = MODULE.replace("dimensions={1,0}", "dimensions={1,0}, backend_config={}")
     assert compare(precise, MODULE) == "same ops, other attributes"
     assert compare(MODULE.replace("negate", "abs"), MODULE) == "+1 abs -1 negate"
+    # a number in an attribute is not a name: another value is another program
+    eps = MODULE.replace("dimensions={1,0}", "dimensions={1,0}, epsilon=0.001")
+    other_eps = eps.replace("epsilon=0.001", "epsilon=0.002")
+    assert compare(eps, eps) == "same"
+    assert compare(other_eps, eps) == "same ops, other attributes"
 
 
 def test_aliases_are_read_from_the_module_header() -> None:
