@@ -384,7 +384,8 @@ def _clustered_at(
         return None
     stats.update({"status": "Optimal (repeated layers, certified)", "proven": True})
     stats["cluster"] = "proven"
-    stats.pop("cluster_gap", None)  # a narrower window's, now beaten
+    for narrower in ("cluster_gap", "cluster_why"):  # a narrower window's
+        stats.pop(narrower, None)
     return _Result([labels[v] for v in core], energy, stats["status"], stats)
 
 

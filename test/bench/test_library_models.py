@@ -49,6 +49,8 @@ def test_free_parameters_of_a_flax_stack_are_proven_through_its_layers(
     stats = clustered.plans[0].plan.stats
     assert stats["cluster"] == "proven", stats
     assert stats["cluster_window_hops"] > 2
+    # what the narrower window left says nothing of the proven plan
+    assert "cluster_gap" not in stats and "cluster_why" not in stats
     monkeypatch.setitem(STRATEGIES, Optimal.name, Optimal(cluster=False))
     whole = example.distribute("2d", strategy="optimal", quiet=True)
     assert stats["objective"] == pytest.approx(
