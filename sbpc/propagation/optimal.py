@@ -347,7 +347,7 @@ def _clustered_at(
     # and may want other labels than its middle: they are solved exactly
     # with the rest (a superset of the plans replicating into every copy,
     # so never costlier; on a flax decoder with free parameters the ends
-    # alone made the difference between 2e-5 above the optimum and proven).
+    # alone made the difference between a 2e-5 gap and proven).
     inner = range(1, copies.count - 1) if copies.count > 2 else range(copies.count)
     with phase("replicate"):
         labels = _replicated(pairwise, copies, source, inner, rel_gap, threads)

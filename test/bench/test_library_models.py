@@ -38,7 +38,7 @@ def test_free_parameters_of_a_flax_stack_are_proven_through_its_layers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Free parameters: the 2-hop window's middle copy misleads the plan
-    (22% above the optimum); the 4-hop window's, with the first and last
+    (a 22% gap to the bound); the 4-hop window's, with the first and last
     copies solved with the rest, meets the bound, and the plan costs what
     the whole core's LP finds."""
     from sbpc.propagation.driver import STRATEGIES
