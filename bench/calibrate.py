@@ -1,21 +1,31 @@
 """Measure the machine the benchmarks run on, as an sbpc cost model.
 
     python bench/calibrate.py   # prints e.g. bw=3e8,lat=2e-5,overhead=3e-4,flops=5e9,hbm=5e8
+    python bench/calibrate.py --between-work   # collectives timed between blocks of work
 
 sbpc's default cost model describes a GPU cluster (NVLink, 50 Tflop/s).  The
 benchmarks run on 8 *simulated* CPU devices sharing the host's cores, where
 collectives are memory copies with thread hand-offs and compute is slow; a
 plan that is optimal for GPUs is not optimal there.  This measures, with all
-8 devices busy at once as in a real step (medians of repeated runs):
+8 devices busy at once as in a real step (medians of repeated runs, and
+each value the median of ``WINDOWS`` such measurements):
 
 * ``flops``: one device's matmul rate;
 * ``hbm``: one device's elementwise memory traffic rate;
-* ``overhead`` and ``lat``: a chain of ``CHAIN`` dependent tiny all-gathers
-  against a single one, on rings of 2, 4 and 8 devices (every device busy:
-  4, 2 or 1 rings at once), gives each collective's own cost without the
-  call's dispatch; those cost ``overhead + (n - 1) * lat``, so a line fitted
-  through them gives the fixed cost of one launch (the intercept) and the
-  cost of one more ring round (the slope);
+* ``overhead`` and ``lat``: what one collective costs.  By default a chain
+  of ``CHAIN`` dependent tiny all-gathers against a single one gives each
+  collective's own time without the call's dispatch, on rings of 2, 4 and 8
+  devices (every device busy: 4, 2 or 1 rings at once); those cost
+  ``overhead + (n - 1) * lat``, so a line fitted through them gives the
+  fixed cost of one launch (the intercept) and the cost of one more ring
+  round (the slope).  With ``--between-work`` each all-gather instead
+  follows a block of work (a ``BLOCK`` x ``BLOCK`` matmul and ``tanh`` on
+  every device), timed round by round against the same blocks without the
+  all-gathers (``bench/paired_timing.py``): a collective inside a step
+  also waits for the slowest device to arrive, which back-to-back
+  all-gathers never do (here: 120 us on 8 devices back to back, 200-260 us
+  between blocks of 128, 520 us between blocks of 384).  The benchmark
+  keeps the chain: docs/performance.md has both calibrations' results;
 * ``bw``: bytes each device sends per second in a large all-gather.
 """
 
@@ -26,19 +36,25 @@ import os
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+import argparse
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
+from paired_timing import interleaved_times, paired_difference
 from scipy.optimize import nnls
 
 N = 8
 RINGS = (2, 4, 8)  # ring lengths of the tiny all-gathers
-CHAIN = 8  # dependent all-gathers in the longer program
+CHAIN = 8  # dependent all-gathers in the longer program (and blocks of work)
+BLOCK = 128  # each block: a BLOCK x BLOCK matmul per device
+ROUNDS = 61  # paired rounds per between-work collective measurement
+WINDOWS = 3  # measurements of every value; the calibration is their median
 
 
 def _median_seconds(fn, *args, repeats: int = 15) -> float:
@@ -85,34 +101,91 @@ def _gathers(count: int):
     return body
 
 
-def _gather_seconds(ring: int, elements: int, count: int = 1) -> float:
-    """Median seconds of ``count`` dependent all-gathers of ``elements`` f32
-    per device over rings of ``ring`` devices, ``N // ring`` rings at once."""
+def _ring_mesh(ring: int) -> Mesh:
+    """All ``N`` devices as ``N // ring`` rings of ``ring`` (mesh axis ``d``)."""
     devices = np.array(jax.devices()[:N]).reshape(N // ring, ring)
-    mesh = Mesh(devices, ("g", "d"), axis_types=(AxisType.Auto,) * 2)
-    fn, x = _per_device(mesh, _gathers(count), (elements,))
-    return _median_seconds(fn, x, repeats=31)
+    return Mesh(devices, ("g", "d"), axis_types=(AxisType.Auto,) * 2)
 
 
-def collective_seconds(ring: int, elements: int = 8) -> float:
-    """One tiny all-gather's own seconds: the chain's extra time per extra
-    collective, without the call's dispatch."""
-    one = _gather_seconds(ring, elements)
-    chain = _gather_seconds(ring, elements, CHAIN)
-    return max(chain - one, 0.0) / (CHAIN - 1)
+def chained_collective_seconds(ring: int) -> Callable[[], float]:
+    """A measurement of one tiny all-gather's own seconds: a chain's extra
+    time per extra collective, without the call's dispatch."""
+    one, chain = (
+        _per_device(_ring_mesh(ring), _gathers(count), (8,)) for count in (1, CHAIN)
+    )
+
+    def measure() -> float:
+        extra = _median_seconds(*chain, repeats=31) - _median_seconds(*one, repeats=31)
+        return max(extra, 0.0) / (CHAIN - 1)
+
+    return measure
 
 
-def _bandwidth(elements: int) -> float:
-    """Bytes each device sends per second in an all-gather over all ``N``
-    devices: a large one's time less a tiny one's."""
+def _step(ring: int, gather: bool):
+    """``CHAIN`` blocks of work on every device, each followed by a tiny
+    all-gather over rings of ``ring`` devices (``N // ring`` rings at once)
+    whose sum feeds the next block; with ``gather=False`` the same sum of
+    the device's own piece instead (the same work, no collective)."""
+    mesh = _ring_mesh(ring)
+
+    def body(x, w):
+        for _ in range(CHAIN):
+            x = jnp.tanh(x @ w)
+            piece = x[:1, :8]
+            if gather:
+                total = jax.lax.all_gather(piece, axis_name="d").sum()
+            else:
+                total = ring * piece.sum()
+            x = x + 1e-9 * total
+        return x
+
+    split = P(mesh.axis_names)
+    fn = jax.jit(
+        jax.shard_map(body, mesh=mesh, in_specs=split, out_specs=split, check_vma=False)
+    )
+    rng = np.random.default_rng(0)
+    args = tuple(
+        jax.device_put(
+            (rng.standard_normal((BLOCK * N, BLOCK)) / np.sqrt(BLOCK)).astype(
+                np.float32
+            ),
+            NamedSharding(mesh, split),
+        )
+        for _ in range(2)
+    )
+    return fn, args
+
+
+def between_work_collective_seconds(ring: int) -> Callable[[], float]:
+    """A measurement of one tiny all-gather's own seconds inside a step:
+    what ``CHAIN`` of them add to the same work, round by round, per
+    collective (compiled once, measured at each call)."""
+    with_gathers, without = (_step(ring, gather) for gather in (True, False))
+
+    def measure() -> float:
+        times = interleaved_times(
+            [with_gathers[0], without[0]], [with_gathers[1], without[1]], ROUNDS
+        )
+        return max(paired_difference(*times), 0.0) / CHAIN
+
+    return measure
+
+
+def _bandwidth(elements: int) -> Callable[[], float]:
+    """A measurement of the bytes each device sends per second in an
+    all-gather over all ``N`` devices: a large one's time less a tiny one's."""
     mesh = Mesh(np.array(jax.devices()[:N]), ("d",), axis_types=(AxisType.Auto,))
-
-    def gather_seconds(count: int) -> float:
-        gather = partial(jax.lax.all_gather, axis_name="d", tiled=True)
-        return _median_seconds(*_per_device(mesh, gather, (count,), out_spec=P()))
-
+    gather = partial(jax.lax.all_gather, axis_name="d", tiled=True)
+    large, tiny = (
+        _per_device(mesh, gather, (count,), out_spec=P()) for count in (elements, 8)
+    )
     sent = (N - 1) / N * 4 * elements * N
-    return sent / max(gather_seconds(elements) - gather_seconds(8), 1e-9)
+
+    def measure() -> float:
+        seconds = _median_seconds(*large) - _median_seconds(*tiny)
+        return sent / max(seconds, 1e-9)
+
+    return measure
 
 
 def fit_overhead(rings: Sequence[int], seconds: Sequence[float]) -> tuple[float, float]:
@@ -123,22 +196,39 @@ def fit_overhead(rings: Sequence[int], seconds: Sequence[float]) -> tuple[float,
     return float(overhead), float(latency)
 
 
-def calibrate() -> dict[str, float]:
+def calibrate(windows: int = WINDOWS, between_work: bool = False) -> dict[str, float]:
+    """The machine as cost-model values, each the median of ``windows``
+    measurements taken one after another: the load drifts over seconds (one
+    measurement's memory rate ranged 1.7-2.5e9 across runs a minute apart),
+    and a plan the search decides on one value should not follow the drift.
+    ``between_work``: collectives measured between blocks of work."""
     mesh = Mesh(np.array(jax.devices()[:N]), ("d",), axis_types=(AxisType.Auto,))
     k = 384
-    fn, x = _per_device(mesh, lambda a: a @ a, (k, k))
-    flops = 2 * k**3 / _median_seconds(fn, x)
+    matmul = _per_device(mesh, lambda a: a @ a, (k, k))
     m = 1 << 20
-    fn, x = _per_device(mesh, lambda a: a * 1.5 + 1.0, (m,))
-    hbm = 2 * 4 * m / _median_seconds(fn, x)
-    overhead, latency = fit_overhead(RINGS, [collective_seconds(n) for n in RINGS])
-    return {
-        "bw": _bandwidth(m // 4),
-        "lat": latency,
-        "overhead": overhead,
-        "flops": flops,
-        "hbm": hbm,
-    }
+    elementwise = _per_device(mesh, lambda a: a * 1.5 + 1.0, (m,))
+    collective_seconds = (
+        between_work_collective_seconds if between_work else chained_collective_seconds
+    )
+    collectives = [collective_seconds(n) for n in RINGS]
+    bandwidth = _bandwidth(m // 4)
+
+    def window() -> dict[str, float]:
+        overhead, latency = fit_overhead(RINGS, [measure() for measure in collectives])
+        return {
+            "bw": bandwidth(),
+            "lat": latency,
+            "overhead": overhead,
+            "flops": 2 * k**3 / _median_seconds(*matmul),
+            "hbm": 2 * 4 * m / _median_seconds(*elementwise),
+        }
+
+    return median_values([window() for _ in range(windows)])
+
+
+def median_values(windows: Sequence[dict[str, float]]) -> dict[str, float]:
+    """Each key's median over the windows' measurements."""
+    return {key: float(np.median([w[key] for w in windows])) for key in windows[0]}
 
 
 def cost_model_text(values: dict[str, float]) -> str:
@@ -147,4 +237,10 @@ def cost_model_text(values: dict[str, float]) -> str:
 
 
 if __name__ == "__main__":
-    print(cost_model_text(calibrate()))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--between-work",
+        action="store_true",
+        help="measure each collective between blocks of work, not in a chain",
+    )
+    print(cost_model_text(calibrate(between_work=parser.parse_args().between_work)))

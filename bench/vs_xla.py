@@ -31,7 +31,6 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import argparse
-import gc
 import sys
 import time
 from dataclasses import dataclass
@@ -48,11 +47,14 @@ from calibrate import calibrate, cost_model_text  # noqa: E402
 from hlo_collectives import parse_collectives, summarize  # noqa: E402
 from hlo_ops import compare  # noqa: E402
 from models import EXAMPLES, SCHEMES  # noqa: E402
-from paired_timing import paired_interval, paired_ratio  # noqa: E402
+from paired_timing import (  # noqa: E402
+    interleaved_times,
+    paired_interval,
+    paired_ratio,
+)
 
 import sbpc.jax  # noqa: E402
 
-WARM_UP = 5  # untimed rounds before the timed ones
 BENCH_EXAMPLES = ("mlp", "mlp_train", "gpt", "gpt_train", "mixer", "mixer_train")
 
 
@@ -126,27 +128,6 @@ def _hlo_side(compiled) -> tuple[float, int, dict[str, int]]:
     summary = summarize(parse_collectives(compiled.as_text(), num_devices=8))
     counts = {k: n for k, n in summary.counts.items() if n}
     return float(summary.bytes_per_device), summary.total, counts
-
-
-def interleaved_times(fns, args, repeats: int) -> list[list[float]]:
-    """Seconds per call of each fn, ``repeats`` rounds of one call each.
-
-    Both run in every round, and each goes first every other round (ABBA),
-    so neither always runs right after the other has warmed the caches or
-    loaded the machine (with a fixed order the first program read 5-13%
-    slower on rows where both compile to the same HLO)."""
-    for _ in range(WARM_UP):  # compiled moments ago: threads, caches, pages
-        for fn, a in zip(fns, args, strict=True):
-            jax.block_until_ready(fn(*a))
-    gc.collect()  # what compiling left, not collected inside a timed call
-    times: list[list[float]] = [[] for _ in fns]
-    order = list(range(len(fns)))
-    for i in range(repeats):
-        for k in order if i % 2 == 0 else order[::-1]:
-            start = time.perf_counter()
-            jax.block_until_ready(fns[k](*args[k]))
-            times[k].append(time.perf_counter() - start)
-    return times
 
 
 def bench_one(
@@ -415,6 +396,11 @@ def main(argv: list[str] | None = None) -> int:
         help="sbp-propagate cost model text, 'default' (GPU cluster) or "
         "'calibrate' (measure this machine first; the default)",
     )
+    parser.add_argument(
+        "--between-work",
+        action="store_true",
+        help="calibrate collectives between blocks of work (bench/calibrate.py)",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
     if jax.device_count() < 8:
@@ -422,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     cost_model = args.cost_model
     if cost_model == "calibrate":
-        measured = calibrate()
+        measured = calibrate(between_work=args.between_work)
         print(f"measured on this machine: {cost_model_text(measured)}", flush=True)
         # The measured latency and per-launch overhead, priced once per
         # group of collectives the emitter combines (``combine=1``: the

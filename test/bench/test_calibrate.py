@@ -33,3 +33,29 @@ def test_cost_model_text_parses() -> None:
     model = CostModel.parse(calibrate.cost_model_text(values))
     assert model.links[0].overhead == pytest.approx(3e-4)
     assert model.links[0].latency == pytest.approx(2e-5)
+
+
+def test_each_value_is_its_median_over_the_windows() -> None:
+    windows = [
+        {"hbm": 1.7e9, "overhead": 7e-5},
+        {"hbm": 2.5e9, "overhead": 6e-5},
+        {"hbm": 2.0e9, "overhead": 9e-5},
+    ]
+    assert calibrate.median_values(windows) == {"hbm": 2.0e9, "overhead": 7e-5}
+
+
+def test_the_measured_step_differs_from_its_reference_only_by_its_collectives() -> None:
+    """What ``collective_seconds`` times: the same blocks of work, with and
+    without a dependent all-gather after each."""
+
+    def compiled(gather: bool) -> str:
+        fn, args = calibrate._step(4, gather)
+        return fn.lower(*args).compile().as_text()
+
+    with_gathers, without = compiled(True), compiled(False)
+    assert (
+        with_gathers.count("all-gather-start(") + with_gathers.count("all-gather(")
+        == calibrate.CHAIN
+    )
+    assert "all-gather" not in without
+    assert with_gathers.count(" dot(") == without.count(" dot(") == calibrate.CHAIN

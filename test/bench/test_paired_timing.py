@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import paired_timing  # bench/ (conftest.py)
 import pytest
-from paired_timing import paired_interval, paired_ratio  # bench/ (conftest.py)
+from paired_timing import paired_difference, paired_interval, paired_ratio
 
 
 def test_the_paired_ratio_is_the_median_of_each_rounds_ratio():
@@ -21,3 +22,22 @@ def test_the_paired_interval_holds_the_ratio_and_narrows_with_agreement():
     assert low <= paired_ratio(noisy, theirs) <= high
     assert high - low > 0.02
     assert paired_interval(steady, theirs) == pytest.approx((1.1, 1.1))
+
+
+def test_the_paired_difference_is_the_median_of_each_rounds_difference():
+    # the load drifts between rounds (the 10 s one), the difference does not
+    assert paired_difference([3.0, 12.0, 2.5], [1.0, 10.0, 1.0]) == 2.0
+    assert paired_difference([1.0, 2.0], [1.0, 2.0]) == 0.0
+
+
+def test_rounds_alternate_which_program_runs_first():
+    calls: list[str] = []
+
+    def program(name: str):
+        return lambda: calls.append(name) or 0
+
+    times = paired_timing.interleaved_times([program("a"), program("b")], [(), ()], 4)
+    assert [len(t) for t in times] == [4, 4]
+    warm = 2 * paired_timing.WARM_UP
+    assert calls[:warm] == ["a", "b"] * paired_timing.WARM_UP
+    assert calls[warm:] == ["a", "b", "b", "a", "a", "b", "b", "a"]

@@ -55,17 +55,3 @@ def test_a_row_is_slower_only_when_measurably_so_and_the_programs_differ():
         "differs: +9 -3 instructions"
     )
     assert vs_xla.brief("same ops, other attributes") == "same ops, other attributes"
-
-
-def test_rounds_alternate_which_program_runs_first():
-    vs_xla = _load()
-    calls: list[str] = []
-
-    def program(name: str):
-        return lambda: calls.append(name) or 0
-
-    times = vs_xla.interleaved_times([program("a"), program("b")], [(), ()], 4)
-    assert [len(t) for t in times] == [4, 4]
-    warm = 2 * vs_xla.WARM_UP
-    assert calls[:warm] == ["a", "b"] * vs_xla.WARM_UP
-    assert calls[warm:] == ["a", "b", "b", "a", "a", "b", "b", "a"]
