@@ -121,7 +121,7 @@ def chained_collective_seconds(ring: int) -> Callable[[], float]:
     return measure
 
 
-def _step(ring: int, gather: bool):
+def _step(ring: int, gather: bool) -> tuple[Callable[..., jax.Array], tuple]:
     """``CHAIN`` blocks of work on every device, each followed by a tiny
     all-gather over rings of ``ring`` devices (``N // ring`` rings at once)
     whose sum feeds the next block; with ``gather=False`` the same sum of
@@ -228,6 +228,8 @@ def calibrate(windows: int = WINDOWS, between_work: bool = False) -> dict[str, f
 
 def median_values(windows: Sequence[dict[str, float]]) -> dict[str, float]:
     """Each key's median over the windows' measurements."""
+    if not windows:
+        raise ValueError("a calibration needs at least one window")
     return {key: float(np.median([w[key] for w in windows])) for key in windows[0]}
 
 

@@ -403,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
+    if args.between_work and args.cost_model != "calibrate":
+        parser.error("--between-work changes the calibration: not with --cost-model")
     if jax.device_count() < 8:
         print("needs 8 devices: set XLA_FLAGS=--xla_force_host_platform_device_count=8")
         return 2

@@ -42,10 +42,12 @@ def test_each_value_is_its_median_over_the_windows() -> None:
         {"hbm": 2.0e9, "overhead": 9e-5},
     ]
     assert calibrate.median_values(windows) == {"hbm": 2.0e9, "overhead": 7e-5}
+    with pytest.raises(ValueError, match="at least one window"):
+        calibrate.median_values([])
 
 
 def test_the_measured_step_differs_from_its_reference_only_by_its_collectives() -> None:
-    """What ``collective_seconds`` times: the same blocks of work, with and
+    """What ``between_work_collective_seconds`` times: the same blocks of work, with and
     without a dependent all-gather after each."""
 
     def compiled(gather: bool) -> str:

@@ -7,6 +7,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "vs_xla.py"
 
 
@@ -55,3 +57,10 @@ def test_a_row_is_slower_only_when_measurably_so_and_the_programs_differ():
         "differs: +9 -3 instructions"
     )
     assert vs_xla.brief("same ops, other attributes") == "same ops, other attributes"
+
+
+def test_between_work_is_refused_with_a_given_cost_model(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        _load().main(["--between-work", "--cost-model", "default"])
+    assert exit_info.value.code == 2
+    assert "--between-work changes the calibration" in capsys.readouterr().err
