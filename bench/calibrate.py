@@ -2,6 +2,7 @@
 
     python bench/calibrate.py   # prints e.g. bw=3e8,lat=2e-5,overhead=3e-4,flops=5e9,hbm=5e8
     python bench/calibrate.py --between-work   # collectives timed between blocks of work
+    python bench/calibrate.py --scenarios   # both: the chain, then '|' and between work
 
 sbpc's default cost model describes a GPU cluster (NVLink, 50 Tflop/s).  The
 benchmarks run on 8 *simulated* CPU devices sharing the host's cores, where
@@ -196,34 +197,67 @@ def fit_overhead(rings: Sequence[int], seconds: Sequence[float]) -> tuple[float,
     return float(overhead), float(latency)
 
 
+COLLECTIVE_SECONDS = {
+    "chain": chained_collective_seconds,
+    "between-work": between_work_collective_seconds,
+}
+# What the two kinds of collective measurement differ in: a scenario's keys.
+COLLECTIVE_KEYS = ("lat", "overhead")
+
+
 def calibrate(windows: int = WINDOWS, between_work: bool = False) -> dict[str, float]:
     """The machine as cost-model values, each the median of ``windows``
     measurements taken one after another: the load drifts over seconds (one
     measurement's memory rate ranged 1.7-2.5e9 across runs a minute apart),
     and a plan the search decides on one value should not follow the drift.
     ``between_work``: collectives measured between blocks of work."""
+    kind = "between-work" if between_work else "chain"
+    return calibrate_kinds(windows, (kind,))[kind]
+
+
+def calibrate_kinds(
+    windows: int = WINDOWS, kinds: Sequence[str] = ("chain",)
+) -> dict[str, dict[str, float]]:
+    """The machine's cost-model values once per kind of collective
+    measurement (``COLLECTIVE_SECONDS``): the kinds share the bandwidth and
+    the device's rates, measured once per window."""
     mesh = Mesh(np.array(jax.devices()[:N]), ("d",), axis_types=(AxisType.Auto,))
     k = 384
     matmul = _per_device(mesh, lambda a: a @ a, (k, k))
     m = 1 << 20
     elementwise = _per_device(mesh, lambda a: a * 1.5 + 1.0, (m,))
-    collective_seconds = (
-        between_work_collective_seconds if between_work else chained_collective_seconds
-    )
-    collectives = [collective_seconds(n) for n in RINGS]
+    collectives = {kind: [COLLECTIVE_SECONDS[kind](n) for n in RINGS] for kind in kinds}
     bandwidth = _bandwidth(m // 4)
 
-    def window() -> dict[str, float]:
-        overhead, latency = fit_overhead(RINGS, [measure() for measure in collectives])
-        return {
-            "bw": bandwidth(),
-            "lat": latency,
-            "overhead": overhead,
-            "flops": 2 * k**3 / _median_seconds(*matmul),
-            "hbm": 2 * 4 * m / _median_seconds(*elementwise),
-        }
+    def window() -> dict[str, dict[str, float]]:
+        bw = bandwidth()
+        flops = 2 * k**3 / _median_seconds(*matmul)
+        hbm = 2 * 4 * m / _median_seconds(*elementwise)
+        values = {}
+        for kind, measures in collectives.items():
+            overhead, latency = fit_overhead(RINGS, [measure() for measure in measures])
+            values[kind] = {
+                "bw": bw,
+                "lat": latency,
+                "overhead": overhead,
+                "flops": flops,
+                "hbm": hbm,
+            }
+        return values
 
-    return median_values([window() for _ in range(windows)])
+    measured = [window() for _ in range(windows)]
+    return {kind: median_values([w[kind] for w in measured]) for kind in kinds}
+
+
+def scenarios_text(nominal: dict[str, float], other: dict[str, float]) -> str:
+    """A cost model of ``nominal``'s values with ``other``'s collectives as a
+    second scenario (``CostModel.parse``'s ``|``)."""
+    return cost_model_text(nominal) + "|" + scenario_text(other)
+
+
+def scenario_text(other: dict[str, float]) -> str:
+    """The ``|`` part of a cost model: ``other``'s collectives."""
+    return cost_model_text({key: other[key] for key in COLLECTIVE_KEYS})
 
 
 def median_values(windows: Sequence[dict[str, float]]) -> dict[str, float]:
@@ -240,9 +274,20 @@ def cost_model_text(values: dict[str, float]) -> str:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument(
         "--between-work",
         action="store_true",
         help="measure each collective between blocks of work, not in a chain",
     )
-    print(cost_model_text(calibrate(between_work=parser.parse_args().between_work)))
+    choice.add_argument(
+        "--scenarios",
+        action="store_true",
+        help="the chain's values, then '|' and the between-work collectives",
+    )
+    args = parser.parse_args()
+    if args.scenarios:
+        both = calibrate_kinds(kinds=("chain", "between-work"))
+        print(scenarios_text(both["chain"], both["between-work"]))
+    else:
+        print(cost_model_text(calibrate(between_work=args.between_work)))

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from calibrate import calibrate, cost_model_text  # noqa: E402
+from calibrate import calibrate_kinds, cost_model_text, scenario_text  # noqa: E402
 from hlo_collectives import parse_collectives, summarize  # noqa: E402
 from hlo_ops import compare  # noqa: E402
 from models import EXAMPLES, SCHEMES  # noqa: E402
@@ -55,6 +55,7 @@ from paired_timing import (  # noqa: E402
 
 import sbpc.jax  # noqa: E402
 
+CALIBRATIONS = ("scenarios", "chain", "between-work")
 BENCH_EXAMPLES = ("mlp", "mlp_train", "gpt", "gpt_train", "mixer", "mixer_train")
 
 
@@ -328,7 +329,10 @@ start of the run by `bench/calibrate.py`: `{cost_model}` (link bytes/s,
 latency per ring round and fixed seconds per collective launch, one device's
 flop/s and memory bytes/s; `combine=1`:
 the search prices latency once per group of independent collectives that
-sbpc's emitter runs as one, see docs/performance.md). With its default GPU-cluster model sbpc would plan for
+sbpc's emitter runs as one, see docs/performance.md; after `|`, a second
+scenario of the same machine: the latency and launch cost of a collective
+timed between blocks of work instead of in a chain, and the search keeps
+the plan whose worst regret across the two is least). With its default GPU-cluster model sbpc would plan for
 NVLink and 50 Tflop/s devices.
 
 Each row compiles one example (`examples/models`) under one scheme with the
@@ -377,6 +381,22 @@ that is not is marked "within noise".
     out.write_text(text)
 
 
+def calibrated_cost_model(calibration: str) -> str:
+    """This machine's cost model (``bench/calibrate.py``), its latency and
+    per-launch overhead priced once per group of collectives the emitter
+    combines (``combine=1``: the search sees combining).  ``scenarios``: the
+    chain's collectives, with the between-work ones as a second scenario
+    (the search keeps the plan of least worst regret across the two)."""
+    kinds = ("chain", "between-work") if calibration == "scenarios" else (calibration,)
+    measured = calibrate_kinds(kinds=kinds)
+    for kind, values in measured.items():
+        print(f"measured on this machine ({kind}): {cost_model_text(values)}")
+    nominal = cost_model_text(measured[kinds[0]]) + ",combine=1"
+    if calibration != "scenarios":
+        return nominal
+    return nominal + "|" + scenario_text(measured["between-work"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=sorted(EXAMPLES), default=None)
@@ -397,25 +417,22 @@ def main(argv: list[str] | None = None) -> int:
         "'calibrate' (measure this machine first; the default)",
     )
     parser.add_argument(
-        "--between-work",
-        action="store_true",
-        help="calibrate collectives between blocks of work (bench/calibrate.py)",
+        "--calibration",
+        choices=CALIBRATIONS,
+        default=None,
+        help="how 'calibrate' measures collectives (bench/calibrate.py): in a "
+        "chain, between blocks of work, or both as two scenarios (the default)",
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
-    if args.between_work and args.cost_model != "calibrate":
-        parser.error("--between-work changes the calibration: not with --cost-model")
+    if args.calibration and args.cost_model != "calibrate":
+        parser.error("--calibration measures the cost model: not with --cost-model")
     if jax.device_count() < 8:
         print("needs 8 devices: set XLA_FLAGS=--xla_force_host_platform_device_count=8")
         return 2
     cost_model = args.cost_model
     if cost_model == "calibrate":
-        measured = calibrate(between_work=args.between_work)
-        print(f"measured on this machine: {cost_model_text(measured)}", flush=True)
-        # The measured latency and per-launch overhead, priced once per
-        # group of collectives the emitter combines (``combine=1``: the
-        # search sees combining).
-        cost_model = cost_model_text(measured) + ",combine=1"
+        cost_model = calibrated_cost_model(args.calibration or "scenarios")
         print(f"cost model: {cost_model}", flush=True)
     rows = []
     for name in args.only or BENCH_EXAMPLES:

@@ -43,7 +43,11 @@ from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
 from sbpc.propagation.combined_cost import combined_cost
-from sbpc.propagation.combining import combined_plan, search_with_combining
+from sbpc.propagation.combining import (
+    Candidate,
+    combined_plan,
+    search_with_combining,
+)
 from sbpc.propagation.driver import STRATEGIES, propagate
 from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
 from sbpc.propagation.graph import (
@@ -58,6 +62,7 @@ from sbpc.propagation.report import format_report
 from sbpc.propagation.report_dot import ReportError, format_dot
 from sbpc.propagation.report_html import format_html
 from sbpc.propagation.report_view import plan_view
+from sbpc.propagation.scenarios import least_worst_regret
 from sbpc.timing import active_timer, phase
 
 from .bridge.graph import function_graphs
@@ -209,23 +214,89 @@ class SbpPropagatePass(ModulePass):
         limits: tuple[float | None, float | None] = (None, None),
     ) -> Plan:
         """The driver's plan, with layout changes priced by the boxing planner
-        (with ``combine=1`` in the cost model: the search that sees combining)."""
+        (with ``combine=1`` in the cost model: the search that sees combining;
+        with scenarios: the plan of least worst regret across them)."""
         try:
-            if not cost_model.combine or graph.is_single_device:
+            if graph.is_single_device:
                 return self._propagate(graph, placement, cost_model, limits)
-            best, tried = search_with_combining(
-                lambda scale: self._propagate(
-                    graph, placement, cost_model.with_latency_scale(scale), limits
-                ),
-                lambda plan: combined_cost(plan, placement, cost_model),
-            )
-            edge_cost, edge_bytes, _ = _edge_prices(placement, cost_model)
-            costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
-            plan = best.plan
-            repriced = build_plan(graph, plan.options, costs, plan.strategy, plan.stats)
+            if cost_model.scenarios:
+                return self._solve_scenarios(graph, placement, cost_model, limits)
+            if not cost_model.combine:
+                return self._propagate(graph, placement, cost_model, limits)
+            best, tried = self._search_combined(graph, placement, cost_model, limits)
+            repriced = _reprice(graph, best.plan, placement, cost_model)
             return combined_plan(best, tried, repriced)
         except (PropagationError, GraphError) as e:
             raise LocatedError(f, str(e)) from e
+
+    def _search_combined(
+        self,
+        graph: SbpGraph,
+        placement: Placement,
+        cost_model: CostModel,
+        limits: tuple[float | None, float | None],
+    ) -> tuple[Candidate, list[Candidate]]:
+        """``search_with_combining`` under ``cost_model``."""
+        return search_with_combining(
+            lambda scale: self._propagate(
+                graph, placement, cost_model.with_latency_scale(scale), limits
+            ),
+            lambda plan: combined_cost(plan, placement, cost_model),
+        )
+
+    def _solve_scenarios(
+        self,
+        graph: SbpGraph,
+        placement: Placement,
+        cost_model: CostModel,
+        limits: tuple[float | None, float | None],
+    ) -> Plan:
+        """Plan under every scenario, price every plan found under every
+        scenario, keep the least worst regret (``sbpc.propagation.scenarios``);
+        the plan is then priced, and reported, under the nominal model."""
+        models = (cost_model, *cost_model.scenarios)
+        if cost_model.combine:
+            searches = [
+                self._search_combined(graph, placement, m, limits) for m in models
+            ]
+            found = [c.plan for _, tried in searches for c in tried]
+            scales = {id(c.plan): c.scale for _, tried in searches for c in tried}
+
+            def price(plan: Plan, model: CostModel) -> float:
+                return (
+                    plan.compute_time + combined_cost(plan, placement, model).comm_time
+                )
+
+        else:
+            found = [self._propagate(graph, placement, m, limits) for m in models]
+
+            def price(plan: Plan, model: CostModel) -> float:
+                return _reprice(graph, plan, placement, model).total_time
+
+        plans: list[Plan] = []  # distinct plans, first found first
+        for plan in found:
+            if all(plan.options != p.options for p in plans):
+                plans.append(plan)
+        choice = least_worst_regret([[price(p, m) for m in models] for p in plans])
+        chosen = plans[choice.index]
+        repriced = _reprice(graph, chosen, placement, cost_model)
+        stats: dict[str, object] = {
+            "scenarios": len(models),
+            "scenario_plans": len(plans),
+            "worst_regret": round(choice.regrets[choice.index], 4),
+        }
+        if note := choice.note():
+            stats["robust"] = note
+        if not cost_model.combine:
+            repriced.stats.update(stats)
+            return repriced
+        candidates = [
+            Candidate(scales[id(p)], p, combined_cost(p, placement, cost_model))
+            for p in plans
+        ]
+        plan = combined_plan(candidates[choice.index], candidates, repriced)
+        plan.stats.update(stats)
+        return plan
 
     def _propagate(
         self,
@@ -247,6 +318,16 @@ class SbpPropagatePass(ModulePass):
             memory_budget=limits[0],
             time_limit=limits[1],
         )
+
+
+def _reprice(
+    graph: SbpGraph, plan: Plan, placement: Placement, cost_model: CostModel
+) -> Plan:
+    """``plan``'s options with every layout change priced under
+    ``cost_model`` (one latency per collective)."""
+    edge_cost, edge_bytes, _ = _edge_prices(placement, cost_model)
+    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
+    return build_plan(graph, plan.options, costs, plan.strategy, plan.stats)
 
 
 def _edge_prices(

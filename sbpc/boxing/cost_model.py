@@ -122,6 +122,10 @@ class CostModel:
     # combines them): the search then prices latency once per combinable
     # group (``sbpc.propagation.combined_cost``), not once per collective.
     combine: bool = False
+    # The same machine with other links (``|`` in the option text): the
+    # search keeps the plan whose worst regret across all of them is least
+    # (``sbpc.propagation.scenarios``).  Empty: this model alone.
+    scenarios: tuple[CostModel, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.links:
@@ -203,58 +207,88 @@ class CostModel:
         ``combine`` (1: price latency once per combinable group, 0: per
         collective, the default).
         Omitted keys keep the default.  ``default`` or an empty text gives
-        the default model.
+        the default model.  Further ``|``-separated parts are *scenarios*:
+        the same machine with the link keys they list changed (e.g.
+        ``...,overhead=3e-5|overhead=7e-5``, a launch cost known only within
+        a range); the device and ``combine`` are the first part's.
         """
-        body = text.strip()
-        if body in ("", "default"):
-            return CostModel()
-        values: dict[str, list[float]] = {}
-        for item in body.split(","):
-            key, eq, val = item.partition("=")
-            key = key.strip()
-            if not eq or key not in _KEYS:
+        first, *others = text.split("|")
+        values = _values(first, "cost model option")
+        nominal = _build(values)
+        scenarios = []
+        for i, part in enumerate(others, start=2):
+            where = f"cost model scenario {i}"
+            changed = _values(part, where)
+            if not changed:
+                raise CostModelError(f"{where} is empty: list the link keys it changes")
+            fixed = sorted(set(changed) - set(_LINK_KEYS))
+            if fixed:
                 raise CostModelError(
-                    "expected one of "
-                    + ", ".join(f"'{k}='" for k in _KEYS)
-                    + f" in cost model option, got '{item.strip()}'"
+                    f"{where} sets {', '.join(repr(k) for k in fixed)}: a scenario "
+                    "changes only links (" + ", ".join(_LINK_KEYS) + ")"
                 )
-            if key in values:
-                raise CostModelError(f"cost model option sets '{key}' twice")
-            try:
-                values[key] = [float(v) for v in val.strip().split(":")]
-            except ValueError:
-                raise CostModelError(
-                    f"expected numbers separated by ':' for '{key}', "
-                    f"got '{val.strip()}'"
-                ) from None
-        default = CostModel()
-        bws, lats, overheads = _per_dim_lists(
-            {
-                "bw": values.get("bw", [x.bandwidth for x in default.links]),
-                "lat": values.get("lat", [x.latency for x in default.links]),
-                "overhead": values.get("overhead", [0.0]),  # none by default
-            }
-        )
-        for key in ("transfer_bw", "transfer_lat", "flops", "hbm", "combine"):
-            if key in values and len(values[key]) != 1:
-                raise CostModelError(f"'{key}' takes one value")
-        transfer = Link(
-            bandwidth=values.get("transfer_bw", [default.transfer.bandwidth])[0],
-            latency=values.get("transfer_lat", [default.transfer.latency])[0],
-        )
-        device = Device(
-            flops=values.get("flops", [default.device.flops])[0],
-            memory_bandwidth=values.get("hbm", [default.device.memory_bandwidth])[0],
-        )
-        combine = values.get("combine", [0.0])[0]
-        if combine not in (0.0, 1.0):
-            raise CostModelError(f"'combine' takes 0 or 1, got {combine:g}")
-        links = tuple(
-            Link(b, lat, o) for b, lat, o in zip(bws, lats, overheads, strict=True)
-        )
-        return CostModel(
-            links=links, transfer=transfer, device=device, combine=combine == 1.0
-        )
+            scenarios.append(_build({**values, **changed}))
+        return replace(nominal, scenarios=tuple(scenarios))
+
+
+def _values(text: str, where: str) -> dict[str, list[float]]:
+    """The keys one part of the option text sets, each with its values."""
+    body = text.strip()
+    if body in ("", "default"):
+        return {}
+    values: dict[str, list[float]] = {}
+    for item in body.split(","):
+        key, eq, val = item.partition("=")
+        key = key.strip()
+        if not eq or key not in _KEYS:
+            raise CostModelError(
+                "expected one of "
+                + ", ".join(f"'{k}='" for k in _KEYS)
+                + f" in {where}, got '{item.strip()}'"
+            )
+        if key in values:
+            raise CostModelError(f"{where} sets '{key}' twice")
+        try:
+            values[key] = [float(v) for v in val.strip().split(":")]
+        except ValueError:
+            raise CostModelError(
+                f"expected numbers separated by ':' for '{key}', got '{val.strip()}'"
+            ) from None
+    return values
+
+
+def _build(values: dict[str, list[float]]) -> CostModel:
+    """The model ``values`` describe, the default for every key they omit."""
+    default = CostModel()
+    if not values:
+        return default
+    bws, lats, overheads = _per_dim_lists(
+        {
+            "bw": values.get("bw", [x.bandwidth for x in default.links]),
+            "lat": values.get("lat", [x.latency for x in default.links]),
+            "overhead": values.get("overhead", [0.0]),  # none by default
+        }
+    )
+    for key in ("transfer_bw", "transfer_lat", "flops", "hbm", "combine"):
+        if key in values and len(values[key]) != 1:
+            raise CostModelError(f"'{key}' takes one value")
+    transfer = Link(
+        bandwidth=values.get("transfer_bw", [default.transfer.bandwidth])[0],
+        latency=values.get("transfer_lat", [default.transfer.latency])[0],
+    )
+    device = Device(
+        flops=values.get("flops", [default.device.flops])[0],
+        memory_bandwidth=values.get("hbm", [default.device.memory_bandwidth])[0],
+    )
+    combine = values.get("combine", [0.0])[0]
+    if combine not in (0.0, 1.0):
+        raise CostModelError(f"'combine' takes 0 or 1, got {combine:g}")
+    links = tuple(
+        Link(b, lat, o) for b, lat, o in zip(bws, lats, overheads, strict=True)
+    )
+    return CostModel(
+        links=links, transfer=transfer, device=device, combine=combine == 1.0
+    )
 
 
 _KEYS = (
@@ -267,6 +301,8 @@ _KEYS = (
     "hbm",
     "combine",
 )
+# What a scenario may change: the links, not the device or the search.
+_LINK_KEYS = ("bw", "lat", "overhead", "transfer_bw", "transfer_lat")
 
 
 def _per_dim_lists(lists: dict[str, list[float]]) -> list[list[float]]:

@@ -168,8 +168,11 @@ def _text(data: dict[str, Any]) -> str:
     )
     stats = dict(data["stats"])
     trade = stats.pop("trade", None)
+    robust = stats.pop("robust", None)
     if stats:
         lines.append("stats: " + ", ".join(f"{k}={v}" for k, v in stats.items()))
     if trade:  # the plan moves more bytes than another it found, on purpose
         lines.append(f"trade: {trade}")
+    if robust:  # not the nominal model's cheapest: safer across scenarios
+        lines.append(f"robust: {robust}")
     return "\n".join(lines) + "\n"

@@ -35,6 +35,30 @@ def test_cost_model_text_parses() -> None:
     assert model.links[0].latency == pytest.approx(2e-5)
 
 
+def test_scenarios_text_is_the_chain_with_the_between_work_collectives() -> None:
+    chain = {"bw": 3e8, "lat": 2e-5, "overhead": 3e-5, "flops": 5e9, "hbm": 5e8}
+    between = {**chain, "lat": 1e-5, "overhead": 7e-5, "hbm": 9e9}
+    text = calibrate.scenarios_text(chain, between)
+    assert text.endswith("|lat=1e-05,overhead=7e-05")
+    model = CostModel.parse(text + ",bw=4e8")  # the scenario's own bandwidth
+    (other,) = model.scenarios
+    assert model.links[0].overhead == pytest.approx(3e-5)
+    assert other.links[0].overhead == pytest.approx(7e-5)
+    assert other.links[0].latency == pytest.approx(1e-5)
+    assert other.links[0].bandwidth == pytest.approx(4e8)
+    assert other.device == model.device  # the chain's memory rate
+
+
+def test_both_kinds_share_one_windows_bandwidth_and_device() -> None:
+    both = calibrate.calibrate_kinds(1, ("chain", "between-work"))
+    assert set(both) == {"chain", "between-work"}
+    for key in ("bw", "flops", "hbm"):
+        assert both["chain"][key] == both["between-work"][key] > 0
+    for values in both.values():
+        assert set(values) == {"bw", "lat", "overhead", "flops", "hbm"}
+        CostModel.parse(calibrate.cost_model_text(values))
+
+
 def test_each_value_is_its_median_over_the_windows() -> None:
     windows = [
         {"hbm": 1.7e9, "overhead": 7e-5},

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from sbpc.boxing.cost_model import CostModel
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "vs_xla.py"
 
 
@@ -59,8 +61,26 @@ def test_a_row_is_slower_only_when_measurably_so_and_the_programs_differ():
     assert vs_xla.brief("same ops, other attributes") == "same ops, other attributes"
 
 
-def test_between_work_is_refused_with_a_given_cost_model(capsys) -> None:
+def test_a_calibration_is_refused_with_a_given_cost_model(capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        _load().main(["--between-work", "--cost-model", "default"])
+        _load().main(["--calibration", "chain", "--cost-model", "default"])
     assert exit_info.value.code == 2
-    assert "--between-work changes the calibration" in capsys.readouterr().err
+    assert "--calibration measures the cost model" in capsys.readouterr().err
+
+
+def test_the_default_calibration_is_two_scenarios(monkeypatch) -> None:
+    """``calibrate`` plans with the chain's collectives and the between-work
+    ones as a second scenario; a named kind plans with that kind alone."""
+    vs_xla = _load()
+    values = {"bw": 3e8, "lat": 2e-5, "overhead": 3e-5, "flops": 5e9, "hbm": 5e8}
+    between = {**values, "lat": 1e-5, "overhead": 7e-5}
+
+    def measured(windows=3, kinds=("chain",)):
+        return {k: between if k == "between-work" else values for k in kinds}
+
+    monkeypatch.setattr(vs_xla, "calibrate_kinds", measured)
+    model = CostModel.parse(vs_xla.calibrated_cost_model("scenarios"))
+    assert model.combine and model.links[0].overhead == pytest.approx(3e-5)
+    assert [s.links[0].overhead for s in model.scenarios] == [pytest.approx(7e-5)]
+    alone = CostModel.parse(vs_xla.calibrated_cost_model("between-work"))
+    assert alone.scenarios == () and alone.links[0].overhead == pytest.approx(7e-5)

@@ -130,11 +130,40 @@ def test_parse_option():
         ("lat=-1", "latency must be non-negative"),
         ("bw=1,bw=2", "sets 'bw' twice"),
         ("transfer_bw=1:2", "takes one value"),
+        ("bw=1|flops=2", "scenario 2 sets 'flops': a scenario changes only links"),
+        ("bw=1|lat=1|combine=1", "scenario 3 sets 'combine'"),
+        ("bw=1|", "scenario 2 is empty"),
+        ("bw=1| default", "scenario 2 is empty"),
+        ("bw=1|lat=1,lat=2", "scenario 2 sets 'lat' twice"),
+        ("bw=1|speed=1", "expected one of .* in cost model scenario 2, got 'speed=1'"),
+        ("bw=1|bw=0", "bandwidth must be positive"),
+        ("bw=1:2|lat=1:2:3", "'bw' lists 2 values but 'lat' lists 3"),
     ],
 )
 def test_parse_errors(text, message):
     with pytest.raises(CostModelError, match=message):
         CostModel.parse(text)
+
+
+def test_parse_scenarios_change_links_only():
+    """Each ``|`` part is the first part's machine with the link keys it
+    lists changed; the device and ``combine`` stay the first part's."""
+    m = CostModel.parse("bw=2e9,lat=1e-5,overhead=3e-5,hbm=1e9,combine=1|overhead=7e-5")
+    assert m.links == (Link(2e9, 1e-5, 3e-5),)
+    (other,) = m.scenarios
+    assert other.links == (Link(2e9, 1e-5, 7e-5),)
+    assert other.device == m.device and other.device.memory_bandwidth == 1e9
+    assert other.combine and not other.scenarios
+    two = CostModel.parse("default|bw=1e9|transfer_lat=1e-3")
+    assert [s.links for s in two.scenarios] == [
+        (Link(1e9, 5e-6), Link(1e9, 1e-6)),
+        DEFAULT_COST_MODEL.links,
+    ]
+    assert two.scenarios[1].transfer == Link(25e9, 1e-3)
+    assert CostModel.parse("bw=1e9").scenarios == ()
+    assert hash(m) == hash(
+        CostModel.parse("bw=2e9,lat=1e-5,overhead=3e-5,hbm=1e9,combine=1|overhead=7e-5")
+    )
 
 
 def test_models_are_hashable_for_plan_caches():
