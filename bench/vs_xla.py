@@ -55,7 +55,7 @@ from paired_timing import (  # noqa: E402
 
 import sbpc.jax  # noqa: E402
 
-CALIBRATIONS = ("scenarios", "chain", "between-work")
+CALIBRATIONS = ("chain", "between-work", "scenarios")
 BENCH_EXAMPLES = ("mlp", "mlp_train", "gpt", "gpt_train", "mixer", "mixer_train")
 
 
@@ -421,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         choices=CALIBRATIONS,
         default=None,
         help="how 'calibrate' measures collectives (bench/calibrate.py): in a "
-        "chain, between blocks of work, or both as two scenarios (the default)",
+        "chain (the default), between blocks of work, or both as two scenarios",
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
@@ -432,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     cost_model = args.cost_model
     if cost_model == "calibrate":
-        cost_model = calibrated_cost_model(args.calibration or "scenarios")
+        cost_model = calibrated_cost_model(args.calibration or "chain")
         print(f"cost model: {cost_model}", flush=True)
     rows = []
     for name in args.only or BENCH_EXAMPLES:

@@ -68,8 +68,8 @@ def test_a_calibration_is_refused_with_a_given_cost_model(capsys) -> None:
     assert "--calibration measures the cost model" in capsys.readouterr().err
 
 
-def test_the_default_calibration_is_two_scenarios(monkeypatch) -> None:
-    """``calibrate`` plans with the chain's collectives and the between-work
+def test_the_scenarios_calibration_is_two_scenarios(monkeypatch) -> None:
+    """``scenarios`` plans with the chain's collectives and the between-work
     ones as a second scenario; a named kind plans with that kind alone."""
     vs_xla = _load()
     values = {"bw": 3e8, "lat": 2e-5, "overhead": 3e-5, "flops": 5e9, "hbm": 5e8}
