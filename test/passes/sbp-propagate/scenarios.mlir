@@ -2,6 +2,8 @@
 // RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2.4e9,combine=1,overhead=2.6e-5|overhead=7e-5" report=-}' 2>&1 >/dev/null | filecheck %s --check-prefix=ROBUST
 // RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2.4e9,overhead=2.6e-5|overhead=7e-5" report=-}' 2>&1 >/dev/null | filecheck %s --check-prefix=ROBUST
 // RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2e9,combine=1,overhead=2.6e-5|overhead=7e-5" report=-}' 2>&1 >/dev/null | filecheck %s --check-prefix=SAFE
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=greedy cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2.4e9,combine=1,overhead=2.6e-5|overhead=7e-5" report=-}' 2>&1 >/dev/null | filecheck %s --check-prefix=LOCAL
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=bfs cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2.4e9,combine=1,overhead=2.6e-5|overhead=7e-5" report=-}' 2>&1 >/dev/null | filecheck %s --check-prefix=LOCAL
 // RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2.4e9,combine=1,overhead=2.6e-5|overhead=7e-5"}' | filecheck %s --check-prefix=IR
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="flops=1e9|hbm=2e9"}' 2>&1 | filecheck %s --check-prefix=DEVICE
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="bw=1e9|"}' 2>&1 | filecheck %s --check-prefix=EMPTY
@@ -27,6 +29,11 @@
 // SAFE: total: 870.4 us (communication 376.7 us, compute 493.7 us), 4 layout changes moving 224 KiB
 // SAFE: stats: {{.*}}scenarios=2, scenario_plans=1, worst_regret=0.0
 // SAFE-NOT: robust:
+
+// greedy and bfs choose op by op: data parallel in both scenarios.
+// LOCAL: total: 901.4 us (communication 0 s, compute 901.4 us), 0 layout changes moving 0 B
+// LOCAL: stats: {{.*}}scenarios=2, scenario_plans=1, worst_regret=0.0
+// LOCAL-NOT: robust:
 
 // IR: stablehlo.dot_general {{.*}}sbp.sig = #sbp.sig<([S(0)], [B]) -> ([S(0)])>
 // IR: stablehlo.dot_general {{.*}}sbp.sig = #sbp.sig<([S(0)], [B]) -> ([S(0)])>
