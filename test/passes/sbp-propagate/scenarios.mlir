@@ -5,6 +5,7 @@
 // RUN: sbpc-opt %s -p 'sbp-propagate{strategy=greedy cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2.4e9,combine=1,overhead=2.6e-5|overhead=7e-5" report=-}' 2>&1 >/dev/null | filecheck %s --check-prefix=LOCAL
 // RUN: sbpc-opt %s -p 'sbp-propagate{strategy=bfs cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2.4e9,combine=1,overhead=2.6e-5|overhead=7e-5" report=-}' 2>&1 >/dev/null | filecheck %s --check-prefix=LOCAL
 // RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2.4e9,combine=1,overhead=2.6e-5|overhead=7e-5"}' | filecheck %s --check-prefix=IR
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2e9,combine=1,overhead=2.6e-5|overhead=7e-5"},sbp-lower-boxing{cost_model="bw=2e9,lat=1.5e-5,flops=1.7e10,hbm=2e9,combine=1,overhead=2.6e-5|overhead=7e-5"}' | filecheck %s --check-prefix=LOWER
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="flops=1e9|hbm=2e9"}' 2>&1 | filecheck %s --check-prefix=DEVICE
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="bw=1e9|"}' 2>&1 | filecheck %s --check-prefix=EMPTY
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="bw=1e9|lat=1e-5,nope=1"}' 2>&1 | filecheck %s --check-prefix=KEY
@@ -37,6 +38,10 @@
 
 // IR: stablehlo.dot_general {{.*}}sbp.sig = #sbp.sig<([S(0)], [B]) -> ([S(0)])>
 // IR: stablehlo.dot_general {{.*}}sbp.sig = #sbp.sig<([S(0)], [B]) -> ([S(0)])>
+
+// sbp-lower-boxing takes the same text and boxes under its first scenario.
+// LOWER: sbp.all_gather
+// LOWER: sbp.reduce_scatter
 
 // DEVICE: sbpc-opt: error: bad cost_model option: cost model scenario 2 sets 'hbm': a scenario changes only links (bw, lat, overhead, transfer_bw, transfer_lat)
 // EMPTY: sbpc-opt: error: bad cost_model option: cost model scenario 2 is empty: list the link keys it changes
