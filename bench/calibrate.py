@@ -1,6 +1,6 @@
 """Measure the machine the benchmarks run on, as an sbpc cost model.
 
-    python bench/calibrate.py   # prints e.g. bw=3e8,lat=2e-5,overhead=3e-4,flops=5e9,hbm=5e8
+    python bench/calibrate.py   # prints e.g. bw=3e8,lat=2e-5,overhead=3e-4,flops=5e9,hbm=5e8,flops_half=9
     python bench/calibrate.py --between-work   # collectives timed between blocks of work
     python bench/calibrate.py --scenarios   # both: the chain, then '|' and between work
 
@@ -12,6 +12,13 @@ plan that is optimal for GPUs is not optimal there.  This measures, with all
 each value the median of ``WINDOWS`` such measurements):
 
 * ``flops``: one device's matmul rate;
+* ``flops_half``: the rows at which a product runs at half that rate
+  (Hockney's n-half, ``sbpc.boxing.cost_model.Device``): ``PRODUCT_REPS``
+  dependent products of ``m`` x ``PRODUCT`` by ``PRODUCT`` x ``PRODUCT``
+  for each ``m`` in ``ROWS`` take ``c * (m + half)``, so a line through
+  their times gives it as intercept over slope.  A plan that splits a
+  batch further leaves each device the same flops in products of fewer
+  rows, which run slower (here 8 rows ran at about half the rate of 256);
 * ``hbm``: one device's elementwise memory traffic rate;
 * ``overhead`` and ``lat``: what one collective costs.  By default a chain
   of ``CHAIN`` dependent tiny all-gathers against a single one gives each
@@ -56,6 +63,9 @@ CHAIN = 8  # dependent all-gathers in the longer program (and blocks of work)
 BLOCK = 128  # each block: a BLOCK x BLOCK matmul per device
 ROUNDS = 61  # paired rounds per between-work collective measurement
 WINDOWS = 3  # measurements of every value; the calibration is their median
+ROWS = (8, 16, 32, 64, 128, 256)  # rows of the products that give flops_half
+PRODUCT = 256  # their contracted and column extents
+PRODUCT_REPS = 8  # dependent products per call (the call's dispatch amortized)
 
 
 def _median_seconds(fn, *args, repeats: int = 15) -> float:
@@ -172,6 +182,47 @@ def between_work_collective_seconds(ring: int) -> Callable[[], float]:
     return measure
 
 
+def _rows_product(rows: int) -> tuple[Callable[..., jax.Array], jax.Array]:
+    """``PRODUCT_REPS`` dependent products of ``rows`` x ``PRODUCT`` by
+    ``PRODUCT`` x ``PRODUCT`` on every device (each scales the next one's
+    rows by a scalar of the last one's sum, so none can be folded away)."""
+    mesh = Mesh(np.array(jax.devices()[:N]), ("d",), axis_types=(AxisType.Auto,))
+    lhs = rows * PRODUCT
+
+    def body(v):
+        a, b = v[:lhs].reshape(rows, PRODUCT), v[lhs:].reshape(PRODUCT, PRODUCT)
+
+        def step(_, s):
+            return s + 1e-30 * jnp.sum((a * s) @ b)
+
+        return jax.lax.fori_loop(0, PRODUCT_REPS, step, jnp.ones((), v.dtype))[None]
+
+    return _per_device(mesh, body, (lhs + PRODUCT * PRODUCT,))
+
+
+def half_extent_seconds() -> Callable[[], list[float]]:
+    """A measurement of one product's seconds at each of ``ROWS``."""
+    mesh = Mesh(np.array(jax.devices()[:N]), ("d",), axis_types=(AxisType.Auto,))
+    tiny = _per_device(mesh, lambda v: v[:1] * 2.0, (8,))
+    products = [_rows_product(rows) for rows in ROWS]
+
+    def measure() -> list[float]:
+        dispatch = _median_seconds(*tiny, repeats=31)
+        return [
+            max(_median_seconds(*p) - dispatch, 0.0) / PRODUCT_REPS for p in products
+        ]
+
+    return measure
+
+
+def fit_half_extent(rows: Sequence[int], seconds: Sequence[float]) -> float:
+    """Hockney's n-half: the intercept over the slope of the non-negative
+    line ``c * (m + half)`` nearest to products' times at ``m`` rows."""
+    a = np.array([[float(m), 1.0] for m in rows])
+    (slope, intercept), _ = nnls(a, np.asarray(seconds, dtype=float))
+    return float(intercept / slope) if slope > 0 else 0.0
+
+
 def _bandwidth(elements: int) -> Callable[[], float]:
     """A measurement of the bytes each device sends per second in an
     all-gather over all ``N`` devices: a large one's time less a tiny one's."""
@@ -228,11 +279,13 @@ def calibrate_kinds(
     elementwise = _per_device(mesh, lambda a: a * 1.5 + 1.0, (m,))
     collectives = {kind: [COLLECTIVE_SECONDS[kind](n) for n in RINGS] for kind in kinds}
     bandwidth = _bandwidth(m // 4)
+    products = half_extent_seconds()
 
     def window() -> dict[str, dict[str, float]]:
         bw = bandwidth()
         flops = 2 * k**3 / _median_seconds(*matmul)
         hbm = 2 * 4 * m / _median_seconds(*elementwise)
+        half = fit_half_extent(ROWS, products())
         values = {}
         for kind, measures in collectives.items():
             overhead, latency = fit_overhead(RINGS, [measure() for measure in measures])
@@ -242,6 +295,7 @@ def calibrate_kinds(
                 "overhead": overhead,
                 "flops": flops,
                 "hbm": hbm,
+                "flops_half": half,
             }
         return values
 

@@ -85,10 +85,19 @@ NETWORK_LIKE = Link(bandwidth=25e9, latency=5e-6)
 
 @dataclass(frozen=True)
 class Device:
-    """What one device computes with: flop/s and memory bytes/s (a roofline)."""
+    """What one device computes with: flop/s and memory bytes/s (a roofline).
+
+    ``half_extent`` is Hockney's n-half for products: a contraction whose
+    smallest extent (rows, columns or contracted length, per device) is
+    ``e`` runs at ``flops * e / (e + half_extent)``.  A split that leaves a
+    device few rows keeps the flops a device does but not the rate it does
+    them at (tiles run part empty, operands are re-read per row); 0, the
+    default, prices every product at the full rate.
+    """
 
     flops: float
     memory_bandwidth: float
+    half_extent: float = 0.0
 
     def __post_init__(self) -> None:
         for what, v in (
@@ -97,6 +106,16 @@ class Device:
         ):
             if not v > 0 or not math.isfinite(v):
                 raise CostModelError(f"device {what} must be positive, got {v}")
+        if not self.half_extent >= 0 or not math.isfinite(self.half_extent):
+            raise CostModelError(
+                f"device half extent must be non-negative, got {self.half_extent}"
+            )
+
+    def product_rate(self, extent: float) -> float:
+        """Flop/s of a product whose smallest extent is ``extent``."""
+        if self.half_extent == 0 or math.isinf(extent):
+            return self.flops
+        return self.flops * extent / (extent + self.half_extent)
 
 
 # An H100-class GPU in f32: about 50 Tflop/s and 2 TB/s of memory bandwidth.
@@ -191,9 +210,16 @@ class CostModel:
         fixed = Fraction(link.overhead) + fan_out * Fraction(link.latency)
         return fixed + Fraction(nbytes) / Fraction(link.bandwidth)
 
-    def compute_time(self, flops: float, nbytes: float) -> float:
-        """Modeled seconds of local work: the slower of math and memory traffic."""
-        return max(flops / self.device.flops, nbytes / self.device.memory_bandwidth)
+    def compute_time(
+        self, flops: float, nbytes: float, extent: float = math.inf
+    ) -> float:
+        """Modeled seconds of local work: the slower of math and memory
+        traffic; ``extent`` is a product's smallest extent (``Device``),
+        ``inf`` for work that is not a product."""
+        memory = nbytes / self.device.memory_bandwidth
+        if flops == 0:
+            return memory
+        return max(flops / self.device.product_rate(extent), memory)
 
     @staticmethod
     def parse(text: str) -> CostModel:
@@ -204,7 +230,9 @@ class CostModel:
         ``:``-separated; a single value applies to every dimension),
         ``transfer_bw`` and ``transfer_lat`` (the inter-placement link),
         ``flops`` and ``hbm`` (one device's flop/s and memory bytes/s),
-        ``combine`` (1: price latency once per combinable group, 0: per
+        ``flops_half`` (the extent at which a product runs at half the flop
+        rate, ``Device.half_extent``; default 0: every product at the full
+        rate), ``combine`` (1: price latency once per combinable group, 0: per
         collective, the default).
         Omitted keys keep the default.  ``default`` or an empty text gives
         the default model.  Further ``|``-separated parts are *scenarios*:
@@ -269,7 +297,7 @@ def _build(values: dict[str, list[float]]) -> CostModel:
             "overhead": values.get("overhead", [0.0]),  # none by default
         }
     )
-    for key in ("transfer_bw", "transfer_lat", "flops", "hbm", "combine"):
+    for key in ("transfer_bw", "transfer_lat", "flops", "hbm", "flops_half", "combine"):
         if key in values and len(values[key]) != 1:
             raise CostModelError(f"'{key}' takes one value")
     transfer = Link(
@@ -279,6 +307,7 @@ def _build(values: dict[str, list[float]]) -> CostModel:
     device = Device(
         flops=values.get("flops", [default.device.flops])[0],
         memory_bandwidth=values.get("hbm", [default.device.memory_bandwidth])[0],
+        half_extent=values.get("flops_half", [default.device.half_extent])[0],
     )
     combine = values.get("combine", [0.0])[0]
     if combine not in (0.0, 1.0):
@@ -299,6 +328,7 @@ _KEYS = (
     "transfer_lat",
     "flops",
     "hbm",
+    "flops_half",
     "combine",
 )
 # What a scenario may change: the links, not the device or the search.

@@ -9,8 +9,11 @@ lets the strategies weigh replicated compute against the bytes it saves.
 
 Work is a roofline on local shapes: ``max(flops / device flop rate, bytes /
 memory bandwidth)``.  Contractions (``stablehlo.dot_general``,
-``linalg.matmul``) do ``2 * result * contracted`` flops and touch their local
-operands and result.  Every other op is priced at one flop per result element
+``linalg.matmul``, ``stablehlo.convolution``) do ``2 * result * contracted``
+flops and touch their local operands and result; their flop rate falls with
+their smallest local extent when the cost model sets ``flops_half``
+(``sbpc.boxing.cost_model.Device``): splitting the rows of a product keeps
+its flops per device but not its rate.  Every other op is priced at one flop per result element
 and no memory traffic of its own: XLA fuses chains of elementwise ops,
 broadcasts, reshapes and reductions into loops that read their inputs once,
 so charging each op its operands and results would count the same bytes
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from sbpc.algebra.layout import UnevenSplitError
 from sbpc.algebra.signature import Signature
@@ -31,46 +34,74 @@ from sbpc.ops.halo import halo_bytes, halos
 from sbpc.ops.registry import localize_type, op_key
 from sbpc.ops.spec import OpSpec
 
-FlopsFn = Callable[[OpSpec], float]
+
+class LocalWork(NamedTuple):
+    """What one device does for an op under a signature."""
+
+    flops: float
+    nbytes: float  # memory traffic of its own (0 for fused ops)
+    extent: float = math.inf  # a product's smallest extent; inf: not a product
+
+
+# A product's flops and its smallest extent (rows, columns, contracted length).
+ProductFn = Callable[[OpSpec], tuple[float, float]]
 
 
 def _elements(shape: Sequence[int]) -> int:
     return math.prod(shape)
 
 
-def _dot_general_flops(local: OpSpec) -> float:
-    lhs = local.operands[0].shape
-    contracted = _elements(
-        [lhs[d] for d in local.attr("lhs_contracting_dimensions", ())]
-    )
-    return 2.0 * _elements(local.results[0].shape) * contracted
+def _product(m: int, n: int, k: int, batch: int = 1) -> tuple[float, float]:
+    """``batch`` products of ``m x k`` by ``k x n``."""
+    return 2.0 * batch * m * n * k, float(min(m, n, k))
 
 
-def _matmul_flops(local: OpSpec) -> float:
+def _dot_general(local: OpSpec) -> tuple[float, float]:
+    lhs, rhs = local.operands[0].shape, local.operands[1].shape
+    lc = local.attr("lhs_contracting_dimensions", ())
+    lb = local.attr("lhs_batching_dimensions", ())
+    rc = local.attr("rhs_contracting_dimensions", ())
+    rb = local.attr("rhs_batching_dimensions", ())
+    m = _elements([d for i, d in enumerate(lhs) if i not in lc and i not in lb])
+    n = _elements([d for i, d in enumerate(rhs) if i not in rc and i not in rb])
+    k = _elements([lhs[i] for i in lc])
+    return _product(m, n, k, _elements([lhs[i] for i in lb]))
+
+
+def _matmul(local: OpSpec) -> tuple[float, float]:
     """``linalg.matmul``/``batch_matmul``: ``C[.., m, n] += A[.., m, k] B[.., k, n]``."""
-    return 2.0 * _elements(local.results[0].shape) * local.operands[0].shape[-1]
+    *batch, m, n = local.results[0].shape
+    return _product(m, n, local.operands[0].shape[-1], _elements(batch))
 
 
-def _convolution_flops(local: OpSpec) -> float:
-    """``2 * result * (kernel input features x kernel window)``."""
-    rhs = local.operands[1].shape
+def _convolution(local: OpSpec) -> tuple[float, float]:
+    """``2 * result * (kernel input features x kernel window)`` flops; as a
+    product (im2col) each group has result elements per output feature as
+    rows, its output features as columns and features x window contracted."""
+    rhs, out = local.operands[1].shape, local.results[0].shape
     window = _elements([rhs[d] for d in local.attr("kernel_spatial_dimensions", ())])
     features = rhs[int(local.attr("kernel_input_feature_dimension", 0))]
-    return 2.0 * _elements(local.results[0].shape) * features * window
+    outputs = out[int(local.attr("output_feature_dimension", len(out) - 1))]
+    groups = int(local.attr("feature_group_count", 1)) * int(
+        local.attr("batch_group_count", 1)
+    )
+    k = features * window
+    flops = 2.0 * _elements(out) * k
+    if outputs == 0:
+        return flops, 0.0
+    return flops, float(min(_elements(out) // outputs, outputs // groups or 1, k))
 
 
-_FLOPS: dict[str, FlopsFn] = {
-    "stablehlo.convolution": _convolution_flops,
-    "stablehlo.dot_general": _dot_general_flops,
-    "linalg.matmul": _matmul_flops,
-    "linalg.batch_matmul": _matmul_flops,
+_PRODUCTS: dict[str, ProductFn] = {
+    "stablehlo.convolution": _convolution,
+    "stablehlo.dot_general": _dot_general,
+    "linalg.matmul": _matmul,
+    "linalg.batch_matmul": _matmul,
 }
 
 
-def local_work(
-    op: OpSpec, sig: Signature, hierarchy: Sequence[int]
-) -> tuple[float, float]:
-    """(flops, bytes) one device spends on ``op`` under ``sig``."""
+def local_work(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> LocalWork:
+    """What one device spends on ``op`` under ``sig``."""
     operands = [
         localize_type(t, nd, hierarchy)
         for t, nd in zip(op.operands, sig.inputs, strict=True)
@@ -79,12 +110,12 @@ def local_work(
         localize_type(t, nd, hierarchy)
         for t, nd in zip(op.results, sig.outputs, strict=True)
     ]
-    local = op.replace(operands=operands, results=results)
-    flops_fn = _FLOPS.get(op.name)
-    if flops_fn is None:  # fused by XLA: its memory traffic is its consumer's
-        return float(sum(_elements(t.shape) for t in results)), 0.0
+    product = _PRODUCTS.get(op.name)
+    if product is None:  # fused by XLA: its memory traffic is its consumer's
+        return LocalWork(float(sum(_elements(t.shape) for t in results)), 0.0)
+    flops, extent = product(op.replace(operands=operands, results=results))
     nbytes = float(sum(t.nbytes for t in (*operands, *results)))
-    return flops_fn(local), nbytes
+    return LocalWork(flops, nbytes, extent)
 
 
 _CACHE: dict[tuple[Any, ...], tuple[Sequence[Signature], tuple[float, ...]]] = {}
@@ -130,13 +161,12 @@ def compute_costs(
         costs = []
         for sig in candidates:
             try:
-                flops, nbytes = local_work(op, sig, hierarchy)
+                work = local_work(op, sig, hierarchy)
             except UnevenSplitError:
                 costs.append(math.inf)
                 continue
             costs.append(
-                model.compute_time(flops, nbytes)
-                + _halo_time(op, sig, hierarchy, model)
+                model.compute_time(*work) + _halo_time(op, sig, hierarchy, model)
             )
         cached = tuple(costs)
         _CACHE[key] = (candidates, cached)

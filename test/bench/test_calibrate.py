@@ -28,6 +28,27 @@ def test_fit_is_never_negative() -> None:
     assert latency == pytest.approx(1e-5)
 
 
+def test_half_extent_is_the_intercept_over_the_slope() -> None:
+    """Products of m rows at flops * m / (m + 10) take c * (m + 10)."""
+    rows = (8, 16, 32, 64)
+    assert calibrate.fit_half_extent(rows, [3e-6 * (m + 10) for m in rows]) == (
+        pytest.approx(10.0)
+    )
+    # time proportional to the rows: every product at the full rate
+    assert calibrate.fit_half_extent(rows, [3e-6 * m for m in rows]) == pytest.approx(
+        0.0, abs=1e-9
+    )
+    # fewer rows measured slower than more (noise): no negative half, no crash
+    assert calibrate.fit_half_extent(rows, [4e-5, 3e-5, 2e-5, 1e-5]) == 0.0
+
+
+def test_the_rows_products_are_dependent_products_of_the_measured_shape() -> None:
+    fn, x = calibrate._rows_product(16)
+    text = fn.lower(x).compile().as_text()
+    assert f"f32[16,{calibrate.PRODUCT}]" in text
+    assert " dot(" in text and "while" in text  # one product per loop trip
+
+
 def test_cost_model_text_parses() -> None:
     values = {"bw": 3e8, "lat": 2e-5, "overhead": 3e-4, "flops": 5e9, "hbm": 5e8}
     model = CostModel.parse(calibrate.cost_model_text(values))
@@ -55,8 +76,11 @@ def test_both_kinds_share_one_windows_bandwidth_and_device() -> None:
     for key in ("bw", "flops", "hbm"):
         assert both["chain"][key] == both["between-work"][key] > 0
     for values in both.values():
-        assert set(values) == {"bw", "lat", "overhead", "flops", "hbm"}
-        CostModel.parse(calibrate.cost_model_text(values))
+        assert set(values) == {"bw", "lat", "overhead", "flops", "hbm", "flops_half"}
+        assert values["flops_half"] >= 0
+        model = CostModel.parse(calibrate.cost_model_text(values))
+        assert model.device.half_extent == pytest.approx(values["flops_half"], 1e-2)
+    assert both["chain"]["flops_half"] == both["between-work"]["flops_half"]
 
 
 def test_each_value_is_its_median_over_the_windows() -> None:

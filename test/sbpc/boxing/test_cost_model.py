@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -138,6 +139,10 @@ def test_parse_option():
         ("bw=1|speed=1", "expected one of .* in cost model scenario 2, got 'speed=1'"),
         ("bw=1|bw=0", "bandwidth must be positive"),
         ("bw=1:2|lat=1:2:3", "'bw' lists 2 values but 'lat' lists 3"),
+        ("flops_half=-1", "half extent must be non-negative"),
+        ("flops_half=inf", "half extent must be non-negative"),
+        ("flops_half=8:16", "'flops_half' takes one value"),
+        ("bw=1|flops_half=8", "scenario 2 sets 'flops_half'"),
     ],
 )
 def test_parse_errors(text, message):
@@ -176,3 +181,16 @@ def test_device_roofline_and_parsing() -> None:
     assert model.compute_time(2e9, 0) == pytest.approx(2.0)  # compute bound
     assert model.compute_time(1e9, 1e9) == pytest.approx(10.0)  # memory bound
     assert CostModel.parse("bw=1e9").device == CostModel().device
+
+
+def test_flops_half_is_hockneys_n_half() -> None:
+    """A product of smallest extent e runs at flops * e / (e + half)."""
+    model = CostModel.parse("flops=1e9,hbm=1e12,flops_half=8")
+    assert model.device.half_extent == 8
+    assert model.device.product_rate(8) == pytest.approx(0.5e9)
+    assert model.device.product_rate(24) == pytest.approx(0.75e9)
+    assert model.device.product_rate(math.inf) == 1e9
+    assert model.compute_time(1e9, 0, extent=8) == pytest.approx(2.0)
+    assert model.compute_time(1e9, 0) == pytest.approx(1.0)  # not a product
+    assert model.compute_time(0, 1e12, extent=0) == pytest.approx(1.0)  # no flops
+    assert CostModel.parse("flops=1e9").compute_time(1e9, 0, 8) == pytest.approx(1.0)

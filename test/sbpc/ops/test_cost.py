@@ -37,8 +37,9 @@ def sig(ins, outs) -> Signature:
 
 
 def test_contraction_flops_and_bytes_follow_the_local_shapes() -> None:
-    flops, nbytes = local_work(DOT, sig([B, B], [B]), (4,))
+    flops, nbytes, extent = local_work(DOT, sig([B, B], [B]), (4,))
     assert flops == 2 * 8 * 24 * 16
+    assert extent == 8  # rows 8, columns 24, contracted 16
     assert nbytes == 4 * (8 * 16 + 16 * 24 + 8 * 24)
     # rows split: a quarter of the work; contracted dim split: a quarter too
     assert local_work(DOT, sig([S(0), B], [S(0)]), (4,))[0] == flops / 4
@@ -46,8 +47,8 @@ def test_contraction_flops_and_bytes_follow_the_local_shapes() -> None:
 
 
 def test_other_ops_cost_one_flop_per_local_result_element_and_no_traffic() -> None:
-    assert local_work(ADD, sig([B, B], [B]), (4,)) == (128.0, 0.0)
-    assert local_work(ADD, sig([S(1), S(1)], [S(1)]), (4,)) == (32.0, 0.0)
+    assert local_work(ADD, sig([B, B], [B]), (4,)) == (128.0, 0.0, math.inf)
+    assert local_work(ADD, sig([S(1), S(1)], [S(1)]), (4,)) == (32.0, 0.0, math.inf)
 
 
 def test_roofline_and_replicated_work_costs_more() -> None:
@@ -72,3 +73,82 @@ def test_uneven_signatures_cost_their_largest_piece() -> None:
     add9 = OpSpec("stablehlo.add", (t9, t9), (t9,))
     assert costs == compute_costs(add9, [sig([S(0), S(0)], [S(0)])], (3,), model)
     assert math.isfinite(costs[0])
+
+
+def test_a_products_extent_is_its_smallest_local_dimension() -> None:
+    """Rows split over 4 leave 2 rows; the contracted dim split leaves 4."""
+    assert local_work(DOT, sig([S(0), B], [S(0)]), (4,)).extent == 2
+    assert local_work(DOT, sig([B, S(1)], [S(1)]), (4,)).extent == 6
+    assert local_work(DOT, sig([S(1), S(0)], [P]), (4,)).extent == 4
+
+
+def test_batched_products_take_their_extent_per_batch() -> None:
+    """A batch dim is neither rows nor columns: 3 products of 5x7 by 7x2."""
+    batched = OpSpec(
+        "stablehlo.dot_general",
+        (TensorType((3, 5, 7), "f32"), TensorType((3, 7, 2), "f32")),
+        (TensorType((3, 5, 2), "f32"),),
+        {
+            "lhs_batching_dimensions": (0,),
+            "rhs_batching_dimensions": (0,),
+            "lhs_contracting_dimensions": (2,),
+            "rhs_contracting_dimensions": (1,),
+        },
+    )
+    work = local_work(batched, sig([B, B], [B]), (2,))
+    assert work.flops == 2 * 3 * 5 * 2 * 7 and work.extent == 2
+
+
+def test_linalg_matmul_and_convolution_extents() -> None:
+    mm = OpSpec(
+        "linalg.matmul",
+        (TensorType((4, 32), "f32"), TensorType((32, 16), "f32")),
+        (TensorType((4, 16), "f32"),),
+    )
+    assert local_work(mm, sig([B, B], [B]), (2,)) == (
+        2 * 4 * 16 * 32,
+        4 * (128 + 512 + 64),
+        4,
+    )
+    # NHWC 1x8x8x3 by HWIO 3x3x3x16, 'SAME': 64 output pixels as rows, 16
+    # output features as columns, 3 x 9 contracted
+    conv = OpSpec(
+        "stablehlo.convolution",
+        (TensorType((1, 8, 8, 3), "f32"), TensorType((3, 3, 3, 16), "f32")),
+        (TensorType((1, 8, 8, 16), "f32"),),
+        {
+            "input_batch_dimension": 0,
+            "input_feature_dimension": 3,
+            "input_spatial_dimensions": (1, 2),
+            "kernel_input_feature_dimension": 2,
+            "kernel_output_feature_dimension": 3,
+            "kernel_spatial_dimensions": (0, 1),
+            "output_batch_dimension": 0,
+            "output_feature_dimension": 3,
+            "output_spatial_dimensions": (1, 2),
+            "feature_group_count": 1,
+            "batch_group_count": 1,
+        },
+    )
+    work = local_work(conv, sig([B, B], [B]), (2,))
+    assert work.flops == 2 * 64 * 16 * 27 and work.extent == 16
+
+
+def test_flops_half_slows_products_with_few_rows() -> None:
+    """Hockney's n-half: 2 rows at half extent 6 run at a quarter of the rate;
+    the full-rate model and work that is no product are unchanged."""
+    slow = CostModel.parse("flops=1e9,hbm=1e12,flops_half=6")
+    full = CostModel.parse("flops=1e9,hbm=1e12")
+    rows_split = sig([S(0), B], [S(0)])
+    work = local_work(DOT, rows_split, (4,))
+    assert full.compute_time(*work) == pytest.approx(work.flops / 1e9)
+    assert slow.compute_time(*work) == pytest.approx(4 * work.flops / 1e9)
+    add = local_work(ADD, sig([B, B], [B]), (4,))
+    assert slow.compute_time(*add) == full.compute_time(*add)
+    # the search sees it: splitting rows is no longer as good as splitting columns
+    candidates = [rows_split, sig([B, S(1)], [S(1)])]
+    assert compute_costs(DOT, candidates, (4,), full)[0] == pytest.approx(
+        compute_costs(DOT, candidates, (4,), full)[1]
+    )
+    rows, cols = compute_costs(DOT, candidates, (4,), slow)
+    assert rows > cols
