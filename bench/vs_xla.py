@@ -318,6 +318,14 @@ def write_report(
     noise = [r for r in done if r.within_noise]
     same_noise = [r for r in noise if r.same_program]
     failed = [r for r in rows if not (r.sbpc and r.xla)]
+    scenario_note = (
+        "; after `|`, a second scenario of the same machine: the latency and "
+        "launch cost of a collective timed between blocks of work instead of "
+        "in a chain, and the search keeps the plan whose worst regret across "
+        "the two is least"
+        if "|" in cost_model
+        else ""
+    )
     text = f"""# sbpc vs XLA's partitioner
 
 Produced by `python bench/vs_xla.py` (strategy `{strategy}`, {repeats} timed
@@ -327,13 +335,11 @@ JAX {jax.__version__}. Do not edit by hand: rerun the benchmark.
 sbpc plans with the cost model of the machine it runs on, measured at the
 start of the run by `bench/calibrate.py`: `{cost_model}` (link bytes/s,
 latency per ring round and fixed seconds per collective launch, one device's
-flop/s and memory bytes/s; `combine=1`:
+flop/s and memory bytes/s, and `flops_half`: the rows at which a product
+runs at half that flop rate; `combine=1`:
 the search prices latency once per group of independent collectives that
-sbpc's emitter runs as one, see docs/performance.md; after `|`, a second
-scenario of the same machine: the latency and launch cost of a collective
-timed between blocks of work instead of in a chain, and the search keeps
-the plan whose worst regret across the two is least). With its default GPU-cluster model sbpc would plan for
-NVLink and 50 Tflop/s devices.
+sbpc's emitter runs as one, see docs/performance.md{scenario_note}). With its
+default GPU-cluster model sbpc would plan for NVLink and 50 Tflop/s devices.
 
 Each row compiles one example (`examples/models`) under one scheme with the
 same input and output layouts twice: by sbpc (`sbpc.jax.distribute`) and by
