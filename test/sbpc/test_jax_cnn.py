@@ -249,3 +249,37 @@ def test_convolution_keeps_precision_groups_and_types() -> None:
     assert len(want) == 2 and got == want
     assert any("bf16" in t and t.endswith("f32>") for _, t in got)
     _close(dist(x, w, d), jax.jit(f)(x, w, d))
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
+def test_flax_cnn_planned_with_products_priced_by_shape(strategy) -> None:
+    """``flops_half`` (Hockney's n-half) prices every product, grouped
+    convolutions included, by its smallest local extent: the plan's modeled
+    compute grows (the optimal one cannot get cheaper) and the step still
+    equals ``jax.jit``'s."""
+    model = CNN()
+    x, y = _data((8, 8, 8, 3))
+    variables = model.init(jax.random.key(0), x)
+    # not Adam: the bias before batch norm has a gradient of rounding noise
+    tx = optax.sgd(0.1, momentum=0.9)
+    opt = tx.init(variables["params"])
+    step = _flax_step(model, tx, stats=True)
+    machine = "bw=2e9,lat=1e-5,overhead=3e-5,flops=2e10,hbm=4e9,combine=1"
+    plans = {}
+    for half in ("", ",flops_half=16"):
+        dist = sj.distribute(
+            step,
+            variables,
+            opt,
+            x,
+            y,
+            mesh=(2, 2),
+            in_layouts=(None, None, "[S(0), B]", "[S(0), B]"),
+            strategy=strategy,
+            cost_model=machine + half,
+        )
+        (plans[half],) = [p.plan for p in dist.plans]
+        _close(dist(variables, opt, x, y), jax.jit(step)(variables, opt, x, y))
+    if strategy == "optimal":
+        assert plans[",flops_half=16"].total_time > plans[""].total_time
+    assert plans[",flops_half=16"].compute_time > 0
