@@ -13,11 +13,11 @@ memory bandwidth)``.  Contractions (``stablehlo.dot_general``,
 flops and touch their local operands and result; their flop rate falls with
 their smallest local extent when the cost model sets ``flops_half``
 (``sbpc.boxing.cost_model.Device``): splitting the rows of a product keeps
-its flops per device but not its rate.  Every other op is priced at one flop per result element
-and no memory traffic of its own: XLA fuses chains of elementwise ops,
-broadcasts, reshapes and reductions into loops that read their inputs once,
-so charging each op its operands and results would count the same bytes
-many times (an Adam update, ~15 elementwise ops per parameter, would look
+its flops per device but not its rate.  Every other op is priced at one
+flop per result element and no memory traffic of its own: XLA fuses chains
+of elementwise ops, broadcasts, reshapes and reductions into loops that read
+their inputs once, so charging each op its operands and results would count
+the same bytes many times (an Adam update, ~15 elementwise ops per parameter, would look
 15x costlier than it runs).
 """
 
