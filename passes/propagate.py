@@ -82,7 +82,7 @@ class FunctionPlan:
 
 @dataclass(frozen=True)
 class SbpPropagatePass(ModulePass):
-    """Choose an SBP signature for every tensor op (see the module docstring)."""
+    """Choose one SBP signature for every tensor op, priced by a cost model."""
 
     name = "sbp-propagate"
 

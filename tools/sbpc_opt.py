@@ -58,6 +58,7 @@ from sbpc.propagation.progress import Progress, reporting
 from sbpc.timing import Timer, phase
 
 from .cli import run_and_exit
+from .opt_help import HelpAllAction, sbpc_epilog, shorten_options
 from .output import PendingOutput
 from .pipeline_text import quote_paths
 
@@ -197,6 +198,12 @@ def _matches(exp: Expectation, diag: Diagnostic) -> bool:
     return exp.text in diag.message
 
 
+DESCRIPTION = """\
+Distribute a single-device tensor program (StableHLO, linalg) with SBP
+layouts: propagate them, lower every layout change to collectives, emit a
+JAX shard_map module."""
+
+
 class SbpcOptMain(xDSLOptMain):
     """The driver behind ``sbpc-opt``."""
 
@@ -204,7 +211,7 @@ class SbpcOptMain(xDSLOptMain):
         self._line_offset = 0
         self._chunk_text = ""
         try:
-            super().__init__(description="sbpc modular optimizer driver", args=args)
+            super().__init__(description=DESCRIPTION, args=args)
         except ArgSpecParseError as e:  # a -t spec xDSL cannot lex
             raise _UsageError(f"bad target (-t): {str(e).rstrip()}") from None
 
@@ -213,6 +220,15 @@ class SbpcOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.error = _usage_error  # type: ignore[method-assign]
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.epilog = sbpc_epilog()
+        arg_parser.add_argument(
+            "--help-all",
+            action=HelpAllAction,
+            universe=lambda: (self.available_passes, self.available_targets),
+            hidden=shorten_options(arg_parser),
+            help="this help, then xDSL's own passes and targets",
+        )
         arg_parser.add_argument(
             "--no-sbp-verify",
             default=False,

@@ -64,3 +64,25 @@ def test_no_generic_top_level_packages_are_installed(tmp_path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_help_fits_one_screen_and_names_only_sbpc() -> None:
+    """``--help`` is one screen and lists exactly sbpc's passes and targets."""
+    from sbpc.passes.universe import SBPC_UNIVERSE
+    from sbpc.tools.opt_help import SBPC_TARGETS
+
+    out = subprocess.run(
+        [sys.executable, "-m", "sbpc.tools.sbpc_opt", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert len(out.splitlines()) <= 60
+    passes, targets = out.split("sbpc passes (-p):")[1].split("targets (-t):")
+
+    def names(block: str) -> list[str]:  # rows are "  name  text"
+        rows = block.split("\n\n")[0].splitlines()
+        return [r.split()[0] for r in rows if r[:2] == "  " and r[2:3] != " "]
+
+    assert names(passes) == list(SBPC_UNIVERSE.all_passes)
+    assert names(targets) == list(SBPC_TARGETS)
