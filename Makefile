@@ -12,16 +12,20 @@ export XLA_FLAGS ?= --xla_force_host_platform_device_count=8
 define need
 	@command -v $(1) >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing $(2) ($(3))"; apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
+	    echo "installing $(2) ($(3))"; { apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2); } \
+	      >>$(VENV)/install.log 2>&1 || { tail -n 20 $(VENV)/install.log; exit 1; }; \
 	  else echo "note: $(1) not found: install the $(2) package for $(3)" >&2; fi; }
 endef
 
+# The installers' own chatter (setuptools' notes on editable installs, pip's
+# progress) goes to $(VENV)/install.log; a failure shows its tail.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,bench]'
-	touch $@
+	@echo "installing sbpc and its pinned dependencies into $(VENV) (log: $(VENV)/install.log)"
+	@{ $(BIN)/pip install --upgrade pip && $(BIN)/pip install -e '.[test,bench]'; } \
+	  >$(VENV)/install.log 2>&1 || { tail -n 40 $(VENV)/install.log; exit 1; }
+	@touch $@
 
 setup: $(VENV)/.installed
 	$(call need,dot,graphviz,the HTML and dot plan reports)
