@@ -281,6 +281,7 @@ class _Builder:
                 fixed=fixed,
                 compute_costs=costs,
                 edge_weights=self.edge_weights(ir_operands),
+                kind=op.name,
             )
         except GraphError as e:
             raise LocatedError(op, str(e)) from e
