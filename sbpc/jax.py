@@ -44,7 +44,7 @@ from typing import Any
 import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from sbpc.algebra.placement import Placement, PlacementError
@@ -720,6 +720,10 @@ def distribute(
                 **kwargs,
             )
             _check_devices(annotated.placement)
+            # Donated buffers may hold results: the memory model counts them once.
+            entry = main_function(annotated.module)
+            for i in donated:
+                sbp_dialect.set_arg_attr(entry, i, "jax.buffer_donor", UnitAttr())
         module, plans, source = _compile(annotated, propagate, combine_bytes, shown)
         with phase("load"), shown.phase("loading the program"):
             program = _load(source, annotated.name)
