@@ -49,9 +49,10 @@ from sbpc.algebra.placement import Coord
 from sbpc.algebra.sbp import NdSbp, Partial, Split
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.ops.builtins import op_kinds
 from sbpc.ops.derive import all_broadcast, dedupe
 from sbpc.ops.halo import halo_fits
-from sbpc.ops.kind import OP_KINDS, LocalFn, RuleFn, op_kinds
+from sbpc.ops.kind import OP_KINDS, LocalFn, RuleFn
 from sbpc.ops.spec import OpSpec, is_bool
 from sbpc.ops.uneven import fits_uneven
 
