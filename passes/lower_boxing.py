@@ -36,7 +36,7 @@ from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.stablehlo import OptimizationBarrierOp
-from sbpc.ops.kind import op_kinds
+from sbpc.ops.builtins import op_kinds
 from sbpc.ops.registry import nd_signature_tuple
 from sbpc.ops.spec import OpSpec
 

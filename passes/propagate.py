@@ -58,10 +58,10 @@ from sbpc.propagation.graph import (
 )
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
-from sbpc.propagation.report import format_report
-from sbpc.propagation.report_dot import ReportError, format_dot
-from sbpc.propagation.report_html import format_html
-from sbpc.propagation.report_view import plan_view
+from sbpc.propagation.report.dot import ReportError, format_dot
+from sbpc.propagation.report.html import format_html
+from sbpc.propagation.report.summary import format_report
+from sbpc.propagation.report.view import plan_view
 from sbpc.propagation.scenarios import least_worst_regret
 from sbpc.timing import active_timer, phase
 

@@ -89,8 +89,8 @@ from sbpc.passes.pipeline import default_context
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
-from sbpc.propagation.report import format_report
-from sbpc.propagation.report_dot import ReportError
+from sbpc.propagation.report.dot import ReportError
+from sbpc.propagation.report.summary import format_report
 from sbpc.timing import Timer, phase
 
 __all__ = [

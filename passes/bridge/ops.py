@@ -37,6 +37,13 @@ from sbpc.ops.spec import OpSpec, scatter_kinds
 from .spec_memo import remembered_spec
 
 
+def op_label(op: Operation) -> str:
+    """A readable name for reports: the op name and its first result's name."""
+    results = op.results
+    name = results[0].name_hint if results else None
+    return f"{op.name} %{name}" if name else op.name
+
+
 class UnsupportedTypeError(ValueError):
     """A value whose type sbpc cannot lay out (not a static ranked tensor)."""
 

@@ -42,7 +42,11 @@ import highspy
 import numpy as np
 
 from sbpc.propagation import progress
-from sbpc.propagation.bound import (
+from sbpc.propagation.graph import OpNode, PropagationError, SbpGraph, SourceNode
+from sbpc.propagation.greedy import Greedy
+from sbpc.propagation.memory import critical_steps, live_intervals, local_bytes
+from sbpc.propagation.plan import complete_sinks
+from sbpc.propagation.solver.bound import (
     Messages,
     copy_messages,
     covered_factors,
@@ -50,14 +54,10 @@ from sbpc.propagation.bound import (
     restrict,
     window,
 )
-from sbpc.propagation.content_memo import ContentMemo
-from sbpc.propagation.graph import OpNode, PropagationError, SbpGraph, SourceNode
-from sbpc.propagation.greedy import Greedy
-from sbpc.propagation.layers import Copies, find_copies
-from sbpc.propagation.memory import critical_steps, live_intervals, local_bytes
-from sbpc.propagation.pairwise import PairwiseProblem, condition
-from sbpc.propagation.plan import complete_sinks
-from sbpc.propagation.shrink import (
+from sbpc.propagation.solver.content_memo import ContentMemo
+from sbpc.propagation.solver.layers import Copies, find_copies
+from sbpc.propagation.solver.pairwise import PairwiseProblem, condition
+from sbpc.propagation.solver.shrink import (
     Record,
     expand,
     prune_dominated,

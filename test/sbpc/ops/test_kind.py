@@ -28,9 +28,10 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, P, S
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType as PlainTensorType
+from sbpc.ops.builtins import op_kinds
 from sbpc.ops.derive import Factor, factor_signatures, linear
 from sbpc.ops.evaluate import register_evaluator
-from sbpc.ops.kind import FACETS, OP_KINDS, OpKinds, op_kinds
+from sbpc.ops.kind import FACETS, OP_KINDS, OpKinds
 from sbpc.ops.registry import (
     has_rule,
     nd_signatures,

@@ -1,5 +1,5 @@
 """What a picture of a plan shows, as plain data: the input of the dot and
-HTML reports (``report_dot``, ``report_html``).
+HTML reports (``dot``, ``html``).
 
 One ``PlanView`` per function: a node per argument, op and result (ops
 coloured by their first result's layout), an edge per use of a value, the

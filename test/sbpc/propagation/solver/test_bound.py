@@ -9,9 +9,9 @@ import itertools
 import numpy as np
 import pytest
 
-from sbpc.propagation.bound import residual, restrict, window
 from sbpc.propagation.optimal import _solve_exact
-from sbpc.propagation.pairwise import Factor, PairwiseProblem, condition
+from sbpc.propagation.solver.bound import residual, restrict, window
+from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem, condition
 
 
 def small_problem(rng: np.random.Generator) -> PairwiseProblem:

@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from sbpc.propagation.layers import Copies
-from sbpc.propagation.pairwise import PairwiseProblem
+from sbpc.propagation.solver.layers import Copies
+from sbpc.propagation.solver.pairwise import PairwiseProblem
 
 # Per factor key (a, b): messages on a's row groups and b's column groups.
 Messages = dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]

@@ -11,7 +11,7 @@ from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.graph import SbpGraph
-from sbpc.propagation.report import format_bytes, format_report, format_time
+from sbpc.propagation.report.summary import format_bytes, format_report, format_time
 
 T = TensorType((8, 8))
 

@@ -12,7 +12,7 @@ from sbpc.boxing import planner as boxing
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.graph import EdgeCost, OpNode, SbpGraph, SourceNode
 from sbpc.propagation.plan import Plan
-from sbpc.propagation.report_view import (
+from sbpc.propagation.report.view import (
     Repeat,
     find_repeats,
     memory_profile,

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sbpc.propagation.content_memo import ContentMemo, content
-from sbpc.propagation.pairwise import PairwiseProblem
-from sbpc.propagation.shrink import Record, prune_dominated, shrink
+from sbpc.propagation.solver.content_memo import ContentMemo, content
+from sbpc.propagation.solver.pairwise import PairwiseProblem
+from sbpc.propagation.solver.shrink import Record, prune_dominated, shrink
 from sbpc.testing.repeated_problems import repeated_chain
 
 from .test_shrink import random_problem

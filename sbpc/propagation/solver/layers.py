@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sbpc.propagation.pairwise import PairwiseProblem
+from sbpc.propagation.solver.pairwise import PairwiseProblem
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 import graphviz
 
-from sbpc.propagation.report import format_bytes, format_time
-from sbpc.propagation.report_view import PlanView, ViewEdge
+from sbpc.propagation.report.summary import format_bytes, format_time
+from sbpc.propagation.report.view import PlanView, ViewEdge
 
 # Colour-blind-friendly fills (Okabe-Ito and Tol's light palette), one per
 # output layout in order of frequency; rarer layouts share the last one.

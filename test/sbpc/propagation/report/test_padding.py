@@ -5,7 +5,7 @@ from __future__ import annotations
 from sbpc.algebra.sbp import B, S
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.memory import local_bytes
-from sbpc.propagation.padding import padded_bytes
+from sbpc.propagation.report.padding import padded_bytes
 
 
 def test_padded_bytes_count_the_largest_piece_everywhere():

@@ -14,17 +14,17 @@ from sbpc.algebra.sbp import B, S
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.graph import SbpGraph
-from sbpc.propagation.report_dot import (
+from sbpc.propagation.report.dot import (
     BOXING_COLOUR,
     ReportError,
     format_dot,
     plan_graph,
     render_svg,
 )
-from sbpc.propagation.report_html import format_html, memory_svg
-from sbpc.propagation.report_view import plan_view
+from sbpc.propagation.report.html import format_html, memory_svg
+from sbpc.propagation.report.view import plan_view
 
-from .test_report_view import matmul_plan, transformer_plan
+from .test_view import matmul_plan, transformer_plan
 
 SVG = "{http://www.w3.org/2000/svg}"
 

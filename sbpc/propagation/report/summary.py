@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from sbpc.algebra.sbp import NdSbp, format_nd_sbp
 from sbpc.propagation.graph import OpNode, SinkNode, SourceNode
-from sbpc.propagation.padding import padding_rows
 from sbpc.propagation.plan import LayoutChange, Plan
+from sbpc.propagation.report.padding import padding_rows
 
 
 def format_report(plan: Plan, fmt: Literal["text", "json"] = "text") -> str:

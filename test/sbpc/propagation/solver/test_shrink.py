@@ -8,8 +8,8 @@ import itertools
 import numpy as np
 import pytest
 
-from sbpc.propagation.pairwise import Factor, PairwiseProblem
-from sbpc.propagation.shrink import (
+from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
+from sbpc.propagation.solver.shrink import (
     _dominance,
     _sides,
     expand,

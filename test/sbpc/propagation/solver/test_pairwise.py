@@ -9,7 +9,13 @@ from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import SbpGraph
-from sbpc.propagation.pairwise import Factor, PairwiseProblem, compact, merge, split_off
+from sbpc.propagation.solver.pairwise import (
+    Factor,
+    PairwiseProblem,
+    compact,
+    merge,
+    split_off,
+)
 
 
 def test_merge_is_the_sum_of_full_tables() -> None:

@@ -1,7 +1,7 @@
 """A plan as one self-contained HTML page (``report_format=html``).
 
 Per function: the totals, the dataflow graph as an inline SVG laid out by
-Graphviz (``report_dot``), a legend of the layout colours, the per-device
+Graphviz (``dot``), a legend of the layout colours, the per-device
 memory at every step plotted by matplotlib (peak and budget marked), the
 most expensive layout changes, every op's signature, and the strategy's
 statistics.  A search box highlights the nodes whose name, layout or
@@ -17,9 +17,9 @@ import math
 import re
 from collections.abc import Sequence
 
-from sbpc.propagation.report import format_bytes, format_time
-from sbpc.propagation.report_dot import colours, plan_graph, render_svg
-from sbpc.propagation.report_view import PlanView
+from sbpc.propagation.report.dot import colours, plan_graph, render_svg
+from sbpc.propagation.report.summary import format_bytes, format_time
+from sbpc.propagation.report.view import PlanView
 
 # Rows of the most expensive layout changes table.
 TOP_CHANGES = 20

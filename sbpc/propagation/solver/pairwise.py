@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sbpc.propagation.content_memo import content
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import SbpGraph
+from sbpc.propagation.solver.content_memo import content
 
 
 @dataclass(frozen=True)

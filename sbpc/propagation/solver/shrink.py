@@ -36,8 +36,8 @@ from typing import TypeVar
 
 import numpy as np
 
-from sbpc.propagation.content_memo import ContentMemo, content
-from sbpc.propagation.pairwise import Factor, PairwiseProblem
+from sbpc.propagation.solver.content_memo import ContentMemo, content
+from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 
 T = TypeVar("T")
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sbpc.propagation.layers import factor_key, find_copies
-from sbpc.propagation.pairwise import Factor, PairwiseProblem
+from sbpc.propagation.solver.layers import factor_key, find_copies
+from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 from sbpc.testing.repeated_problems import repeated_chain
 
 
