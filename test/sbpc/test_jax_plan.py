@@ -260,3 +260,13 @@ def test_a_bad_preset_names_the_presets():
         sj.SbpcError, match="unknown machine 'h200': expected one of h100-sxm"
     ):
         sj.plan(train_step, *abstract(16, 8), mesh=8, cost_model="h200", quiet=True)
+
+
+def test_named_shardings_on_an_abstract_mesh_give_the_mesh():
+    mesh = AbstractMesh((16, 4), ("data", "model"))
+    batch = NamedSharding(mesh, P("data"))
+    planned = sj.plan(
+        train_step, *abstract(64, 16), in_layouts=(None, batch, batch), quiet=True
+    )
+    assert planned.placement.hierarchy == (16, 4)
+    assert _spec(planned.shardings()[0][4], 2) == ("data", None)
