@@ -3,7 +3,7 @@
     python bench/plan_scale.py                  # 8, 64, 512, 4096 devices
     python bench/plan_scale.py --repeats 5 --cost-model tpu-v5p
 
-A small program (a 2-layer MLP's SGD training step, bf16, batch split over
+A small program (a 2-layer GELU MLP's training step, bf16, batch split over
 the mesh's ``data`` axis) planned from ``jax.ShapeDtypeStruct``\\ s for
 meshes of 8 (``(8,)``), 64 (``(8, 8)``), 512 (``(64, 8)``) and 4096
 (``(64, 64)`` and ``(4096,)``) devices, none of which this machine has.
@@ -46,16 +46,15 @@ PHASES = ("lower (jax)", "parse", "sbp-propagate", "sbp-lower-boxing", "emit (ja
 
 
 def train_step(params, x, y):
-    """A ReLU MLP's squared-error SGD step."""
+    """A 2-layer GELU MLP's squared-error step with weight decay."""
 
     def loss(params):
-        h = x
-        for w, b in params:
-            h = jax.nn.relu(h @ w + b)
-        return jnp.mean((h - y) ** 2)
+        (w1, b1), (w2, b2) = params
+        out = jax.nn.gelu(x @ w1 + b1) @ w2 + b2
+        return jnp.mean((out - y) ** 2)
 
     value, grads = jax.value_and_grad(loss)(params)
-    return value, jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+    return value, jax.tree.map(lambda p, g: 0.999 * p - 0.1 * g, params, grads)
 
 
 def shapes(batch: int, d: int) -> tuple:

@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import numpy as np
@@ -635,20 +635,11 @@ def plan(
     propagate = _check_plan_options(
         strategy, cost_model, memory_budget, time_limit, combine_bytes
     )
+    request = _Request(fn, args, kwargs, mesh, in_layouts, out_layouts)
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
-        planned = _plan(
-            fn,
-            args,
-            kwargs,
-            mesh,
-            in_layouts,
-            out_layouts,
-            propagate,
-            combine_bytes,
-            shown,
-        )
+        planned = _plan(request, propagate, combine_bytes, shown)
     timer.stop()
     planned.timing = timer
     return planned
@@ -687,21 +678,11 @@ def distribute(
     if mesh is not None:  # else read from the shardings, checked below
         _check_devices(parse_mesh(mesh))
     donated = _donated_leaves(donate_argnums, args)
+    request = _Request(fn, args, kwargs, mesh, in_layouts, out_layouts)
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
-        planned = _plan(
-            fn,
-            args,
-            kwargs,
-            mesh,
-            in_layouts,
-            out_layouts,
-            propagate,
-            combine_bytes,
-            shown,
-            _check_devices,
-        )
+        planned = _plan(request, propagate, combine_bytes, shown, _check_devices)
         with phase("load"), shown.phase("loading the program"):
             program = load_program(planned.source, planned.name)
     timer.stop()
@@ -719,29 +700,35 @@ def distribute(
     )
 
 
+class _Request(NamedTuple):
+    """What ``plan`` and ``distribute`` were asked to plan."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    mesh: MeshArg | None
+    in_layouts: LayoutTree
+    out_layouts: LayoutTree
+
+
 def _plan(
-    fn: Callable[..., Any],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-    mesh: MeshArg | None,
-    in_layouts: LayoutTree,
-    out_layouts: LayoutTree,
+    request: _Request,
     propagate: SbpPropagatePass,
     combine_bytes: int,
     shown: Progress,
     check_placement: Callable[[Placement], None] | None = None,
 ) -> Planned:
-    """``plan``'s work (under the caller's timer): lower and annotate ``fn``
-    (``check_placement`` sees its placement before any planning), then the
-    passes and the emitter."""
+    """``plan``'s work (under the caller's timer): lower and annotate the
+    function (``check_placement`` sees its placement before any planning),
+    then the passes and the emitter."""
     with shown.phase("jax lowering and layouts"):
         annotated = annotate(
-            fn,
-            *args,
-            mesh=mesh,
-            in_layouts=in_layouts,
-            out_layouts=out_layouts,
-            **kwargs,
+            request.fn,
+            *request.args,
+            mesh=request.mesh,
+            in_layouts=request.in_layouts,
+            out_layouts=request.out_layouts,
+            **request.kwargs,
         )
         if check_placement is not None:
             check_placement(annotated.placement)
