@@ -70,7 +70,7 @@ class Planned:
 
     name: str
     strategy: str
-    placement: Placement
+    placement: Placement = field(repr=False)  # thousands of ranks, maybe
     module: ModuleOp = field(repr=False)  # the boxed module (``mlir`` prints it)
     source: str = field(repr=False)
     plans: list[FunctionPlan] = field(repr=False)
