@@ -14,7 +14,9 @@ boxing planner under the cost model; the bridge writes the answer back:
 Options: ``strategy``, ``cost_model`` (``CostModel.parse`` syntax),
 ``report`` (a path, or ``-`` for stderr) with ``report_format`` text|json|html|dot
 (html: one self-contained page with the plan's picture, ``docs/plan-report.md``),
-``memory_budget`` (bytes per device, optimal only), ``time_limit`` (seconds,
+``memory_budget`` (bytes per device, optimal only; without it, the cost
+model's ``mem=`` capacity is the budget of every strategy: optimal plans
+within it, greedy and bfs fail when their plan does not fit), ``time_limit`` (seconds,
 optimal only), ``trip_count`` (iterations assumed for a ``while`` whose count
 is not JAX's counted form; see ``bridge/regions.py``), ``cluster`` (optimal
 only; 0: solve the whole core's LP instead of one repeated layer certified
@@ -190,7 +192,7 @@ class SbpPropagatePass(ModulePass):
                     p.plan,
                     f"@{p.function} on {p.placement}",
                     cost_model=cost_model,
-                    memory_budget=self.memory_budget or None,
+                    memory_budget=self.limits()[0] or cost_model.memory_capacity,
                 )
                 for p in plans
             ]
@@ -317,6 +319,9 @@ class SbpPropagatePass(ModulePass):
             edge_table=edge_table,
             memory_budget=limits[0],
             time_limit=limits[1],
+            # The device's memory (``mem=``, the machine presets) is the
+            # budget when none is given.
+            memory_capacity=cost_model.memory_capacity,
         )
 
 
