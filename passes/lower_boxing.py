@@ -32,7 +32,7 @@ from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, format_nd_sbp
 from sbpc.algebra.signature import Signature
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import CollectiveKind
-from sbpc.boxing.cost_model import CostModel, CostModelError
+from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.stablehlo import OptimizationBarrierOp
@@ -42,6 +42,7 @@ from sbpc.ops.spec import OpSpec
 
 from .bridge.ops import is_tensor_op, op_spec_of, plain_type
 from .bridge.regions import region_yields
+from .options import parse_cost_model
 
 _STEP_OPS: dict[CollectiveKind, type[sbp_dialect.CollectiveOp]] = {
     CollectiveKind.ALL_GATHER: sbp_dialect.AllGatherOp,
@@ -211,11 +212,12 @@ class SbpLowerBoxingPass(ModulePass):
 
     cost_model: str = "default"
 
+    def __post_init__(self) -> None:
+        """A bad cost model is an error as the pipeline is parsed."""
+        object.__setattr__(self, "_cost_model", parse_cost_model(self.cost_model))
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        try:
-            cost_model = CostModel.parse(self.cost_model)
-        except CostModelError as e:
-            raise LocatedError(op, f"bad cost_model option: {e}") from e
+        cost_model: CostModel = self._cost_model  # type: ignore[attr-defined]
         # Trusted below; maybe unchecked.  The check's placement map serves
         # every function: lowering one function moves no value of another.
         placements = sbp_dialect.verify_sbp_annotations(op)

@@ -39,7 +39,7 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
-from sbpc.boxing.cost_model import CostModel, CostModelError
+from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
 from sbpc.propagation.combined_cost import combined_cost
@@ -66,7 +66,13 @@ from sbpc.propagation.scenarios import least_worst_regret
 from sbpc.timing import active_timer, phase
 
 from .bridge.graph import function_graphs
-from .options import OptionError, positive_number, writable_file
+from .options import (
+    count,
+    one_of,
+    parse_cost_model,
+    positive_number,
+    writable_file,
+)
 
 REPORT_FORMATS = ("text", "json", "html", "dot")
 
@@ -90,28 +96,35 @@ class SbpPropagatePass(ModulePass):
     cost_model: str = "default"
     report: str = ""
     report_format: str = "text"
-    # str: ``1e30`` reaches the pass as text; ``passes/options.py`` checks both
+    # str: ``1e30`` reaches the pass as text; ``__post_init__`` makes it a float
     memory_budget: int | float | str | None = None
     time_limit: int | float | str | None = None
     trip_count: int = 1
     cluster: int = 1
 
     def __post_init__(self) -> None:
-        """Bad values fail as the pipeline is parsed (``OptionError``), before
-        any work is done."""
-        self.limits()
+        """Every option value checked and converted once, as the pipeline is
+        parsed (``OptionError`` before any work); the solve and the reports
+        read the converted values."""
+        one_of("strategy", self.strategy, tuple(STRATEGIES))
+        one_of("report_format", self.report_format, REPORT_FORMATS)
+        count("trip_count", self.trip_count)
+        count("cluster", self.cluster)
         writable_file("report", self.report)
-        try:
-            CostModel.parse(self.cost_model)
-        except CostModelError as e:
-            raise OptionError(f"bad cost_model option: {e}") from e
+        object.__setattr__(self, "_cost_model", parse_cost_model(self.cost_model))
+        for name, unit in (("memory_budget", "bytes"), ("time_limit", "seconds")):
+            object.__setattr__(
+                self, name, positive_number(name, getattr(self, name), unit)
+            )
+
+    @property
+    def parsed_cost_model(self) -> CostModel:
+        """The ``cost_model`` option as a ``CostModel``."""
+        return self._cost_model  # type: ignore[attr-defined]
 
     def limits(self) -> tuple[float | None, float | None]:
         """``memory_budget`` and ``time_limit`` as numbers (None: unset)."""
-        return (
-            positive_number("memory_budget", self.memory_budget, "bytes"),
-            positive_number("time_limit", self.time_limit, "seconds"),
-        )
+        return self.memory_budget, self.time_limit  # type: ignore[return-value]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         plans = self.plan_module(op)
@@ -184,13 +197,12 @@ class SbpPropagatePass(ModulePass):
         """The report of ``plans`` in ``report_format`` (``timing``: a phase
         table the HTML page shows after the plans)."""
         if self.report_format in ("html", "dot"):
-            cost_model = CostModel.parse(self.cost_model)
             views = [
                 plan_view(
                     p.plan,
                     f"@{p.function} on {p.placement}",
-                    cost_model=cost_model,
-                    memory_budget=self.memory_budget or None,
+                    cost_model=self.parsed_cost_model,
+                    memory_budget=self.limits()[0],
                 )
                 for p in plans
             ]
