@@ -42,6 +42,7 @@ from sbpc.boxing import planner as boxing
 from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
+from sbpc.output import OutputError, write_file
 from sbpc.propagation.combined_cost import combined_cost
 from sbpc.propagation.combining import (
     Candidate,
@@ -139,39 +140,16 @@ class SbpPropagatePass(ModulePass):
             if self.report == "-":
                 print(text, file=sys.stderr)
             else:
+                ending = "\n" if text and not text.endswith("\n") else ""
                 try:
-                    with open(self.report, "w") as out:
-                        out.write(
-                            text + ("\n" if text and not text.endswith("\n") else "")
-                        )
-                except OSError as e:
-                    raise LocatedError(
-                        op, f"cannot write report '{self.report}': {e.strerror}"
-                    ) from e
+                    write_file(self.report, text + ending, "report")
+                except OutputError as e:
+                    raise LocatedError(op, str(e)) from e
 
     def plan_module(self, op: ModuleOp) -> list[FunctionPlan]:
         """Propagate every defined function, write the answer back, and return
         the plans (the API reads them instead of a report file)."""
-        if self.strategy not in STRATEGIES:
-            raise LocatedError(
-                op,
-                f"unknown strategy '{self.strategy}', expected one of "
-                + ", ".join(STRATEGIES),
-            )
-        if self.report_format not in REPORT_FORMATS:
-            raise LocatedError(
-                op,
-                f"unknown report_format '{self.report_format}' "
-                f"({', '.join(REPORT_FORMATS)})",
-            )
-        if self.trip_count < 0:
-            raise LocatedError(
-                op, f"trip_count must be at least 0, not {self.trip_count}"
-            )
-        try:
-            cost_model = CostModel.parse(self.cost_model)
-        except CostModelError as e:
-            raise LocatedError(op, f"bad cost_model option: {e}") from e
+        cost_model = self.parsed_cost_model
         limits = self.limits()
         # The graph bridge trusts the annotations; sbpc-opt --no-sbp-verify
         # (or an API caller) may hand over a module nobody checked.

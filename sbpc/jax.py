@@ -78,6 +78,7 @@ from sbpc.jax_sharding import (
     mesh_placement,
     resolve_layouts,
 )
+from sbpc.output import OutputError, write_file
 from sbpc.passes.bridge.program import main_function
 from sbpc.passes.bridge.sdy import MESH_AXES, mesh_axes
 from sbpc.passes.import_sdy import SbpImportSdyPass
@@ -485,8 +486,10 @@ class Distributed:
         except ReportError as e:
             raise SbpcError(str(e)) from e
         if path is not None:
-            with open(path, "w") as out:
-                out.write(page)
+            try:
+                write_file(path, page, "report")
+            except OutputError as e:
+                raise SbpcError(str(e)) from e
         return page
 
     @property

@@ -53,12 +53,12 @@ from sbpc.dialects.diagnostics import (
 )
 from sbpc.dialects.fast_parser import FastParser
 from sbpc.dialects.ssa_order import verify_ssa_order
+from sbpc.output import Output, open_output
 from sbpc.propagation import progress
 from sbpc.propagation.progress import Progress, reporting
 from sbpc.timing import Timer, phase
 
 from .cli import run_and_exit
-from .output import PendingOutput
 from .pipeline_text import quote_paths
 
 
@@ -359,27 +359,25 @@ class SbpcOptMain(xDSLOptMain):
             with timer.activate() if timer else nullcontext(), collector_paused():
                 status = self._run_all(chunks, file_extension, output)
         finally:
-            if isinstance(output, PendingOutput):
+            try:
                 output.finish(keep=status == 0)
-            if timer is not None:
-                timer.stop()
-                print(timer.format(), file=sys.stderr)
+            finally:
+                if timer is not None:
+                    timer.stop()
+                    print(timer.format(), file=sys.stderr)
         return status
 
-    def prepare_output(self) -> IO[str]:
+    def prepare_output(self) -> Output:  # type: ignore[override]
         """stdout, or the ``-o`` file as a temporary one renamed on success,
-        so a failed run leaves an existing file as it was (as mlir-opt)."""
-        if self.args.output_file is None:
-            return sys.stdout
-        try:
-            return PendingOutput(self.args.output_file)
-        except OSError as e:
-            raise _UsageError(
-                f"cannot write output file '{self.args.output_file}': {e.strerror or e}"
-            ) from None
+        so a failed run leaves an existing file as it was (as mlir-opt);
+        either way a write that fails is an ``OutputError`` (``sbpc.output``)."""
+        return open_output(self.args.output_file)
 
     def _run_all(
-        self, chunks: list[tuple[IO[bytes], int]], file_extension: str, output: IO[str]
+        self,
+        chunks: list[tuple[IO[bytes], int]],
+        file_extension: str,
+        output: Output,
     ) -> int:
         status = 0
         for i, (chunk, offset) in enumerate(chunks):
@@ -408,7 +406,7 @@ class SbpcOptMain(xDSLOptMain):
         ):
             return self.output_resulting_program(module)
 
-    def _run_plain(self, text: str, offset: int, ext: str, output: IO[str]) -> int:
+    def _run_plain(self, text: str, offset: int, ext: str, output: Output) -> int:
         try:
             output.write(self._process(text, offset, ext))
             return 0
@@ -416,7 +414,7 @@ class SbpcOptMain(xDSLOptMain):
             print(format_error(e, offset), file=sys.stderr)
             return 1
 
-    def _run_verified(self, text: str, offset: int, ext: str, output: IO[str]) -> int:
+    def _run_verified(self, text: str, offset: int, ext: str, output: Output) -> int:
         produced: list[Diagnostic] = []
         old = set_sink(produced.append)
         try:

@@ -28,6 +28,7 @@ FOLDERS["tools"] = "sbpc.tools"
 # Core subpackages, lowest first: each may import only those before it.
 CORE_ORDER = (
     "sbpc.timing",
+    "sbpc.output",
     "sbpc.collector",
     "sbpc.algebra",
     "sbpc.boxing",
