@@ -207,17 +207,28 @@ class SbpPropagatePass(ModulePass):
         (with ``combine=1`` in the cost model: the search that sees combining;
         with scenarios: the plan of least worst regret across them)."""
         try:
-            if graph.is_single_device:
-                return self._propagate(graph, placement, cost_model, limits)
-            if cost_model.scenarios:
-                return self._solve_scenarios(graph, placement, cost_model, limits)
-            if not cost_model.combine:
-                return self._propagate(graph, placement, cost_model, limits)
-            best, tried = self._search_combined(graph, placement, cost_model, limits)
-            repriced = _reprice(graph, best.plan, placement, cost_model)
-            return combined_plan(best, tried, repriced)
+            # A number out of range (numpy's warnings raised, not printed):
+            # a located error, never a warning on stderr and a wrong plan.
+            with np.errstate(over="raise", divide="raise", invalid="raise"):
+                if graph.is_single_device:
+                    return self._propagate(graph, placement, cost_model, limits)
+                if cost_model.scenarios:
+                    return self._solve_scenarios(graph, placement, cost_model, limits)
+                if not cost_model.combine:
+                    return self._propagate(graph, placement, cost_model, limits)
+                best, tried = self._search_combined(
+                    graph, placement, cost_model, limits
+                )
+                repriced = _reprice(graph, best.plan, placement, cost_model)
+                return combined_plan(best, tried, repriced)
         except (PropagationError, GraphError) as e:
             raise LocatedError(f, str(e)) from e
+        except (FloatingPointError, OverflowError) as e:
+            raise LocatedError(
+                f,
+                f"arithmetic out of range while planning ({e}): the cost "
+                "model's numbers or the tensor sizes are too large or too small",
+            ) from e
 
     def _search_combined(
         self,

@@ -6,6 +6,7 @@ import pytest
 from xdsl.dialects import func
 
 from sbpc.dialects import sbp as sbp_dialect
+from sbpc.dialects.diagnostics import LocatedError
 from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline import parse_module, run_passes
 from sbpc.passes.propagate import SbpPropagatePass
@@ -64,3 +65,18 @@ def test_an_unknown_strategy_lists_the_registered_ones(
 ) -> None:
     with pytest.raises(OptionError, match="greedy, bfs, optimal, first-candidate"):
         SbpPropagatePass(strategy="nope")
+
+
+def test_a_numpy_overflow_is_a_located_error(monkeypatch) -> None:
+    """Issue 36, row D: numpy's overflow warnings are raised inside the
+    search and reported at the function, never printed and ignored."""
+    import numpy as np
+
+    import sbpc.passes.propagate as propagate_pass
+
+    def overflowing(*args, **kwargs):
+        return np.float64(1e308) * np.float64(10.0)
+
+    monkeypatch.setattr(propagate_pass, "propagate", overflowing)
+    with pytest.raises(LocatedError, match="arithmetic out of range while planning"):
+        SbpPropagatePass().plan_module(parse_module(MODULE))
