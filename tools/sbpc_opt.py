@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import inspect
+import math
 import re
 import struct
 import sys
@@ -23,13 +24,16 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import IO, NoReturn
 
 from xdsl.dialects.builtin import (
     FileLineColLoc,
+    FunctionType,
     IntAttr,
     ModuleOp,
     StringAttr,
+    TensorType,
     UnknownLoc,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -44,6 +48,7 @@ from xdsl.utils.exceptions import (
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from sbpc.algebra.tensor_type import MAX_DENSE_ELEMENTS, size_error
 from sbpc.collector import collector_paused
 from sbpc.dialects.diagnostics import (
     Diagnostic,
@@ -106,7 +111,25 @@ class LocatingParser(FastParser):
             self.raise_error(_fault_message(e), span)
         if isinstance(op.location, UnknownLoc):
             op.location = self._loc(span)
+        for t in _types_of(op):
+            if (why := _too_large(t)) is not None:
+                self.raise_error(f"{t} is too large for sbpc: {why}", span)
         return op
+
+    def _parse_dense_literal_type(self):  # type: ignore[no-untyped-def]
+        # xDSL expands a dense literal (a splat included) element by element
+        # once it has read the type: bound the count before it does.
+        start = self._current_token.span.start
+        t = super()._parse_dense_literal_type()
+        n = math.prod(t.get_shape())
+        if n > MAX_DENSE_ELEMENTS:
+            self.raise_error(
+                f"a dense literal of {n} elements is more than sbpc reads "
+                f"({MAX_DENSE_ELEMENTS}; it would be expanded element by element)",
+                start,
+                self._current_token.span.start,
+            )
+        return t
 
     def resolve_operand(self, operand, type: Attribute) -> SSAValue:  # type: ignore[override]
         if operand.operand_name not in self.ssa_values:
@@ -137,6 +160,25 @@ class LocatingParser(FastParser):
                     f"use of undeclared SSA value %{name}", self._first_use.get(name)
                 )
             raise
+
+
+def _types_of(op: Operation) -> list[Attribute]:
+    """The types an op holds: its results', operands' and, for a function,
+    its signature's (an unused argument is read by the passes too)."""
+    types = [*op.result_types, *op.operand_types]
+    function_type = getattr(op, "function_type", None)
+    if isinstance(function_type, FunctionType):
+        types += [*function_type.inputs, *function_type.outputs]
+    return types
+
+
+@lru_cache(maxsize=4096)
+def _too_large(t: Attribute) -> str | None:
+    """Why a tensor type is too large for sbpc (``size_error``), or None."""
+    if not isinstance(t, TensorType):
+        return None
+    shape = tuple(t.get_shape())
+    return size_error(tuple(max(d, 0) for d in shape), str(t.element_type))
 
 
 # What xDSL raises, while parsing, for values it cannot represent.
