@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -57,7 +58,7 @@ from sbpc.propagation.graph import (
     PropagationError,
     SbpGraph,
 )
-from sbpc.propagation.optimal import Optimal
+from sbpc.propagation.optimal import MIN_SOLVE_SECONDS, Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.report import format_report
 from sbpc.propagation.report_dot import ReportError, format_dot
@@ -150,7 +151,10 @@ class SbpPropagatePass(ModulePass):
         """Propagate every defined function, write the answer back, and return
         the plans (the API reads them instead of a report file)."""
         cost_model = self.parsed_cost_model
-        limits = self.limits()
+        # ``time_limit`` bounds the whole pass: every solve of every function,
+        # placement, scenario and latency scale gets what is left of it.
+        budget, seconds = self.limits()
+        limits = (budget, None if seconds is None else time.perf_counter() + seconds)
         # The graph bridge trusts the annotations; sbpc-opt --no-sbp-verify
         # (or an API caller) may hand over a module nobody checked.
         placements = verify_sbp_annotations(op)
@@ -205,7 +209,9 @@ class SbpPropagatePass(ModulePass):
     ) -> Plan:
         """The driver's plan, with layout changes priced by the boxing planner
         (with ``combine=1`` in the cost model: the search that sees combining;
-        with scenarios: the plan of least worst regret across them)."""
+        with scenarios: the plan of least worst regret across them).
+        ``limits``: the memory budget and the pass's deadline (seconds on
+        ``time.perf_counter``)."""
         try:
             # A number out of range (numpy's warnings raised, not printed):
             # a located error, never a warning on stderr and a wrong plan.
@@ -317,8 +323,17 @@ class SbpPropagatePass(ModulePass):
             edge_bytes=edge_bytes,
             edge_table=edge_table,
             memory_budget=limits[0],
-            time_limit=limits[1],
+            time_limit=_seconds_left(limits[1]),
         )
+
+
+def _seconds_left(deadline: float | None) -> float | None:
+    """The seconds a solve may take before ``deadline`` (None: no limit);
+    when none are left, ``MIN_SOLVE_SECONDS``: the optimal strategy then
+    returns its start, greedy's plan."""
+    if deadline is None:
+        return None
+    return max(deadline - time.perf_counter(), MIN_SOLVE_SECONDS)
 
 
 def _reprice(

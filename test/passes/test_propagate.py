@@ -80,3 +80,30 @@ def test_a_numpy_overflow_is_a_located_error(monkeypatch) -> None:
     monkeypatch.setattr(propagate_pass, "propagate", overflowing)
     with pytest.raises(LocatedError, match="arithmetic out of range while planning"):
         SbpPropagatePass().plan_module(parse_module(MODULE))
+
+
+def test_the_time_limit_bounds_the_whole_pass(monkeypatch) -> None:
+    """Issue 36, row E: every solve gets what the ones before it left of
+    ``time_limit`` (at least ``MIN_SOLVE_SECONDS``), not a limit of its own."""
+    import time
+
+    import sbpc.passes.propagate as propagate_pass
+    from sbpc.propagation.optimal import MIN_SOLVE_SECONDS
+
+    real = propagate_pass.propagate
+    seen: list[float] = []
+
+    def slow(*args, **kwargs):
+        seen.append(kwargs["time_limit"])
+        time.sleep(0.3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(propagate_pass, "propagate", slow)
+    function = MODULE[MODULE.index("  func.func") : MODULE.rindex("}")]
+    module = MODULE[: MODULE.rindex("}")] + function.replace("@f(", "@g(") + "}"
+    SbpPropagatePass(strategy="optimal", time_limit=0.5).plan_module(
+        parse_module(module)
+    )
+    assert len(seen) == 2
+    assert 0.3 < seen[0] <= 0.5
+    assert seen[1] <= 0.2 and seen[1] >= MIN_SOLVE_SECONDS
