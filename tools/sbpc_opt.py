@@ -394,7 +394,12 @@ class SbpcOptMain(xDSLOptMain):
     def run_chunks(self) -> int:
         """Process every chunk; returns the exit status."""
         chunks, file_extension = self.prepare_input()
-        output = self.prepare_output()
+        try:
+            output = self.prepare_output()
+        except BaseException:
+            for chunk, _ in chunks:  # not read: closed here
+                chunk.close()
+            raise
         status = 1
         timer = Timer() if self.args.timing else None
         try:
