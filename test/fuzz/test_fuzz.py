@@ -70,6 +70,19 @@ def test_a_fixed_seed_slice_has_no_crash_and_no_hang() -> None:
         (1, "// a report\nf.mlir:3:5: error: bad", False, "diagnostic"),
         (1, "Traceback (most recent call last):\n  File ...", False, "traceback"),
         (1, "sbpc-opt: internal error: ValueError: x", False, "internal"),
+        # an error quoting a source line that says "internal error"
+        (
+            1,
+            "f.mlir:27:1: error: bad\n// CHECK-NOT: internal error\n^",
+            False,
+            "diagnostic",
+        ),
+        (
+            1,
+            "f.mlir:2:1: error: x\n// Traceback (most recent call last)",
+            False,
+            "diagnostic",
+        ),
         (1, "f.mlir:3:5: error: bad", True, "hang"),
         (0, "", False, "success"),
         (2, "usage: sbpc-opt ...", False, "unclassified"),
