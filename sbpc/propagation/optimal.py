@@ -162,12 +162,10 @@ class Optimal(Strategy):
                 time_limit is not None
             ):  # an incumbent from the start: never empty-handed
                 start = _greedy_start(problem, core, records)
-            if (
-                memory is not None
-                and memory_budget is not None
-                and memory.floor() > memory_budget
-            ):
-                raise self._smallest_budget(
+
+            def no_plan_fits() -> PropagationError:
+                assert memory is not None and memory_budget is not None
+                return self._smallest_budget(
                     problem,
                     pairwise,
                     core,
@@ -177,6 +175,13 @@ class Optimal(Strategy):
                     start,
                     left(),
                 )
+
+            if (
+                memory is not None
+                and memory_budget is not None
+                and memory.floor() > memory_budget
+            ):
+                raise no_plan_fits()
             result = None
             if self.cluster and memory is None and time_limit is None:
                 result = _clustered(pairwise, core, self.mip_rel_gap, self.threads)
@@ -207,16 +212,7 @@ class Optimal(Strategy):
                         f"no plan found (HiGHS status: {result.status}); "
                         "a plan of finite cost may not exist"
                     )
-                raise self._smallest_budget(
-                    problem,
-                    pairwise,
-                    core,
-                    records,
-                    memory,
-                    memory_budget,
-                    start,
-                    left(),
-                )
+                raise no_plan_fits()
             for v, label in zip(core, result.labels, strict=True):
                 labels[v] = label
         else:
