@@ -166,7 +166,8 @@ def _types_of(op: Operation) -> list[Attribute]:
     """The types an op holds: its results', operands' and, for a function,
     its signature's (an unused argument is read by the passes too)."""
     types = [*op.result_types, *op.operand_types]
-    function_type = getattr(op, "function_type", None)
+    # (read as a property: a generic-form op may lack it, unverified yet)
+    function_type = op.properties.get("function_type")
     if isinstance(function_type, FunctionType):
         types += [*function_type.inputs, *function_type.outputs]
     return types

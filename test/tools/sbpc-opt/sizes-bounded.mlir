@@ -44,3 +44,15 @@ func.func @bytes(%a: tensor<4611686018427387904xf32>) -> tensor<4611686018427387
 func.func @rank(%a: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) {
   return
 }
+
+// -----
+
+// Found by the fuzzer: a generic-form func.func without its properties (the
+// size check read its signature unverified: an internal KeyError).
+module {
+  func.func @f(%a: tensor<8x16xf32>) {
+    // expected-error @below {{Expected 0 operands, but got 1}}
+    %0 = "func.func"(%a) : (tensor<8x16xf32>) -> tensor<8x8xf32>
+    func.return
+  }
+}
