@@ -133,9 +133,9 @@ class MeshAttr(ParametrizedAttribute):
             )
         # iota is the default order, printed without ids as Shardy does;
         # compared without listing the mesh's devices (2^31 of them, maybe)
-        if axes and len(ids) == math.prod(s for _, s in axes):
-            if ids == list(range(len(ids))):
-                ids = []
+        iota = axes and len(ids) == math.prod(s for _, s in axes)
+        if iota and ids == list(range(len(ids))):
+            ids = []
         try:
             return cls(axes, ids)
         except VerifyException as e:
