@@ -714,7 +714,9 @@ def distribute(
         raise SbpcError(f"fn: expected a function, not {fn!r} ({type(fn).__name__})")
     propagate = _check_options(strategy, cost_model, memory_budget, time_limit)
     if not _is_int(combine_bytes) or combine_bytes < 0:
-        raise SbpcError(f"combine_bytes must be an integer >= 0, not {combine_bytes!r}")
+        raise SbpcError(
+            f"combine_bytes must be >= 0 (an integer), not {combine_bytes!r}"
+        )
     combine_bytes = int(combine_bytes)
     if not isinstance(quiet, bool | np.bool_):
         raise SbpcError(f"quiet: expected True or False, not {quiet!r}")
