@@ -47,7 +47,6 @@ from sbpc.algebra.sbp import B, NdSbp, Partial, Split, format_nd_sbp
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import local_bytes
-from sbpc.jax_backend import manual as _manual  # noqa: F401 (registers emitters)
 from sbpc.jax_backend.collectives import (
     AXIS_NAMES,
     REDUCE_FN,
@@ -190,7 +189,7 @@ class _Emitter:
         jnp_dtype_or_error(t.element, label)
         return t
 
-    def _define(self, v: ValueId, layout: NdSbp, where: Placement, label: str) -> None:
+    def define(self, v: ValueId, layout: NdSbp, where: Placement, label: str) -> None:
         if v in self.layout:
             raise JaxEmitError(f"value %{v} is defined twice", label)
         t = self._type(v, label)
@@ -208,7 +207,7 @@ class _Emitter:
             ) from err
         self.layout[v], self.where[v] = layout, where
 
-    def _use(self, v: ValueId, layout: NdSbp, where: Placement, label: str) -> None:
+    def use(self, v: ValueId, layout: NdSbp, where: Placement, label: str) -> None:
         if v not in self.layout:
             raise JaxEmitError(f"value %{v} is used before it is defined", label)
         if self.layout[v] != layout:
@@ -226,16 +225,16 @@ class _Emitter:
 
     def _analyze(self) -> None:
         for i, arg in enumerate(self.p.args):
-            self._define(arg.value, arg.layout, arg.placement, _label(arg, i))
+            self.define(arg.value, arg.layout, arg.placement, _label(arg, i))
         for i, instr in enumerate(self.p.body):
-            self._analyze_instr(instr, i)
+            self.analyze_instr(instr, i)
         if not self.p.results:
             raise JaxEmitError(f"program '{self.p.name}' returns nothing")
         for r in self.p.results:
             label = f"result %{r.value}"
             self._use_result(r, label)
 
-    def _analyze_instr(self, instr: Instr, i: int) -> None:
+    def analyze_instr(self, instr: Instr, i: int) -> None:
         label = _label(instr, i)
         if isinstance(instr, OpInstr):
             self._analyze_op(instr, label)
@@ -282,7 +281,7 @@ class _Emitter:
                         f"dim {e}'s {have[e]} pieces would combine them out of order",
                         label,
                     )
-        self._use(r.value, have, r.placement, label)
+        self.use(r.value, have, r.placement, label)
 
     def _analyze_op(self, instr: OpInstr, label: str) -> None:
         op, sig = instr.op, instr.sig
@@ -293,10 +292,10 @@ class _Emitter:
         ):
             raise JaxEmitError("operand or result count differs from the op's", label)
         for v, nd, t in zip(instr.operands, sig.inputs, op.operands, strict=True):
-            self._use(v, nd, instr.placement, label)
+            self.use(v, nd, instr.placement, label)
             self._same_type(v, t, label)
         for v, nd, t in zip(instr.results, sig.outputs, op.results, strict=True):
-            self._define(v, nd, instr.placement, label)
+            self.define(v, nd, instr.placement, label)
             self._same_type(v, t, label)
 
     def _same_type(self, v: ValueId, t: TensorType, label: str) -> None:
@@ -304,20 +303,20 @@ class _Emitter:
             raise JaxEmitError(f"%{v} is {self.p.types[v]}, the op says {t}", label)
 
     def _analyze_collective(self, instr: CollectiveInstr, label: str) -> None:
-        self._use(instr.operand, instr.src, instr.placement, label)
+        self.use(instr.operand, instr.src, instr.placement, label)
         if self._type(instr.operand, label) != self._type(instr.result, label):
             raise JaxEmitError("a boxing step must keep the logical type", label)
         if instr.kind == CollectiveKind.TRANSFER:
             to = instr.to_placement
             if to is None or to == instr.placement:
                 raise JaxEmitError("a transfer needs another target placement", label)
-            self._define(instr.result, instr.dst, to, label)
+            self.define(instr.result, instr.dst, to, label)
             return
         try:
             step_expr_check(instr)
         except CollectiveError as err:
             raise JaxEmitError(str(err), label) from err
-        self._define(instr.result, instr.dst, instr.placement, label)
+        self.define(instr.result, instr.dst, instr.placement, label)
 
     # -- stages ------------------------------------------------------------------
 
