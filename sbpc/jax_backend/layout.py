@@ -153,16 +153,6 @@ def _pad(op: OpSpec, args: list[str]) -> str:
 # --- gather and scatter ---------------------------------------------------------------
 
 
-def _dnums(cls: str, op: OpSpec, fields: Mapping[str, str | Sequence[int]]) -> str:
-    """``lax.<cls>(field=(...), ...)``: a field names the op's attribute, or
-    gives its values."""
-    parts = (
-        f"{k}={py_tuple(ints(op, v) if isinstance(v, str) else v)}"
-        for k, v in fields.items()
-    )
-    return f"lax.{cls}(" + ", ".join(parts) + ")"
-
-
 def _index_vector_last(
     op: OpSpec, indices: str, batching_attr: str
 ) -> tuple[str, list[int]]:
@@ -184,16 +174,13 @@ def _gather(op: OpSpec, args: list[str]) -> str:
     """``lax.gather`` wants the index vector last; starts clamp (mode CLIP)."""
     x, indices = args
     indices, batching = _index_vector_last(op, indices, "start_indices_batching_dims")
-    dnums = _dnums(
-        "GatherDimensionNumbers",
-        op,
-        {
-            "offset_dims": "offset_dims",
-            "collapsed_slice_dims": "collapsed_slice_dims",
-            "start_index_map": "start_index_map",
-            "operand_batching_dims": "operand_batching_dims",
-            "start_indices_batching_dims": batching,
-        },
+    dnums = (
+        "lax.GatherDimensionNumbers("
+        f"offset_dims={py_tuple(ints(op, 'offset_dims'))}, "
+        f"collapsed_slice_dims={py_tuple(ints(op, 'collapsed_slice_dims'))}, "
+        f"start_index_map={py_tuple(ints(op, 'start_index_map'))}, "
+        f"operand_batching_dims={py_tuple(ints(op, 'operand_batching_dims'))}, "
+        f"start_indices_batching_dims={py_tuple(batching)})"
     )
     sizes = py_tuple(ints(op, "slice_sizes"))
     return (
@@ -222,16 +209,14 @@ def _scatter(op: OpSpec, args: list[str]) -> str:
     if kind not in _SCATTER:
         raise UnsupportedOpError(f"'{op.name}' with body kind {kind!r} has no JAX form")
     indices, batching = _index_vector_last(op, indices, "scatter_indices_batching_dims")
-    dnums = _dnums(
-        "ScatterDimensionNumbers",
-        op,
-        {
-            "update_window_dims": "update_window_dims",
-            "inserted_window_dims": "inserted_window_dims",
-            "scatter_dims_to_operand_dims": "scatter_dims_to_operand_dims",
-            "operand_batching_dims": "input_batching_dims",
-            "scatter_indices_batching_dims": batching,
-        },
+    dnums = (
+        "lax.ScatterDimensionNumbers("
+        f"update_window_dims={py_tuple(ints(op, 'update_window_dims'))}, "
+        f"inserted_window_dims={py_tuple(ints(op, 'inserted_window_dims'))}, "
+        "scatter_dims_to_operand_dims="
+        f"{py_tuple(ints(op, 'scatter_dims_to_operand_dims'))}, "
+        f"operand_batching_dims={py_tuple(ints(op, 'input_batching_dims'))}, "
+        f"scatter_indices_batching_dims={py_tuple(batching)})"
     )
     flags = (
         f"indices_are_sorted={bool(op.attr('indices_are_sorted', False))}, "
