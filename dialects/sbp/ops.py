@@ -254,6 +254,17 @@ class CastOp(PlacedOp):
         self.print_on(printer)
 
 
+# What one changed entry of each kind must look like, for messages.
+_CHANGE_TEXT = {
+    CollectiveKind.ALL_GATHER: "S(i) -> B",
+    CollectiveKind.ALL_REDUCE: "P(sum|max|min) -> B",
+    CollectiveKind.REDUCE_SCATTER: "P(sum|max|min) -> S(i)",
+    CollectiveKind.ALL_TO_ALL: "S(i) -> S(j) with i != j",
+    CollectiveKind.LOCAL_SLICE: "B -> S(i)",
+    CollectiveKind.LOCAL_TO_PARTIAL: "B -> P(kind) or S(i) -> P(kind)",
+}
+
+
 def _change(src: Sbp, dst: Sbp) -> str:
     return f"{src} -> {dst}"
 
@@ -277,10 +288,8 @@ class CollectiveOp(PlacedOp, ABC):
     from_sbp = prop_def(NdSbpAttr)
     to_sbp = prop_def(NdSbpAttr)
 
-    # The boxing step the op makes (``sbpc.boxing.collective_kind``) and what
-    # one changed entry must look like, for messages.
+    # The boxing step the op makes (``sbpc.boxing.collective_kind``).
     KIND: ClassVar[CollectiveKind]
-    CHANGE_TEXT: ClassVar[str] = ""
 
     def __init__(
         self,
@@ -315,7 +324,8 @@ class CollectiveOp(PlacedOp, ABC):
     def verify_layouts(self, placement: Placement | None) -> None:
         src, dst = self.from_sbp.nd_sbp, self.to_sbp.nd_sbp
         ty = self.input.type
-        _check_steps(self.name, self.CHANGE_TEXT, self.fits, self.dim_list, src, dst)
+        change = _CHANGE_TEXT[self.KIND]
+        _check_steps(self.name, change, self.fits, self.dim_list, src, dst)
         check_layout(src, ty, placement, f"{self.name} from")
         check_layout(dst, ty, placement, f"{self.name} to")
         self._check_operand_layout(src)
@@ -408,7 +418,6 @@ class AllGatherOp(CollectiveOp):
 
     name = "sbp.all_gather"
     KIND: ClassVar[CollectiveKind] = CollectiveKind.ALL_GATHER
-    CHANGE_TEXT: ClassVar[str] = "S(i) -> B"
 
 
 class _ReductionOp(CollectiveOp, ABC):
@@ -427,7 +436,6 @@ class AllReduceOp(_ReductionOp):
 
     name = "sbp.all_reduce"
     KIND: ClassVar[CollectiveKind] = CollectiveKind.ALL_REDUCE
-    CHANGE_TEXT: ClassVar[str] = "P(sum|max|min) -> B"
 
 
 @irdl_op_definition
@@ -440,7 +448,6 @@ class ReduceScatterOp(_ReductionOp):
 
     name = "sbp.reduce_scatter"
     KIND: ClassVar[CollectiveKind] = CollectiveKind.REDUCE_SCATTER
-    CHANGE_TEXT: ClassVar[str] = "P(sum|max|min) -> S(i)"
 
 
 @irdl_op_definition
@@ -449,7 +456,6 @@ class AllToAllOp(CollectiveOp):
 
     name = "sbp.all_to_all"
     KIND: ClassVar[CollectiveKind] = CollectiveKind.ALL_TO_ALL
-    CHANGE_TEXT: ClassVar[str] = "S(i) -> S(j) with i != j"
 
     @classmethod
     def fits(cls, src: Sbp, dst: Sbp) -> bool:
@@ -462,7 +468,6 @@ class LocalSliceOp(CollectiveOp):
 
     name = "sbp.local_slice"
     KIND: ClassVar[CollectiveKind] = CollectiveKind.LOCAL_SLICE
-    CHANGE_TEXT: ClassVar[str] = "B -> S(i)"
 
 
 @irdl_op_definition
@@ -477,7 +482,6 @@ class LocalToPartialOp(CollectiveOp):
 
     name = "sbp.local_to_partial"
     KIND: ClassVar[CollectiveKind] = CollectiveKind.LOCAL_TO_PARTIAL
-    CHANGE_TEXT: ClassVar[str] = "B -> P(kind) or S(i) -> P(kind)"
 
 
 @irdl_op_definition
