@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from abc import ABC
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, Self, cast
+from typing import Any, Self, cast
 
 from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -288,9 +288,6 @@ class CollectiveOp(PlacedOp, ABC):
     from_sbp = prop_def(NdSbpAttr)
     to_sbp = prop_def(NdSbpAttr)
 
-    # The boxing step the op makes (``sbpc.boxing.collective_kind``).
-    KIND: ClassVar[CollectiveKind]
-
     def __init__(
         self,
         input: SSAValue | Operation,
@@ -317,14 +314,19 @@ class CollectiveOp(PlacedOp, ABC):
         return tuple(int(d) for d in self.dims.get_values())
 
     @classmethod
+    def step_kind(cls) -> CollectiveKind:
+        """The boxing step the op makes: its name is ``sbp.<kind>``."""
+        return CollectiveKind(cls.name.removeprefix("sbp."))
+
+    @classmethod
     def fits(cls, src: Sbp, dst: Sbp) -> bool:
         """Whether one entry changing ``src -> dst`` is this op's kind of step."""
-        return makes(cls.KIND, src, dst)
+        return makes(cls.step_kind(), src, dst)
 
     def verify_layouts(self, placement: Placement | None) -> None:
         src, dst = self.from_sbp.nd_sbp, self.to_sbp.nd_sbp
         ty = self.input.type
-        change = _CHANGE_TEXT[self.KIND]
+        change = _CHANGE_TEXT[self.step_kind()]
         _check_steps(self.name, change, self.fits, self.dim_list, src, dst)
         check_layout(src, ty, placement, f"{self.name} from")
         check_layout(dst, ty, placement, f"{self.name} to")
@@ -417,7 +419,6 @@ class AllGatherOp(CollectiveOp):
     """``S(i) -> B`` on ``dims``: every device gets the whole of each block."""
 
     name = "sbp.all_gather"
-    KIND: ClassVar[CollectiveKind] = CollectiveKind.ALL_GATHER
 
 
 class _ReductionOp(CollectiveOp, ABC):
@@ -435,7 +436,6 @@ class AllReduceOp(_ReductionOp):
     """``P(kind) -> B`` on ``dims``; ``kind`` (sum, max, min) is the source's."""
 
     name = "sbp.all_reduce"
-    KIND: ClassVar[CollectiveKind] = CollectiveKind.ALL_REDUCE
 
 
 @irdl_op_definition
@@ -447,7 +447,6 @@ class ReduceScatterOp(_ReductionOp):
     """
 
     name = "sbp.reduce_scatter"
-    KIND: ClassVar[CollectiveKind] = CollectiveKind.REDUCE_SCATTER
 
 
 @irdl_op_definition
@@ -455,7 +454,6 @@ class AllToAllOp(CollectiveOp):
     """``S(i) -> S(j)``, ``i != j``, on ``dims``: re-split along another axis."""
 
     name = "sbp.all_to_all"
-    KIND: ClassVar[CollectiveKind] = CollectiveKind.ALL_TO_ALL
 
     @classmethod
     def fits(cls, src: Sbp, dst: Sbp) -> bool:
@@ -467,7 +465,6 @@ class LocalSliceOp(CollectiveOp):
     """``B -> S(i)`` on ``dims``: each device keeps its block, no communication."""
 
     name = "sbp.local_slice"
-    KIND: ClassVar[CollectiveKind] = CollectiveKind.LOCAL_SLICE
 
 
 @irdl_op_definition
@@ -481,7 +478,6 @@ class LocalToPartialOp(CollectiveOp):
     """
 
     name = "sbp.local_to_partial"
-    KIND: ClassVar[CollectiveKind] = CollectiveKind.LOCAL_TO_PARTIAL
 
 
 @irdl_op_definition
