@@ -14,11 +14,9 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     I64,
-    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     TensorType,
-    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
@@ -33,8 +31,16 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .attrs import i64_array, i64_attr, int_tuple
-from .base import SortedPropertiesOp, check_unique_in_range, element_type, shape_of
+from .attrs import i64_array, i64_array_prop, i64_attr, int_view, ints_view
+from .base import (
+    SortedPropertiesOp,
+    check_alike,
+    check_result_type,
+    check_slice_sizes,
+    check_unique_in_range,
+    element_type,
+    shape_of,
+)
 from .syntax import (
     SameOperandsAndResultType,
     SliceRanges,
@@ -46,11 +52,7 @@ _FUNCTIONAL_TYPE = "attr-dict `:` functional-type(operands, results)"
 
 
 def _check_same_element_type(op: Operation, operand: SSAValue, result: SSAValue):
-    if element_type(operand) != element_type(result):
-        raise VerifyException(
-            f"{op.name}: operand and result element types differ: "
-            f"{operand.type} vs {result.type}"
-        )
+    check_alike(op, operand, result, "operand and result", shapes=False)
 
 
 def _check_result_shape(op: Operation, result: SSAValue, expected: Sequence[int]):
@@ -73,9 +75,7 @@ class BroadcastInDimOp(IRDLOperation):
 
     operand = operand_def(TensorType)
     result = result_def(TensorType)
-    broadcast_dimensions_attr = prop_def(
-        DenseArrayBase.constr(i64), prop_name="broadcast_dimensions"
-    )
+    broadcast_dimensions_attr = i64_array_prop("broadcast_dimensions")
 
     traits = traits_def(Pure())
 
@@ -97,9 +97,7 @@ class BroadcastInDimOp(IRDLOperation):
             attributes=attributes,
         )
 
-    @property
-    def broadcast_dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.broadcast_dimensions_attr)
+    broadcast_dimensions = ints_view("broadcast_dimensions_attr")
 
     def verify_(self) -> None:
         dims = self.broadcast_dimensions
@@ -164,7 +162,7 @@ class TransposeOp(IRDLOperation):
 
     operand = operand_def(TensorType)
     result = result_def(TensorType)
-    permutation_attr = prop_def(DenseArrayBase.constr(i64), prop_name="permutation")
+    permutation_attr = i64_array_prop("permutation")
 
     traits = traits_def(Pure())
 
@@ -190,9 +188,7 @@ class TransposeOp(IRDLOperation):
             attributes=attributes,
         )
 
-    @property
-    def permutation(self) -> tuple[int, ...]:
-        return int_tuple(self.permutation_attr)
+    permutation = ints_view("permutation_attr")
 
     def verify_(self) -> None:
         perm = self.permutation
@@ -214,7 +210,7 @@ class ReverseOp(IRDLOperation):
 
     operand = operand_def(TensorType)
     result = result_def(TensorType)
-    dimensions_attr = prop_def(DenseArrayBase.constr(i64), prop_name="dimensions")
+    dimensions_attr = i64_array_prop("dimensions")
 
     traits = traits_def(Pure())
 
@@ -239,19 +235,13 @@ class ReverseOp(IRDLOperation):
             attributes=attributes,
         )
 
-    @property
-    def dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.dimensions_attr)
+    dimensions = ints_view("dimensions_attr")
 
     def verify_(self) -> None:
         check_unique_in_range(
             self.name, "dimension", self.dimensions, len(shape_of(self.operand))
         )
-        if self.result.type != self.operand.type:
-            raise VerifyException(
-                f"{self.name}: result type {self.result.type} differs from operand "
-                f"type {self.operand.type}"
-            )
+        check_result_type(self, self.result, self.operand)
 
 
 @irdl_op_definition
@@ -291,9 +281,7 @@ class ConcatenateOp(IRDLOperation):
             attributes=attributes,
         )
 
-    @property
-    def dimension(self) -> int:
-        return self.dimension_attr.value.data
+    dimension = int_view("dimension_attr")
 
     def verify_(self) -> None:
         if not self.inputs:
@@ -333,9 +321,9 @@ class SliceOp(IRDLOperation):
 
     operand = operand_def(TensorType)
     result = result_def(TensorType)
-    start_indices_attr = prop_def(DenseArrayBase.constr(i64), prop_name="start_indices")
-    limit_indices_attr = prop_def(DenseArrayBase.constr(i64), prop_name="limit_indices")
-    strides_attr = prop_def(DenseArrayBase.constr(i64), prop_name="strides")
+    start_indices_attr = i64_array_prop("start_indices")
+    limit_indices_attr = i64_array_prop("limit_indices")
+    strides_attr = i64_array_prop("strides")
 
     traits = traits_def(Pure())
 
@@ -376,17 +364,9 @@ class SliceOp(IRDLOperation):
             attributes=attributes,
         )
 
-    @property
-    def start_indices(self) -> tuple[int, ...]:
-        return int_tuple(self.start_indices_attr)
-
-    @property
-    def limit_indices(self) -> tuple[int, ...]:
-        return int_tuple(self.limit_indices_attr)
-
-    @property
-    def strides(self) -> tuple[int, ...]:
-        return int_tuple(self.strides_attr)
+    start_indices = ints_view("start_indices_attr")
+    limit_indices = ints_view("limit_indices_attr")
+    strides = ints_view("strides_attr")
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
@@ -437,7 +417,7 @@ class DynamicSliceOp(IRDLOperation):
     operand = operand_def(TensorType)
     start_indices = var_operand_def(TensorType)
     result = result_def(TensorType)
-    slice_sizes_attr = prop_def(DenseArrayBase.constr(i64), prop_name="slice_sizes")
+    slice_sizes_attr = i64_array_prop("slice_sizes")
 
     traits = traits_def(Pure())
 
@@ -465,25 +445,13 @@ class DynamicSliceOp(IRDLOperation):
             attributes=attributes,
         )
 
-    @property
-    def slice_sizes(self) -> tuple[int, ...]:
-        return int_tuple(self.slice_sizes_attr)
+    slice_sizes = ints_view("slice_sizes_attr")
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
         _check_start_indices(self, self.start_indices, len(shape))
         sizes = self.slice_sizes
-        if len(sizes) != len(shape):
-            raise VerifyException(
-                f"{self.name}: slice_sizes has {len(sizes)} entries but the operand "
-                f"has rank {len(shape)}"
-            )
-        for d, (size, bound) in enumerate(zip(sizes, shape, strict=True)):
-            if not 0 <= size <= bound:
-                raise VerifyException(
-                    f"{self.name}: slice size {size} of dimension {d} exceeds the "
-                    f"operand size {bound}"
-                )
+        check_slice_sizes(self, sizes, shape)
         if shape_of(self.result) != sizes:
             raise VerifyException(
                 f"{self.name}: result shape {dims_text(shape_of(self.result))} should "
@@ -539,11 +507,7 @@ class DynamicUpdateSliceOp(IRDLOperation):
             raise VerifyException(
                 f"{self.name}: update and operand element types differ"
             )
-        if self.result.type != self.operand.type:
-            raise VerifyException(
-                f"{self.name}: result type {self.result.type} differs from operand "
-                f"type {self.operand.type}"
-            )
+        check_result_type(self, self.result, self.operand)
 
 
 @irdl_op_definition
@@ -555,15 +519,9 @@ class PadOp(SortedPropertiesOp):
     operand = operand_def(TensorType)
     padding_value = operand_def(TensorType)
     result = result_def(TensorType)
-    edge_padding_low_attr = prop_def(
-        DenseArrayBase.constr(i64), prop_name="edge_padding_low"
-    )
-    edge_padding_high_attr = prop_def(
-        DenseArrayBase.constr(i64), prop_name="edge_padding_high"
-    )
-    interior_padding_attr = prop_def(
-        DenseArrayBase.constr(i64), prop_name="interior_padding"
-    )
+    edge_padding_low_attr = i64_array_prop("edge_padding_low")
+    edge_padding_high_attr = i64_array_prop("edge_padding_high")
+    interior_padding_attr = i64_array_prop("interior_padding")
 
     traits = traits_def(Pure())
 
@@ -601,17 +559,9 @@ class PadOp(SortedPropertiesOp):
             attributes=attributes,
         )
 
-    @property
-    def edge_padding_low(self) -> tuple[int, ...]:
-        return int_tuple(self.edge_padding_low_attr)
-
-    @property
-    def edge_padding_high(self) -> tuple[int, ...]:
-        return int_tuple(self.edge_padding_high_attr)
-
-    @property
-    def interior_padding(self) -> tuple[int, ...]:
-        return int_tuple(self.interior_padding_attr)
+    edge_padding_low = ints_view("edge_padding_low_attr")
+    edge_padding_high = ints_view("edge_padding_high_attr")
+    interior_padding = ints_view("interior_padding_attr")
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
