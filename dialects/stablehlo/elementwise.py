@@ -36,6 +36,8 @@ from .base import (
     Elementwise,
     SortedPropertiesOp,
     UnaryTensorOp,
+    check_alike,
+    check_result_type,
     element_type,
     shape_of,
 )
@@ -61,21 +63,17 @@ class UnaryElementwiseOp(UnaryTensorOp):
     CHANGES_ELEMENT_TYPE: ClassVar[bool] = False
 
     def verify_(self) -> None:
-        if shape_of(self.operand) != shape_of(self.result):
-            raise VerifyException(
-                f"{self.name}: operand and result shapes differ: "
-                f"{self.operand.type} vs {self.result.type}"
-            )
-        if self.CHANGES_ELEMENT_TYPE:
-            return
-        operand_element = element_type(self.operand)
-        if isinstance(operand_element, ComplexType) and self.name == "stablehlo.abs":
-            return
-        if operand_element != element_type(self.result):
-            raise VerifyException(
-                f"{self.name}: operand and result element types differ: "
-                f"{self.operand.type} vs {self.result.type}"
-            )
+        complex_abs = self.name == "stablehlo.abs" and isinstance(
+            element_type(self.operand), ComplexType
+        )
+        same_elements = not (self.CHANGES_ELEMENT_TYPE or complex_abs)
+        check_alike(
+            self,
+            self.operand,
+            self.result,
+            "operand and result",
+            elements=same_elements,
+        )
 
 
 @irdl_op_definition
@@ -223,11 +221,7 @@ class IsFiniteOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        if shape_of(self.x) != shape_of(self.y):
-            raise VerifyException(
-                f"{self.name}: operand and result shapes differ: "
-                f"{self.x.type} vs {self.y.type}"
-            )
+        check_alike(self, self.x, self.y, "operand and result", elements=False)
         if element_type(self.y) != i1:
             raise VerifyException(f"{self.name}: result must be a tensor of i1")
 
@@ -263,54 +257,45 @@ class BinaryElementwiseOp(BinaryTensorOp):
 
 
 class CommutativeBinaryOp(BinaryElementwiseOp):
-    """Binary ops a reduce body can be (``applies stablehlo.add`` short form)."""
+    """Binary ops a reduce body can be (``applies stablehlo.add`` short form);
+    ``REDUCTION_OPS`` names the reduction each stands for."""
 
     traits = traits_def(Pure(), Elementwise(), Commutative())
-
-    # How ReduceOp.reduction_kind names a reduction whose body is this op.
-    REDUCTION_KIND: ClassVar[str]
 
 
 @irdl_op_definition
 class AddOp(CommutativeBinaryOp):
     name = "stablehlo.add"
-    REDUCTION_KIND: ClassVar[str] = "add"
 
 
 @irdl_op_definition
 class MulOp(CommutativeBinaryOp):
     name = "stablehlo.multiply"
-    REDUCTION_KIND: ClassVar[str] = "mul"
 
 
 @irdl_op_definition
 class MaxOp(CommutativeBinaryOp):
     name = "stablehlo.maximum"
-    REDUCTION_KIND: ClassVar[str] = "max"
 
 
 @irdl_op_definition
 class MinOp(CommutativeBinaryOp):
     name = "stablehlo.minimum"
-    REDUCTION_KIND: ClassVar[str] = "min"
 
 
 @irdl_op_definition
 class AndOp(CommutativeBinaryOp):
     name = "stablehlo.and"
-    REDUCTION_KIND: ClassVar[str] = "and"
 
 
 @irdl_op_definition
 class OrOp(CommutativeBinaryOp):
     name = "stablehlo.or"
-    REDUCTION_KIND: ClassVar[str] = "or"
 
 
 @irdl_op_definition
 class XorOp(CommutativeBinaryOp):
     name = "stablehlo.xor"
-    REDUCTION_KIND: ClassVar[str] = "xor"
 
 
 @irdl_op_definition
@@ -402,11 +387,7 @@ class ClampOp(IRDLOperation):
                     f"{self.name}: {what} element type differs from the operand's: "
                     f"{value.type} vs {self.operand.type}"
                 )
-        if self.result.type != self.operand.type:
-            raise VerifyException(
-                f"{self.name}: result type {self.result.type} differs from operand "
-                f"type {self.operand.type}"
-            )
+        check_result_type(self, self.result, self.operand)
 
 
 @irdl_op_definition
@@ -453,7 +434,7 @@ class CompareOp(SortedPropertiesOp):
         super().__init__(
             operands=[lhs, rhs],
             result_types=[result_type],
-            properties=dict(sorted(properties.items())),
+            properties=properties,
             attributes=attributes,
         )
 
@@ -467,16 +448,7 @@ class CompareOp(SortedPropertiesOp):
         return None if attr is None else attr.data.value
 
     def verify_(self) -> None:
-        if shape_of(self.lhs) != shape_of(self.rhs):
-            raise VerifyException(
-                f"{self.name}: operand shapes differ: "
-                f"{self.lhs.type} vs {self.rhs.type}"
-            )
-        if element_type(self.lhs) != element_type(self.rhs):
-            raise VerifyException(
-                f"{self.name}: operand element types differ: "
-                f"{self.lhs.type} vs {self.rhs.type}"
-            )
+        check_alike(self, self.lhs, self.rhs, "operand")
         if element_type(self.result) != i1:
             raise VerifyException(
                 f"{self.name}: result must be a tensor of i1, got {self.result.type}"
@@ -538,11 +510,7 @@ class SelectOp(IRDLOperation):
                 f"{self.name}: predicate must be rank 0 or have the branches' shape: "
                 f"{self.pred.type} vs {self.on_true.type}"
             )
-        if self.result.type != self.on_true.type:
-            raise VerifyException(
-                f"{self.name}: result type {self.result.type} differs from branch "
-                f"type {self.on_true.type}"
-            )
+        check_result_type(self, self.result, self.on_true, "branch")
 
 
 # --------------------------------------------------------------------------
@@ -595,7 +563,16 @@ BINARY_ELEMENTWISE_OPS: tuple[type[BinaryElementwiseOp], ...] = (
 
 # ReduceOp.reduction_kind names and the body op each stands for.
 REDUCTION_OPS: dict[str, type[CommutativeBinaryOp]] = {
-    op.REDUCTION_KIND: op for op in (AddOp, MulOp, MaxOp, MinOp, AndOp, OrOp, XorOp)
+    "add": AddOp,
+    "mul": MulOp,
+    "max": MaxOp,
+    "min": MinOp,
+    "and": AndOp,
+    "or": OrOp,
+    "xor": XorOp,
+}
+REDUCTION_KINDS: dict[type[Operation], str] = {
+    op: kind for kind, op in REDUCTION_OPS.items()
 }
 
 ELEMENTWISE_OPS: tuple[type[IRDLOperation], ...] = (
