@@ -36,7 +36,7 @@ instruction's label: no broken Python is ever returned.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,7 +59,12 @@ from sbpc.jax_backend.collectives import (
     partition_spec,
     step_expr,
 )
-from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES, Combined, combine_schedule
+from sbpc.jax_backend.combine import (
+    DEFAULT_MAX_BYTES,
+    Combined,
+    combine_key,
+    combine_schedule,
+)
 from sbpc.jax_backend.halo import halo_lines
 from sbpc.jax_backend.line_templates import LineTemplates, op_key
 from sbpc.jax_backend.local_ops import device_local_ops
@@ -86,7 +91,7 @@ from sbpc.jax_backend.uneven import (
     uneven_step_expr,
 )
 from sbpc.ops.registry import local_op_varies
-from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype
+from sbpc.ops.spec import OpSpec, numpy_dtype
 from sbpc.program import (
     Arg,
     CaseInstr,
@@ -635,25 +640,13 @@ class _Emitter:
             max_bytes=self.combine_bytes,
         )
 
-    def _combine_key(self, instr: Instr) -> tuple | None:
-        """What collectives must share to run as one; None: runs alone.
-
-        Booleans reduce through int32 (``_bool_reduce``) and max/min
-        reduce-scatters are a reduce and a slice: both stay single.
-        """
+    def _combine_key(self, instr: Instr) -> Hashable | None:
+        """What collectives must share to run as one (``combine_key``); None:
+        runs alone, as does a step through an uneven dim."""
         if not isinstance(instr, CollectiveInstr) or self._uneven_expr(instr):
             return None
         element = self.p.types[instr.operand].element
-        s = instr.src[instr.dims[0]] if instr.dims else None
-        if instr.kind == CollectiveKind.ALL_GATHER:
-            return (CollectiveKind.ALL_GATHER, instr.dims, element)
-        if is_bool(element) or not isinstance(s, Partial):
-            return None
-        if instr.kind == CollectiveKind.ALL_REDUCE:
-            return (CollectiveKind.ALL_REDUCE, instr.dims, s.kind, element)
-        if instr.kind == CollectiveKind.REDUCE_SCATTER and s.kind == "sum":
-            return (CollectiveKind.REDUCE_SCATTER, instr.dims, element)
-        return None
+        return combine_key(instr.kind, instr.dims, instr.src, element)
 
     def _step_bytes(self, instr: Instr) -> int:
         """A step's larger local buffer (the combined buffer it adds to)."""
