@@ -44,6 +44,7 @@ import numpy as np
 from sbpc.algebra.layout import UnevenSplitError, block_index, local_shape, local_slices
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, NdSbp, Partial, Split, format_nd_sbp
+from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import local_bytes
@@ -158,6 +159,18 @@ def _label(instr: Instr | Arg, index: int) -> str:
         kind = "while" if isinstance(instr, LoopInstr) else "case"
         return f"{kind} (instruction {index})"
     return f"%{instr.result} = sbp.{instr.kind} (instruction {index})"
+
+
+@dataclass(frozen=True)
+class _Devices:
+    """An op under an nd signature and the local op of every device of its
+    placement: what the attributes that differ between devices come from."""
+
+    op: OpSpec
+    sig: Signature
+    hierarchy: Sequence[int]
+    locals: list[OpSpec]
+    label: str
 
 
 @dataclass
@@ -777,10 +790,11 @@ class _Emitter:
                     f"{sig} and the JAX emitter has no symbolic form for it",
                     label,
                 )
+            devices = _Devices(op, sig, hierarchy, locals_, label)
             if key == "iota_offset":
-                dynamic[key] = self._iota_offset(op, sig, hierarchy, locals_, label)
+                dynamic[key] = _iota_offset(devices)
             else:
-                dynamic[key] = self._constant_block(op, sig, hierarchy, locals_, label)
+                dynamic[key] = self._constant_block(devices)
         pre, args = halo_lines(op, sig, hierarchy, args, outs[0])
         masks, args = mask_lines(op, sig, hierarchy, args, outs[0])
         pre += masks
@@ -790,47 +804,17 @@ class _Emitter:
             raise JaxEmitError(str(err), label) from err
         return pre + assignments(outs, exprs, "    ")
 
-    def _iota_offset(
-        self,
-        op: OpSpec,
-        sig,
-        hierarchy: Sequence[int],
-        locals_: list[OpSpec],
-        label: str,
-    ) -> str:
-        """``base + block index * local size``; checked against every device."""
-        nd = sig.outputs[0]
-        dim = int(op.attr("iota_dimension"))
-        size = locals_[0].results[0].shape[dim]
-        base = int(op.attr("iota_offset", 0))
-        axes = [k for k, s in enumerate(nd) if s == Split(dim)]
-        for coord, loc in zip(_coords(hierarchy), locals_, strict=True):
-            index, _ = block_index(nd, hierarchy, coord, dim)
-            if base + index * size != int(loc.attr("iota_offset", 0)):
-                raise JaxEmitError(
-                    f"iota offset at {coord} is not the block's first index", label
-                )
-        index = f"lax.axis_index({axes_expr(axes)}) * {size}"
-        return f"{base} + {index}" if base else index
-
-    def _constant_block(
-        self,
-        op: OpSpec,
-        sig,
-        hierarchy: Sequence[int],
-        locals_: list[OpSpec],
-        label: str,
-    ) -> str:
+    def _constant_block(self, devices: _Devices) -> str:
         """The device's block of the value; zeros off the ``P(sum)`` holder."""
-        nd = sig.outputs[0]
+        op, nd, hierarchy = devices.op, devices.sig.outputs[0], devices.hierarchy
         result = op.results[0]
         dtype = numpy_dtype(result.element)
         value = np.broadcast_to(
             np.asarray(op.attr("value")).astype(dtype), result.shape
         )
-        local = locals_[0].results[0].shape
+        local = devices.locals[0].results[0].shape
         sums = [k for k, s in enumerate(nd) if s == Partial("sum")]
-        for coord, loc in zip(_coords(hierarchy), locals_, strict=True):
+        for coord, loc in zip(_coords(hierarchy), devices.locals, strict=True):
             block = value[local_slices(result.shape, nd, hierarchy, coord)]
             if any(coord[k] != 0 for k in sums):
                 block = np.zeros_like(block)
@@ -839,7 +823,8 @@ class _Emitter:
                 got.astype(dtype), block, equal_nan=dtype.kind == "f"
             ):
                 raise JaxEmitError(
-                    f"constant at {coord} is not the block its layout gives", label
+                    f"constant at {coord} is not the block its layout gives",
+                    devices.label,
                 )
         jdt = jnp_dtype(result.element)
         flat = value.reshape(-1)
@@ -882,6 +867,23 @@ class _Emitter:
             lines += line(instr, _label(instr, i), "    ")
         lines.append(f"    return {_src_tuple(f'v{r.value}' for r in self.p.results)}")
         return lines
+
+
+def _iota_offset(devices: _Devices) -> str:
+    """``base + block index * local size``; checked against every device."""
+    op, nd, hierarchy = devices.op, devices.sig.outputs[0], devices.hierarchy
+    dim = int(op.attr("iota_dimension"))
+    size = devices.locals[0].results[0].shape[dim]
+    base = int(op.attr("iota_offset", 0))
+    axes = [k for k, s in enumerate(nd) if s == Split(dim)]
+    for coord, loc in zip(_coords(hierarchy), devices.locals, strict=True):
+        index, _ = block_index(nd, hierarchy, coord, dim)
+        if base + index * size != int(loc.attr("iota_offset", 0)):
+            raise JaxEmitError(
+                f"iota offset at {coord} is not the block's first index", devices.label
+            )
+    index = f"lax.axis_index({axes_expr(axes)}) * {size}"
+    return f"{base} + {index}" if base else index
 
 
 def step_expr_check(instr: CollectiveInstr) -> None:
