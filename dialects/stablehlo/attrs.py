@@ -195,9 +195,12 @@ class _DimensionNumbers(ParametrizedAttribute):
         fields = dict.fromkeys(cls._LISTS, "list") | dict.fromkeys(cls._INTS, "int")
         return cls.get(**parse_int_struct(parser, fields)).parameters
 
+    def plain(self) -> dict[str, tuple[int, ...] | int]:
+        """The fields under StableHLO's names, as plain values."""
+        return {k: getattr(self, k) for k in (*self._LISTS, *self._INTS)}
+
     def print_parameters(self, printer: Printer) -> None:
-        fields = (*self._LISTS, *self._INTS)
-        print_int_struct(printer, [(k, getattr(self, k)) for k in fields])
+        print_int_struct(printer, list(self.plain().items()))
 
 
 @irdl_attr_definition

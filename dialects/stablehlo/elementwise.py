@@ -447,6 +447,12 @@ class CompareOp(SortedPropertiesOp):
         attr = self.compare_type_attr
         return None if attr is None else attr.data.value
 
+    def plain_attrs(self) -> dict[str, object]:
+        attrs: dict[str, object] = {"comparison_direction": self.comparison_direction}
+        if self.compare_type is not None:
+            attrs["compare_type"] = self.compare_type
+        return attrs
+
     def verify_(self) -> None:
         check_alike(self, self.lhs, self.rhs, "operand")
         if element_type(self.result) != i1:

@@ -98,6 +98,13 @@ class GatherOp(IRDLOperation):
     slice_sizes = ints_view("slice_sizes_attr")
     indices_are_sorted = flag_view("indices_are_sorted_attr")
 
+    def plain_attrs(self) -> dict[str, object]:
+        return {
+            **self.dimension_numbers.plain(),
+            "slice_sizes": self.slice_sizes,
+            "indices_are_sorted": self.indices_are_sorted,
+        }
+
     def verify_(self) -> None:
         numbers = self.dimension_numbers
         shape = shape_of(self.operand)
@@ -240,6 +247,14 @@ class ScatterOp(IRDLOperation):
 
     indices_are_sorted = flag_view("indices_are_sorted_attr")
     unique_indices = flag_view("unique_indices_attr")
+
+    def plain_attrs(self) -> dict[str, object]:
+        return {
+            **self.scatter_dimension_numbers.plain(),
+            "indices_are_sorted": self.indices_are_sorted,
+            "unique_indices": self.unique_indices,
+            "kind": self.combiner_kind,
+        }
 
     @property
     def combiner_kind(self) -> str | None:

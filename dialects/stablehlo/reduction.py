@@ -243,6 +243,12 @@ class DotGeneralOp(PrecisionConfigOp):
         used = set(self.rhs_batching_dimensions) | set(self.rhs_contracting_dimensions)
         return tuple(d for d in range(len(shape_of(self.rhs))) if d not in used)
 
+    def plain_attrs(self) -> dict[str, object]:
+        attrs: dict[str, object] = dict(self.dot_dimension_numbers.plain())
+        if self.precision is not None:
+            attrs["precision"] = self.precision
+        return attrs
+
     def verify_(self) -> None:
         lhs_shape, rhs_shape = shape_of(self.lhs), shape_of(self.rhs)
         lb, rb = self.lhs_batching_dimensions, self.rhs_batching_dimensions
@@ -420,6 +426,9 @@ class ReduceOp(IRDLOperation):
         )
 
     dimensions = ints_view("dimensions_attr")
+
+    def plain_attrs(self) -> dict[str, object]:
+        return {"dimensions": self.dimensions, "kind": self.reduction_kind}
 
     @property
     def combiner(self) -> Operation | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
@@ -98,6 +99,7 @@ class BroadcastInDimOp(IRDLOperation):
         )
 
     broadcast_dimensions = ints_view("broadcast_dimensions_attr")
+    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("broadcast_dimensions",)
 
     def verify_(self) -> None:
         dims = self.broadcast_dimensions
@@ -189,6 +191,7 @@ class TransposeOp(IRDLOperation):
         )
 
     permutation = ints_view("permutation_attr")
+    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("permutation",)
 
     def verify_(self) -> None:
         perm = self.permutation
@@ -236,6 +239,7 @@ class ReverseOp(IRDLOperation):
         )
 
     dimensions = ints_view("dimensions_attr")
+    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("dimensions",)
 
     def verify_(self) -> None:
         check_unique_in_range(
@@ -282,6 +286,7 @@ class ConcatenateOp(IRDLOperation):
         )
 
     dimension = int_view("dimension_attr")
+    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("dimension",)
 
     def verify_(self) -> None:
         if not self.inputs:
@@ -367,6 +372,11 @@ class SliceOp(IRDLOperation):
     start_indices = ints_view("start_indices_attr")
     limit_indices = ints_view("limit_indices_attr")
     strides = ints_view("strides_attr")
+    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = (
+        "start_indices",
+        "limit_indices",
+        "strides",
+    )
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
@@ -446,6 +456,7 @@ class DynamicSliceOp(IRDLOperation):
         )
 
     slice_sizes = ints_view("slice_sizes_attr")
+    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("slice_sizes",)
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
@@ -562,6 +573,11 @@ class PadOp(SortedPropertiesOp):
     edge_padding_low = ints_view("edge_padding_low_attr")
     edge_padding_high = ints_view("edge_padding_high_attr")
     interior_padding = ints_view("interior_padding_attr")
+    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = (
+        "edge_padding_low",
+        "edge_padding_high",
+        "interior_padding",
+    )
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
