@@ -177,11 +177,18 @@ class PrecisionConfigOp(SortedPropertiesOp):
         return tuple(p.data.value for p in self.precision_config.data)
 
 
-class UnaryTensorOp(IRDLOperation):
-    """``operand -> result``, both tensors, elementwise and pure."""
+class TensorOp(IRDLOperation):
+    """A pure op on a tensor ``operand`` (and, in subclasses, operands after
+    it) with one tensor ``result``: the shape ops."""
 
     operand = operand_def(TensorType)
     result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+
+class UnaryTensorOp(TensorOp):
+    """``operand -> result``, both tensors, elementwise and pure."""
 
     traits = traits_def(Pure(), Elementwise())
 

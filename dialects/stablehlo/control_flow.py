@@ -54,7 +54,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from sbpc.algebra.tensor_type import ELEMENT_BYTES
 
-from .base import element_type, shape_of
+from .base import TensorOp, element_type, shape_of
 from .reduction import ReturnOp
 from .syntax import print_attr_dict, resolve_operands
 
@@ -359,16 +359,11 @@ class OptimizationBarrierOp(IRDLOperation):
 
 
 @irdl_op_definition
-class BitcastConvertOp(IRDLOperation):
+class BitcastConvertOp(TensorOp):
     """``%f = stablehlo.bitcast_convert %u : (tensor<4xui32>) -> tensor<4xf32>``:
     the same bits read as another element type (same width: elementwise)."""
 
     name = "stablehlo.bitcast_convert"
-
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure())
 
     assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
 

@@ -35,6 +35,7 @@ from xdsl.utils.exceptions import VerifyException
 from .attrs import i64_array, i64_array_prop, i64_attr, int_view, ints_view
 from .base import (
     SortedPropertiesOp,
+    TensorOp,
     check_alike,
     check_result_type,
     check_slice_sizes,
@@ -65,7 +66,7 @@ def _check_result_shape(op: Operation, result: SSAValue, expected: Sequence[int]
 
 
 @irdl_op_definition
-class BroadcastInDimOp(IRDLOperation):
+class BroadcastInDimOp(TensorOp):
     """``%r = stablehlo.broadcast_in_dim %x, dims = [0] : (A) -> B``.
 
     Operand dimension ``i`` becomes result dimension ``broadcast_dimensions[i]``;
@@ -74,11 +75,7 @@ class BroadcastInDimOp(IRDLOperation):
 
     name = "stablehlo.broadcast_in_dim"
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
     broadcast_dimensions_attr = i64_array_prop("broadcast_dimensions")
-
-    traits = traits_def(Pure())
 
     assembly_format = "$operand `,` `dims` `=` $broadcast_dimensions " + (
         _FUNCTIONAL_TYPE
@@ -120,15 +117,10 @@ class BroadcastInDimOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(TensorOp):
     """``%r = stablehlo.reshape %x : (tensor<8x16xf32>) -> tensor<128xf32>``."""
 
     name = "stablehlo.reshape"
-
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure())
 
     assembly_format = "$operand " + _FUNCTIONAL_TYPE
 
@@ -154,7 +146,7 @@ class ReshapeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TransposeOp(IRDLOperation):
+class TransposeOp(TensorOp):
     """``%r = stablehlo.transpose %x, dims = [1, 0] : (A) -> B``.
 
     Result dimension ``i`` is operand dimension ``permutation[i]``.
@@ -162,11 +154,7 @@ class TransposeOp(IRDLOperation):
 
     name = "stablehlo.transpose"
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
     permutation_attr = i64_array_prop("permutation")
-
-    traits = traits_def(Pure())
 
     assembly_format = "$operand `,` `dims` `=` $permutation " + _FUNCTIONAL_TYPE
 
@@ -206,16 +194,12 @@ class TransposeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReverseOp(IRDLOperation):
+class ReverseOp(TensorOp):
     """``%r = stablehlo.reverse %x, dims = [0] : T``."""
 
     name = "stablehlo.reverse"
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
     dimensions_attr = i64_array_prop("dimensions")
-
-    traits = traits_def(Pure())
 
     assembly_format = (
         "$operand `,` `dims` `=` $dimensions attr-dict `:` "
@@ -319,18 +303,14 @@ class ConcatenateOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SliceOp(IRDLOperation):
+class SliceOp(TensorOp):
     """``%r = stablehlo.slice %x [1:3, 0:16:2] : (A) -> B`` (start:limit[:stride])."""
 
     name = "stablehlo.slice"
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
     start_indices_attr = i64_array_prop("start_indices")
     limit_indices_attr = i64_array_prop("limit_indices")
     strides_attr = i64_array_prop("strides")
-
-    traits = traits_def(Pure())
 
     assembly_format = (
         "$operand custom<SliceRanges>($start_indices, $limit_indices, $strides) "
