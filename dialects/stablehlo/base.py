@@ -165,10 +165,26 @@ class PrecisionConfigOp(SortedPropertiesOp):
 
     precision_config = opt_prop_def(ArrayAttr[PrecisionAttr])
 
-    @staticmethod
-    def precision_attr(precision: Sequence[str | Precision]) -> ArrayAttr:
-        """The ``precision_config`` property of ``precision`` names."""
-        return ArrayAttr(PrecisionAttr(Precision(p)) for p in precision)
+    def _build(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute,
+        properties: dict[str, Attribute],
+        precision: Sequence[str | Precision] | None,
+        attributes: dict[str, Attribute] | None,
+    ) -> None:
+        """Build ``lhs, rhs -> result_type`` with ``properties``, plus the
+        ``precision_config`` of ``precision`` names when given."""
+        if precision is not None:
+            config = ArrayAttr(PrecisionAttr(Precision(p)) for p in precision)
+            properties = {**properties, "precision_config": config}
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[result_type],
+            properties=properties,
+            attributes=attributes,
+        )
 
     @property
     def precision(self) -> tuple[str, ...] | None:
@@ -186,24 +202,28 @@ class TensorOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
-
-class UnaryTensorOp(TensorOp):
-    """``operand -> result``, both tensors, elementwise and pure."""
-
-    traits = traits_def(Pure(), Elementwise())
-
     def __init__(
         self,
         operand: SSAValue | Operation,
         result_type: Attribute | None = None,
         attributes: dict[str, Attribute] | None = None,
+        *,
+        properties: Mapping[str, Attribute | None] | None = None,
     ):
+        """The result type defaults to the operand's."""
         operand = SSAValue.get(operand)
         super().__init__(
             operands=[operand],
             result_types=[result_type or operand.type],
+            properties=properties,
             attributes=attributes,
         )
+
+
+class UnaryTensorOp(TensorOp):
+    """``operand -> result``, both tensors, elementwise and pure."""
+
+    traits = traits_def(Pure(), Elementwise())
 
 
 class BinaryTensorOp(IRDLOperation):

@@ -368,7 +368,7 @@ class BitcastConvertOp(TensorOp):
     assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, operand: SSAValue | Operation, result_type: Attribute):
-        super().__init__(operands=[operand], result_types=[result_type])
+        super().__init__(operand, result_type)
 
     def verify_(self) -> None:
         src, dst = element_type(self.operand), element_type(self.result)

@@ -364,14 +364,7 @@ class ConvolutionOp(PrecisionConfigOp):
             props["rhs_dilation"] = i64_array(rhs_dilation)
         if window_reversal is not None:
             props["window_reversal"] = bool_array(window_reversal)
-        if precision is not None:
-            props["precision_config"] = self.precision_attr(precision)
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[result_type],
-            properties=props,
-            attributes=attributes,
-        )
+        self._build(lhs, rhs, result_type, props, precision, attributes)
 
     # -- plain accessors (defaults filled in) --
 

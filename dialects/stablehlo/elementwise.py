@@ -195,34 +195,27 @@ class TanhOp(UnaryElementwiseOp):
 
 
 @irdl_op_definition
-class IsFiniteOp(IRDLOperation):
+class IsFiniteOp(UnaryTensorOp):
     """``%y = stablehlo.is_finite %x : (tensor<8xf32>) -> tensor<8xi1>``."""
 
     name = "stablehlo.is_finite"
 
-    x = operand_def(TensorType)
-    y = result_def(TensorType)
-
-    traits = traits_def(Pure(), Elementwise())
-
-    assembly_format = "$x attr-dict `:` functional-type(operands, results)"
+    assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
 
     def __init__(
         self,
-        x: SSAValue | Operation,
+        operand: SSAValue | Operation,
         result_type: Attribute | None = None,
         attributes: dict[str, Attribute] | None = None,
     ):
-        x = SSAValue.get(x)
-        if result_type is None:
-            result_type = TensorType(i1, shape_of(x))
-        super().__init__(
-            operands=[x], result_types=[result_type], attributes=attributes
-        )
+        result_type = result_type or TensorType(i1, shape_of(SSAValue.get(operand)))
+        super().__init__(operand, result_type, attributes)
 
     def verify_(self) -> None:
-        check_alike(self, self.x, self.y, "operand and result", elements=False)
-        if element_type(self.y) != i1:
+        check_alike(
+            self, self.operand, self.result, "operand and result", elements=False
+        )
+        if element_type(self.result) != i1:
             raise VerifyException(f"{self.name}: result must be a tensor of i1")
 
 

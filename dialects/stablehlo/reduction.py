@@ -214,17 +214,8 @@ class DotGeneralOp(PrecisionConfigOp):
                 element_type(lhs),
                 dot_result_shape(shape_of(lhs), shape_of(rhs), dot_dimension_numbers),
             )
-        properties: dict[str, Attribute] = {
-            "dot_dimension_numbers": dot_dimension_numbers
-        }
-        if precision is not None:
-            properties["precision_config"] = self.precision_attr(precision)
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[result_type],
-            properties=properties,
-            attributes=attributes,
-        )
+        properties = {"dot_dimension_numbers": dot_dimension_numbers}
+        self._build(lhs, rhs, result_type, properties, precision, attributes)
 
     lhs_batching_dimensions = _numbers_view("lhs_batching_dimensions")
     rhs_batching_dimensions = _numbers_view("rhs_batching_dimensions")

@@ -88,12 +88,8 @@ class BroadcastInDimOp(TensorOp):
         result_type: Attribute,
         attributes: dict[str, Attribute] | None = None,
     ):
-        super().__init__(
-            operands=[operand],
-            result_types=[result_type],
-            properties={"broadcast_dimensions": i64_array(broadcast_dimensions)},
-            attributes=attributes,
-        )
+        properties = {"broadcast_dimensions": i64_array(broadcast_dimensions)}
+        super().__init__(operand, result_type, attributes, properties=properties)
 
     broadcast_dimensions = ints_view("broadcast_dimensions_attr")
     PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("broadcast_dimensions",)
@@ -130,9 +126,7 @@ class ReshapeOp(TensorOp):
         result_type: Attribute,
         attributes: dict[str, Attribute] | None = None,
     ):
-        super().__init__(
-            operands=[operand], result_types=[result_type], attributes=attributes
-        )
+        super().__init__(operand, result_type, attributes)
 
     def verify_(self) -> None:
         before = math.prod(shape_of(self.operand))
@@ -171,12 +165,8 @@ class TransposeOp(TensorOp):
             result_type = TensorType(
                 element_type(operand), [shape[p] for p in permutation]
             )
-        super().__init__(
-            operands=[operand],
-            result_types=[result_type],
-            properties={"permutation": i64_array(permutation)},
-            attributes=attributes,
-        )
+        properties = {"permutation": i64_array(permutation)}
+        super().__init__(operand, result_type, attributes, properties=properties)
 
     permutation = ints_view("permutation_attr")
     PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("permutation",)
@@ -214,13 +204,8 @@ class ReverseOp(TensorOp):
         result_type: Attribute | None = None,
         attributes: dict[str, Attribute] | None = None,
     ):
-        operand = SSAValue.get(operand)
-        super().__init__(
-            operands=[operand],
-            result_types=[result_type or operand.type],
-            properties={"dimensions": i64_array(dimensions)},
-            attributes=attributes,
-        )
+        properties = {"dimensions": i64_array(dimensions)}
+        super().__init__(operand, result_type, attributes, properties=properties)
 
     dimensions = ints_view("dimensions_attr")
     PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("dimensions",)
@@ -338,16 +323,12 @@ class SliceOp(TensorOp):
                 )
             ]
             result_type = TensorType(element_type(operand), shape)
-        super().__init__(
-            operands=[operand],
-            result_types=[result_type],
-            properties={
-                "limit_indices": i64_array(limit_indices),
-                "start_indices": i64_array(start_indices),
-                "strides": i64_array(strides),
-            },
-            attributes=attributes,
-        )
+        properties = {
+            "limit_indices": i64_array(limit_indices),
+            "start_indices": i64_array(start_indices),
+            "strides": i64_array(strides),
+        }
+        super().__init__(operand, result_type, attributes, properties=properties)
 
     start_indices = ints_view("start_indices_attr")
     limit_indices = ints_view("limit_indices_attr")
