@@ -12,6 +12,7 @@ builtin attributes ops store them in.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar, cast, overload
 
@@ -168,14 +169,28 @@ class PrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
 class _DimensionNumbers(ParametrizedAttribute):
     """Named dimension lists, then (gather, scatter) ``index_vector_dim``.
 
-    Subclasses declare one parameter per name of ``_LISTS`` (an ``ArrayAttr``
-    of ``IntAttr``, as ``<name>_attr``) in that order, then those of
-    ``_INTS`` (``IntAttr``), and plain views of them; ``get``, parsing (the
+    Subclasses name their fields in ``_LISTS`` (dimension lists) then
+    ``_INTS`` (single dimensions): each becomes a parameter ``<name>_attr``
+    (an ``ArrayAttr`` of ``IntAttr``, an ``IntAttr``), in that order, and a
+    plain view ``<name>`` (a tuple of ints, an int).  ``get``, parsing (the
     fields in any order) and printing (non-default fields only) are shared.
     """
 
     _LISTS: ClassVar[tuple[str, ...]]
     _INTS: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_LISTS" not in cls.__dict__:
+            return  # irdl_attr_definition's copy: the fields are in place
+        params: dict[str, Any] = {}
+        for name in cls._LISTS:
+            params[f"{name}_attr"] = ArrayAttr[IntAttr]
+            setattr(cls, name, ints_view(f"{name}_attr"))
+        for name in cls._INTS:
+            params[f"{name}_attr"] = IntAttr
+            setattr(cls, name, int_view(f"{name}_attr"))
+        cls.__annotations__ = {**inspect.get_annotations(cls), **params}
 
     @classmethod
     def get(cls, *lists: Sequence[int], **named: Sequence[int] | int) -> Self:
@@ -209,11 +224,6 @@ class DotDimensionNumbersAttr(_DimensionNumbers):
 
     name = "stablehlo.dot"
 
-    lhs_batching_dimensions_attr: ArrayAttr[IntAttr]
-    rhs_batching_dimensions_attr: ArrayAttr[IntAttr]
-    lhs_contracting_dimensions_attr: ArrayAttr[IntAttr]
-    rhs_contracting_dimensions_attr: ArrayAttr[IntAttr]
-
     _LISTS: ClassVar[tuple[str, ...]] = (
         "lhs_batching_dimensions",
         "rhs_batching_dimensions",
@@ -221,24 +231,12 @@ class DotDimensionNumbersAttr(_DimensionNumbers):
         "rhs_contracting_dimensions",
     )
 
-    lhs_batching_dimensions = ints_view("lhs_batching_dimensions_attr")
-    rhs_batching_dimensions = ints_view("rhs_batching_dimensions_attr")
-    lhs_contracting_dimensions = ints_view("lhs_contracting_dimensions_attr")
-    rhs_contracting_dimensions = ints_view("rhs_contracting_dimensions_attr")
-
 
 @irdl_attr_definition
 class GatherDimensionNumbersAttr(_DimensionNumbers):
     """``#stablehlo.gather<offset_dims = [1], ..., index_vector_dim = 1>``."""
 
     name = "stablehlo.gather"
-
-    offset_dims_attr: ArrayAttr[IntAttr]
-    collapsed_slice_dims_attr: ArrayAttr[IntAttr]
-    operand_batching_dims_attr: ArrayAttr[IntAttr]
-    start_indices_batching_dims_attr: ArrayAttr[IntAttr]
-    start_index_map_attr: ArrayAttr[IntAttr]
-    index_vector_dim_attr: IntAttr
 
     _LISTS: ClassVar[tuple[str, ...]] = (
         "offset_dims",
@@ -249,26 +247,12 @@ class GatherDimensionNumbersAttr(_DimensionNumbers):
     )
     _INTS: ClassVar[tuple[str, ...]] = ("index_vector_dim",)
 
-    offset_dims = ints_view("offset_dims_attr")
-    collapsed_slice_dims = ints_view("collapsed_slice_dims_attr")
-    operand_batching_dims = ints_view("operand_batching_dims_attr")
-    start_indices_batching_dims = ints_view("start_indices_batching_dims_attr")
-    start_index_map = ints_view("start_index_map_attr")
-    index_vector_dim = int_view("index_vector_dim_attr")
-
 
 @irdl_attr_definition
 class ScatterDimensionNumbersAttr(_DimensionNumbers):
     """``#stablehlo.scatter<update_window_dims = [1], ..., index_vector_dim = 1>``."""
 
     name = "stablehlo.scatter"
-
-    update_window_dims_attr: ArrayAttr[IntAttr]
-    inserted_window_dims_attr: ArrayAttr[IntAttr]
-    input_batching_dims_attr: ArrayAttr[IntAttr]
-    scatter_indices_batching_dims_attr: ArrayAttr[IntAttr]
-    scatter_dims_to_operand_dims_attr: ArrayAttr[IntAttr]
-    index_vector_dim_attr: IntAttr
 
     _LISTS: ClassVar[tuple[str, ...]] = (
         "update_window_dims",
@@ -278,10 +262,3 @@ class ScatterDimensionNumbersAttr(_DimensionNumbers):
         "scatter_dims_to_operand_dims",
     )
     _INTS: ClassVar[tuple[str, ...]] = ("index_vector_dim",)
-
-    update_window_dims = ints_view("update_window_dims_attr")
-    inserted_window_dims = ints_view("inserted_window_dims_attr")
-    input_batching_dims = ints_view("input_batching_dims_attr")
-    scatter_indices_batching_dims = ints_view("scatter_indices_batching_dims_attr")
-    scatter_dims_to_operand_dims = ints_view("scatter_dims_to_operand_dims_attr")
-    index_vector_dim = int_view("index_vector_dim_attr")

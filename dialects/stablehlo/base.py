@@ -160,39 +160,6 @@ class SortedPropertiesOp(IRDLOperation):
         return super().build(properties=properties, **kwargs)
 
 
-class PrecisionConfigOp(SortedPropertiesOp):
-    """An op with StableHLO's optional per-operand ``precision_config``."""
-
-    precision_config = opt_prop_def(ArrayAttr[PrecisionAttr])
-
-    def _build(
-        self,
-        lhs: SSAValue | Operation,
-        rhs: SSAValue | Operation,
-        result_type: Attribute,
-        properties: dict[str, Attribute],
-        precision: Sequence[str | Precision] | None,
-        attributes: dict[str, Attribute] | None,
-    ) -> None:
-        """Build ``lhs, rhs -> result_type`` with ``properties``, plus the
-        ``precision_config`` of ``precision`` names when given."""
-        if precision is not None:
-            config = ArrayAttr(PrecisionAttr(Precision(p)) for p in precision)
-            properties = {**properties, "precision_config": config}
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[result_type],
-            properties=properties,
-            attributes=attributes,
-        )
-
-    @property
-    def precision(self) -> tuple[str, ...] | None:
-        if self.precision_config is None:
-            return None
-        return tuple(p.data.value for p in self.precision_config.data)
-
-
 class TensorOp(IRDLOperation):
     """A pure op on a tensor ``operand`` (and, in subclasses, operands after
     it) with one tensor ``result``: the shape ops."""
@@ -226,14 +193,14 @@ class UnaryTensorOp(TensorOp):
     traits = traits_def(Pure(), Elementwise())
 
 
-class BinaryTensorOp(IRDLOperation):
-    """``lhs, rhs -> result``, all tensors, elementwise and pure."""
+class TwoTensorOp(IRDLOperation):
+    """A pure op on tensors ``lhs`` and ``rhs`` with one tensor ``result``."""
 
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
 
-    traits = traits_def(Pure(), Elementwise())
+    traits = traits_def(Pure())
 
     def __init__(
         self,
@@ -241,10 +208,51 @@ class BinaryTensorOp(IRDLOperation):
         rhs: SSAValue | Operation,
         result_type: Attribute | None = None,
         attributes: dict[str, Attribute] | None = None,
+        *,
+        properties: Mapping[str, Attribute | None] | None = None,
     ):
+        """The result type defaults to the lhs's."""
         lhs, rhs = SSAValue.get(lhs), SSAValue.get(rhs)
         super().__init__(
             operands=[lhs, rhs],
             result_types=[result_type or lhs.type],
+            properties=properties,
             attributes=attributes,
         )
+
+
+class BinaryTensorOp(TwoTensorOp):
+    """``lhs, rhs -> result``, all tensors, elementwise and pure."""
+
+    traits = traits_def(Pure(), Elementwise())
+
+
+class PrecisionConfigOp(TwoTensorOp, SortedPropertiesOp):
+    """A contraction (``lhs, rhs -> result``) with StableHLO's optional
+    per-operand ``precision_config``."""
+
+    precision_config = opt_prop_def(ArrayAttr[PrecisionAttr])
+
+    def _build(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute,
+        properties: dict[str, Attribute],
+        precision: Sequence[str | Precision] | None,
+        attributes: dict[str, Attribute] | None,
+    ) -> None:
+        """Build with ``properties``, plus the ``precision_config`` of
+        ``precision`` names when given."""
+        if precision is not None:
+            config = ArrayAttr(PrecisionAttr(Precision(p)) for p in precision)
+            properties = {**properties, "precision_config": config}
+        TwoTensorOp.__init__(
+            self, lhs, rhs, result_type, attributes, properties=properties
+        )
+
+    @property
+    def precision(self) -> tuple[str, ...] | None:
+        if self.precision_config is None:
+            return None
+        return tuple(p.data.value for p in self.precision_config.data)

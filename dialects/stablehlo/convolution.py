@@ -37,10 +37,8 @@ from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
-    operand_def,
     opt_prop_def,
     prop_def,
-    result_def,
     traits_def,
 )
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
@@ -316,9 +314,6 @@ class ConvolutionOp(PrecisionConfigOp):
 
     name = "stablehlo.convolution"
 
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
     window_strides_attr = i64_array_prop("window_strides", optional=True)
     padding_attr = opt_prop_def(DenseIntOrFPElementsAttr, prop_name="padding")
     lhs_dilation_attr = i64_array_prop("lhs_dilation", optional=True)

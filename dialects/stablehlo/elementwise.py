@@ -384,20 +384,15 @@ class ClampOp(IRDLOperation):
 
 
 @irdl_op_definition
-class CompareOp(SortedPropertiesOp):
+class CompareOp(BinaryTensorOp, SortedPropertiesOp):
     """``%r = stablehlo.compare GT, %a, %b, FLOAT : (T, T) -> tensor<..xi1>``."""
 
     name = "stablehlo.compare"
 
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
     comparison_direction_attr = prop_def(
         ComparisonDirectionAttr, prop_name="comparison_direction"
     )
     compare_type_attr = opt_prop_def(ComparisonTypeAttr, prop_name="compare_type")
-
-    traits = traits_def(Pure(), Elementwise())
 
     assembly_format = (
         "$comparison_direction `,` $lhs `,` $rhs (`,` $compare_type^)? attr-dict "
@@ -422,14 +417,8 @@ class CompareOp(SortedPropertiesOp):
         if compare_type is not None:
             kind = ComparisonType(compare_type)
             properties["compare_type"] = ComparisonTypeAttr(kind)
-        if result_type is None:
-            result_type = TensorType(i1, shape_of(lhs))
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[result_type],
-            properties=properties,
-            attributes=attributes,
-        )
+        result_type = result_type or TensorType(i1, shape_of(lhs))
+        super().__init__(lhs, rhs, result_type, attributes, properties=properties)
 
     @property
     def comparison_direction(self) -> str:

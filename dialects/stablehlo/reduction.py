@@ -19,11 +19,9 @@ from xdsl.irdl import (
     IRDLOperation,
     SameVariadicOperandSize,
     irdl_op_definition,
-    operand_def,
     opt_prop_def,
     prop_def,
     region_def,
-    result_def,
     traits_def,
     var_operand_def,
     var_result_def,
@@ -184,9 +182,6 @@ class DotGeneralOp(PrecisionConfigOp):
 
     name = "stablehlo.dot_general"
 
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
     dot_dimension_numbers = prop_def(DotDimensionNumbersAttr)
     algorithm = opt_prop_def(Attribute)
 
