@@ -12,6 +12,7 @@ builtin attributes ops store them in.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar, cast, overload
@@ -73,6 +74,23 @@ class _View(property, Generic[_T]):
 
     def __get__(self, obj: object, owner: type | None = None) -> _T | Self:
         return super().__get__(obj, owner)
+
+
+@functools.cache
+def _view_names(cls: type) -> tuple[str, ...]:
+    names = [
+        name
+        for klass in reversed(cls.__mro__)
+        for name, value in vars(klass).items()
+        if isinstance(value, _View)
+    ]
+    return tuple(dict.fromkeys(names))
+
+
+def plain_views(obj: object) -> dict[str, Any]:
+    """Every plain view of ``obj``'s class by name, in declaration order (base
+    classes first): an op's attributes as plain values."""
+    return {name: getattr(obj, name) for name in _view_names(type(obj))}
 
 
 def ints_view(

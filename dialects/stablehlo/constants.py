@@ -9,7 +9,7 @@ as numpy.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -144,7 +144,6 @@ class IotaOp(IRDLOperation):
         )
 
     iota_dimension = int_view("iota_dimension_attr")
-    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("iota_dimension",)
 
     def verify_(self) -> None:
         rank = len(shape_of(self.output))

@@ -35,6 +35,7 @@ from .attrs import (
     i64_array,
     i64_array_prop,
     ints_view,
+    plain_views,
 )
 from .base import (
     check_return,
@@ -99,11 +100,7 @@ class GatherOp(IRDLOperation):
     indices_are_sorted = flag_view("indices_are_sorted_attr")
 
     def plain_attrs(self) -> dict[str, object]:
-        return {
-            **self.dimension_numbers.plain(),
-            "slice_sizes": self.slice_sizes,
-            "indices_are_sorted": self.indices_are_sorted,
-        }
+        return {**self.dimension_numbers.plain(), **plain_views(self)}
 
     def verify_(self) -> None:
         numbers = self.dimension_numbers
@@ -249,12 +246,8 @@ class ScatterOp(IRDLOperation):
     unique_indices = flag_view("unique_indices_attr")
 
     def plain_attrs(self) -> dict[str, object]:
-        return {
-            **self.scatter_dimension_numbers.plain(),
-            "indices_are_sorted": self.indices_are_sorted,
-            "unique_indices": self.unique_indices,
-            "kind": self.combiner_kind,
-        }
+        numbers = self.scatter_dimension_numbers.plain()
+        return {**numbers, **plain_views(self), "kind": self.combiner_kind}
 
     @property
     def combiner_kind(self) -> str | None:

@@ -1,8 +1,8 @@
 """StableHLO ops' attributes as plain Python values, for code that works on
 values rather than IR (``sbpc.ops`` rules, the numpy simulator).
 
-Each op says what its plain attributes are: ``PLAIN_ATTRS`` names the plain
-accessors to read, or a ``plain_attrs()`` method builds them.
+An op's plain attributes are its plain accessors (``attrs.plain_views``),
+unless its ``plain_attrs()`` method builds them.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 
 from xdsl.ir import Operation
 
+from .attrs import plain_views
 from .constants import constant_array
 
 __all__ = ["constant_array", "plain_attrs"]
@@ -26,6 +27,4 @@ def plain_attrs(op: Operation) -> dict[str, Any]:
     Ops without attributes, and ops of other dialects, give ``{}``.
     """
     own = getattr(op, "plain_attrs", None)
-    if callable(own):
-        return own()
-    return {k: getattr(op, k) for k in getattr(op, "PLAIN_ATTRS", ())}
+    return own() if callable(own) else plain_views(op)

@@ -45,6 +45,7 @@ from .attrs import (
     i64_array,
     i64_array_prop,
     ints_view,
+    plain_views,
 )
 from .base import (
     PrecisionConfigOp,
@@ -414,7 +415,7 @@ class ReduceOp(IRDLOperation):
     dimensions = ints_view("dimensions_attr")
 
     def plain_attrs(self) -> dict[str, object]:
-        return {"dimensions": self.dimensions, "kind": self.reduction_kind}
+        return {**plain_views(self), "kind": self.reduction_kind}
 
     @property
     def combiner(self) -> Operation | None:

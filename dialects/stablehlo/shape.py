@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
@@ -92,7 +91,6 @@ class BroadcastInDimOp(TensorOp):
         super().__init__(operand, result_type, attributes, properties=properties)
 
     broadcast_dimensions = ints_view("broadcast_dimensions_attr")
-    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("broadcast_dimensions",)
 
     def verify_(self) -> None:
         dims = self.broadcast_dimensions
@@ -169,7 +167,6 @@ class TransposeOp(TensorOp):
         super().__init__(operand, result_type, attributes, properties=properties)
 
     permutation = ints_view("permutation_attr")
-    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("permutation",)
 
     def verify_(self) -> None:
         perm = self.permutation
@@ -208,7 +205,6 @@ class ReverseOp(TensorOp):
         super().__init__(operand, result_type, attributes, properties=properties)
 
     dimensions = ints_view("dimensions_attr")
-    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("dimensions",)
 
     def verify_(self) -> None:
         check_unique_in_range(
@@ -255,7 +251,6 @@ class ConcatenateOp(IRDLOperation):
         )
 
     dimension = int_view("dimension_attr")
-    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("dimension",)
 
     def verify_(self) -> None:
         if not self.inputs:
@@ -333,11 +328,6 @@ class SliceOp(TensorOp):
     start_indices = ints_view("start_indices_attr")
     limit_indices = ints_view("limit_indices_attr")
     strides = ints_view("strides_attr")
-    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = (
-        "start_indices",
-        "limit_indices",
-        "strides",
-    )
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
@@ -417,7 +407,6 @@ class DynamicSliceOp(IRDLOperation):
         )
 
     slice_sizes = ints_view("slice_sizes_attr")
-    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = ("slice_sizes",)
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
@@ -534,11 +523,6 @@ class PadOp(SortedPropertiesOp):
     edge_padding_low = ints_view("edge_padding_low_attr")
     edge_padding_high = ints_view("edge_padding_high_attr")
     interior_padding = ints_view("interior_padding_attr")
-    PLAIN_ATTRS: ClassVar[tuple[str, ...]] = (
-        "edge_padding_low",
-        "edge_padding_high",
-        "interior_padding",
-    )
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from io import StringIO
-from typing import Any
 
 import pytest
 from xdsl.context import Context
@@ -85,22 +84,34 @@ def _in_func(
     return f"{head} {{\n  func.func @f({args}) {{\n{body}\n    func.return\n  }}\n}}"
 
 
-def _provides(helper: Callable[..., Any]) -> Any:
-    """A fixture giving the tests ``helper``, named as it without the underscore."""
-
-    @pytest.fixture(name=helper.__name__.lstrip("_"))
-    def fixture() -> Callable[..., Any]:
-        return helper
-
-    return fixture
+@pytest.fixture
+def attr() -> Callable[[str], Attribute]:
+    return _attr
 
 
-attr = _provides(_attr)
-module = _provides(_module)
-line_col = _provides(_line_col)
-pretty = _provides(_pretty)
-generic = _provides(_generic)
-in_func = _provides(_in_func)
+@pytest.fixture
+def module() -> Callable[[str], ModuleOp]:
+    return _module
+
+
+@pytest.fixture
+def line_col() -> Callable[[ParseError], tuple[int, int]]:
+    return _line_col
+
+
+@pytest.fixture
+def pretty() -> Callable[[Operation], str]:
+    return _pretty
+
+
+@pytest.fixture
+def generic() -> Callable[[Operation], str]:
+    return _generic
+
+
+@pytest.fixture
+def in_func() -> Callable[..., str]:
+    return _in_func
 
 
 @pytest.fixture
