@@ -3,10 +3,11 @@
 Type accessors for verifiers (``shape_of``, ``element_type``) and the checks
 several op families make (``check_alike``, ``check_result_type``,
 ``check_slice_sizes``, ``check_body_args``, ``check_return``), the
-``Elementwise`` trait passes key on, and the abstract ops: the elementwise
-ones (one or two tensor operands, one tensor result, a builder that defaults
-the result type to the (first) operand's), ops whose properties stay sorted,
-ops with a ``precision_config``.  Each dialect family adds its syntax
+``Elementwise`` trait passes key on, and the abstract ops: pure ops on one
+or two tensors (``TensorOp``, ``TwoTensorOp``: one tensor result, a builder
+that defaults the result type to the first operand's) and their elementwise
+forms, ops whose properties stay sorted, contractions with a
+``precision_config``.  Each dialect family adds its syntax
 (``assembly_format``) and its verifier on top.
 """
 
