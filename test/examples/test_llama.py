@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from models import llama
 
+import sbpc.jax as sj
+
 
 @pytest.mark.parametrize(
     ("name", "billions"),
@@ -32,3 +34,18 @@ def test_tiny_step_lowers_with_bf16_algorithms_and_learns(name: str) -> None:
     loss0, params, opt = step(*args)
     loss1, _, _ = step(params, opt, *args[2:])
     assert np.isfinite(float(loss0)) and float(loss1) < float(loss0)
+
+
+def test_tiny_step_distributed_equals_jax_jit() -> None:
+    """The bf16 step, attention through ``jax.nn.dot_product_attention``
+    (its products carry an algorithm), planned and run on a 2x4 mesh."""
+    cfg = llama.CONFIGS["llama3-8b"].tiny()
+    args = llama.train_args(cfg)
+    want = jax.jit(llama.train_step(cfg))(*args)
+    step = sj.distribute(llama.train_step(cfg), *args, mesh=(2, 4))
+    assert "DotAlgorithmPreset.BF16_BF16_F32" in step.source
+    got = step(*args)
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        np.testing.assert_allclose(
+            np.asarray(g, np.float32), np.asarray(w, np.float32), rtol=2e-2, atol=2e-2
+        )
