@@ -21,9 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sbpc.propagation.driver import propagate
-from sbpc.propagation.report_dot import plan_graph, render_svg
-from sbpc.propagation.report_html import format_html, memory_svg
-from sbpc.propagation.report_view import plan_view
+from sbpc.propagation.report.dot import plan_graph, render_svg
+from sbpc.propagation.report.html import format_html, memory_svg
+from sbpc.propagation.report.view import plan_view
 from sbpc.testing.synthetic_graphs import RingCost, transformer_graph
 
 

@@ -39,7 +39,13 @@ from sbpc.ops.uneven import uneven_ok
 from sbpc.propagation.graph import GraphError, NodeId, SbpGraph
 from sbpc.propagation.plan import Plan
 
-from .ops import UnsupportedTypeError, is_tensor_op, op_spec_of, plain_type
+from .ops import (
+    UnsupportedTypeError,
+    is_tensor_op,
+    op_label,
+    op_spec_of,
+    plain_type,
+)
 from .regions import REGION_OPS, add_region_op
 
 
@@ -63,13 +69,6 @@ def _free_layouts(tensor: TensorType, hierarchy: tuple[int, ...]) -> tuple[NdSbp
 # Argument attributes by which JAX marks a donated buffer (``donate_argnums``):
 # one aliased to a result, and one only given up.
 DONATED = ("tf.aliasing_output", "jax.buffer_donor")
-
-
-def op_label(op: Operation) -> str:
-    """A readable name for reports: the op name and its first result's name."""
-    results = op.results
-    name = results[0].name_hint if results else None
-    return f"{op.name} %{name}" if name else op.name
 
 
 @dataclass

@@ -31,7 +31,8 @@ constant and stepping by 1), else it is ``sbp-propagate{trip_count=N}``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from xdsl.ir import Operation, Region, SSAValue
 
@@ -52,13 +53,52 @@ from sbpc.dialects.stablehlo import (
     WhileOp,
     constant_array,
 )
-from sbpc.propagation.graph import GraphError
+from sbpc.propagation.graph import GraphError, SbpGraph
 from sbpc.propagation.plan import Plan
 
-from .ops import UnsupportedTypeError, plain_type
+from .ops import UnsupportedTypeError, op_label, plain_type
 
-if TYPE_CHECKING:
-    from .graph import _Builder
+
+class Graphs(Protocol):
+    """The graphs a builder fills (``graph.FunctionGraphs``), as seen from here."""
+
+    @property
+    def composites(
+        self,
+    ) -> dict[Placement, list[tuple[Operation, Callable[[Plan], Signature]]]]: ...
+
+    def graph(self, placement: Placement) -> SbpGraph: ...
+
+
+class Builder(Protocol):
+    """What a region op needs of the function's graph builder (``graph._Builder``):
+    stated here so that this module need not import the builder's."""
+
+    weight: float  # how often the ops being added run
+
+    @property
+    def out(self) -> Graphs: ...
+
+    @property
+    def default(self) -> Placement: ...
+
+    @property
+    def default_trip_count(self) -> int: ...
+
+    @property
+    def def_weight(self) -> dict[SSAValue, float]: ...
+
+    def placement(self, value: SSAValue) -> Placement: ...
+
+    def operand_value(
+        self, op: Operation, operand: SSAValue, placement: Placement
+    ) -> int: ...
+
+    def edge_weights(self, operands: Sequence[SSAValue]) -> list[float] | None: ...
+
+    def bind(self, placement: Placement, value: SSAValue, graph_value: int) -> None: ...
+
+    def add_op(self, op: Operation) -> None: ...
 
 
 # The op classes ``add_region_op`` takes (the graph builder hands it no other).
@@ -71,7 +111,7 @@ REGION_OPS: tuple[type[Operation], ...] = (
 )
 
 
-def add_region_op(b: _Builder, op: Operation) -> bool:
+def add_region_op(b: Builder, op: Operation) -> bool:
     """Add ``op`` if it is a region op or barrier (True), else leave it (False)."""
     try:
         if isinstance(op, WhileOp):
@@ -131,7 +171,7 @@ def counted_trip_count(op: WhileOp) -> int | None:
     return max(bound - start, 0)
 
 
-def _walk(b: _Builder, region: Region, weight: float) -> ReturnOp:
+def _walk(b: Builder, region: Region, weight: float) -> ReturnOp:
     """Add the ops of ``region`` at ``weight``; return its terminator."""
     saved, b.weight = b.weight, weight
     block = region.block
@@ -146,13 +186,11 @@ def _walk(b: _Builder, region: Region, weight: float) -> ReturnOp:
     return ret
 
 
-def _replicated(b: _Builder, placement: Placement) -> NdSbp:
+def _replicated(b: Builder, placement: Placement) -> NdSbp:
     return (B,) * placement.ndim
 
 
-def _add_while(b: _Builder, op: WhileOp) -> None:
-    from .graph import op_label
-
+def _add_while(b: Builder, op: WhileOp) -> None:
     placement = b.placement(op.results[0]) if op.results else b.default
     graph = b.out.graph(placement)
     label = op_label(op)
@@ -212,9 +250,7 @@ def _add_while(b: _Builder, op: WhileOp) -> None:
     b.out.composites[placement].append((op, signature))
 
 
-def _add_case(b: _Builder, op: CaseOp | IfOp) -> None:
-    from .graph import op_label
-
+def _add_case(b: Builder, op: CaseOp | IfOp) -> None:
     placement = b.placement(op.results[0]) if op.results else b.default
     graph = b.out.graph(placement)
     label = op_label(op)
@@ -255,9 +291,7 @@ def _add_case(b: _Builder, op: CaseOp | IfOp) -> None:
     b.out.composites[placement].append((op, signature))
 
 
-def _add_barrier(b: _Builder, op: OptimizationBarrierOp) -> None:
-    from .graph import op_label
-
+def _add_barrier(b: Builder, op: OptimizationBarrierOp) -> None:
     if not op.results:
         return
     placement = b.placement(op.results[0])

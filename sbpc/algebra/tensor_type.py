@@ -21,6 +21,21 @@ ELEMENT_BYTES: dict[str, int] = {
     "f64": 8,
 }
 
+# MLIR's eight-bit floats (fp8 training and inference), one byte each; numpy
+# has them through ml_dtypes as ``float8_<name>`` (``f8E4M3FN`` ->
+# ``float8_e4m3fn``).
+FP8_ELEMENTS = (
+    "f8E4M3FN",
+    "f8E5M2",
+    "f8E4M3FNUZ",
+    "f8E5M2FNUZ",
+    "f8E4M3B11FNUZ",
+    "f8E3M4",
+    "f8E4M3",
+    "f8E8M0FNU",
+)
+ELEMENT_BYTES.update(dict.fromkeys(FP8_ELEMENTS, 1))
+
 # numpy dtype names for the same element types.
 NUMPY_DTYPE: dict[str, str] = {
     "i1": "bool",
@@ -35,7 +50,28 @@ NUMPY_DTYPE: dict[str, str] = {
     "bf16": "bfloat16",
     "f32": "float32",
     "f64": "float64",
+    **{e: "float8_" + e[2:].lower() for e in FP8_ELEMENTS},
 }
+
+
+# The largest tensors sbpc reads: more dimensions than numpy has, or more
+# bytes than a 64-bit offset reaches, is a typo; their sizes would overflow
+# the floats the cost model prices them with.  A dense literal is expanded
+# element by element as it is parsed: a splat over more elements than
+# ``MAX_DENSE_ELEMENTS`` would fill the memory before anything could fail.
+MAX_TENSOR_RANK = 64
+MAX_TENSOR_BYTES = 2**63 - 1
+MAX_DENSE_ELEMENTS = 2**26
+
+
+def size_error(shape: tuple[int, ...], element: str) -> str | None:
+    """Why a tensor of ``shape`` is too large for sbpc (None: it is not)."""
+    if len(shape) > MAX_TENSOR_RANK:
+        return f"rank {len(shape)} is more than {MAX_TENSOR_RANK} dimensions"
+    nbytes = math.prod(shape) * ELEMENT_BYTES.get(element, 4)
+    if nbytes > MAX_TENSOR_BYTES:
+        return f"{nbytes} bytes are more than 2^63 - 1"
+    return None
 
 
 @dataclass(frozen=True)

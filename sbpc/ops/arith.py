@@ -26,7 +26,8 @@ from sbpc.ops.kind import OpKinds
 from sbpc.ops.spec import OpSpec, numpy_dtype
 from sbpc.ops.stablehlo import constant_local, constant_rule
 
-# This module's op kinds, merged into the registry on first use (``sbpc.ops.kind``).
+# This module's op kinds, merged into the registry on first use
+# (``sbpc.ops.builtins``).
 BUILTINS = OpKinds()
 
 # arith op name -> elementwise kind (``sbpc.ops.elementwise.KINDS``); the JAX emitter reads it too.

@@ -20,7 +20,8 @@ from __future__ import annotations
 from sbpc.ops.elementwise import KINDS, register_elementwise
 from sbpc.ops.kind import OpKinds
 
-# This module's op kinds, merged into the registry on first use (``sbpc.ops.kind``).
+# This module's op kinds, merged into the registry on first use
+# (``sbpc.ops.builtins``).
 BUILTINS = OpKinds()
 
 # chlo op name -> elementwise kind (``sbpc.ops.elementwise.KINDS``); the JAX emitter reads it too.

@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from sbpc.ops.kind import OP_KINDS, EvalFn, op_kinds
+from sbpc.ops.builtins import op_kinds
+from sbpc.ops.kind import OP_KINDS, EvalFn
 from sbpc.ops.spec import OpSpec, numpy_dtype
 
 __all__ = [

@@ -19,11 +19,10 @@ their facets from their own layers, so nothing here imports them.
 
 sbpc's own rules, locals and evaluators (``stablehlo``, ``chlo``, ``linalg``,
 ``arith``) live in tables, one ``OpKinds`` per rule module (``BUILTINS``);
-importing a rule module registers nothing.  ``op_kinds()`` merges the tables
-into ``OP_KINDS`` on the first query of a rule, a local op or an evaluator,
-keeping what another compiler registered before: its local op and evaluator
-win, its rules come first.  Reading IR or emitting JAX asks only for the other
-facets and so never loads the built-ins early.
+importing a rule module registers nothing.  ``sbpc.ops.builtins.op_kinds()``
+merges the tables into ``OP_KINDS`` on the first query of a rule, a local op
+or an evaluator, keeping what another compiler registered before.  The rule
+modules import this one and nothing here imports them.
 """
 
 from __future__ import annotations
@@ -171,48 +170,3 @@ class OpKinds:
 
 
 OP_KINDS = OpKinds()
-_builtins_merged = False
-
-
-def op_kinds() -> OpKinds:
-    """``OP_KINDS`` with sbpc's built-in ops merged in (on the first call).
-
-    For every query of rules, local ops and evaluators; registering never
-    calls it, so registrations before first use survive (see the module doc).
-    """
-    global _builtins_merged
-    if not _builtins_merged:
-        _builtins_merged = True
-        register_builtins(OP_KINDS)
-    return OP_KINDS
-
-
-def register_builtins(kinds: OpKinds) -> None:
-    """Merge the built-in rule modules' tables into ``kinds``, keeping its facets."""
-    # Deferred: the rule modules import this one.
-    from sbpc.ops import (
-        arith,
-        bits,
-        chlo,
-        control_flow,
-        convolution,
-        linalg,
-        manual,
-        sorting,
-        stablehlo,
-        windows,
-    )
-
-    for module in (
-        stablehlo,
-        chlo,
-        linalg,
-        arith,
-        bits,
-        control_flow,
-        convolution,
-        windows,
-        sorting,
-        manual,
-    ):
-        kinds.merge(module.BUILTINS, keep_existing=True)

@@ -56,7 +56,8 @@ def destination_passing(rule: Rule) -> Rule:
     return lifted
 
 
-# This module's op kinds, merged into the registry on first use (``sbpc.ops.kind``).
+# This module's op kinds, merged into the registry on first use
+# (``sbpc.ops.builtins``).
 BUILTINS = OpKinds()
 
 

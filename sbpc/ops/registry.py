@@ -5,7 +5,8 @@ signatures (one SBP per operand and per result).  ``signatures_1d`` unions
 the rules registered for an op, always adds the all-``B`` signature, and
 removes repeats; ``nd_signatures`` builds N-D signatures as the direct product
 of 1-D ones over the hierarchy dims (OneFlow's ``DfsGetNdSbpSignature``) and
-keeps those whose splits exist and are even on every operand and result.
+keeps those whose splits exist, are even on every operand and result or fall
+on an op exact on unequal pieces (``sbpc.ops.uneven``), and whose halos fit.
 
 The direct product is sound under the hierarchical reading of an nd_sbp
 (``sbpc.algebra.layout``): hierarchy dim 0 runs the op on level-0 pieces as its 1-D
@@ -30,7 +31,7 @@ Another compiler registers its ops the same way::
 
 Every facet of an op kind lives in one record (``sbpc.ops.kind``); this
 module is the rules-and-locals face of it.  Built-in rules for ``stablehlo``,
-``chlo``, ``linalg`` and ``arith`` are merged in on first use.
+``chlo``, ``linalg`` and ``arith`` are merged in on first use (``sbpc.ops.builtins``).
 ``signatures_1d`` drops two kinds of signature whatever the rule says:
 ``P(sum)`` on an ``i1`` tensor (a sum of booleans has no faithful
 collective: ``psum`` would count) and splits of size-1 dims (never even).
@@ -49,9 +50,10 @@ from sbpc.algebra.placement import Coord
 from sbpc.algebra.sbp import NdSbp, Partial, Split
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.ops.builtins import op_kinds
 from sbpc.ops.derive import all_broadcast, dedupe
 from sbpc.ops.halo import halo_fits
-from sbpc.ops.kind import OP_KINDS, LocalFn, RuleFn, op_kinds
+from sbpc.ops.kind import OP_KINDS, LocalFn, RuleFn
 from sbpc.ops.spec import OpSpec, is_bool
 from sbpc.ops.uneven import fits_uneven
 

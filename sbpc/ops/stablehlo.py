@@ -95,7 +95,8 @@ from sbpc.ops.kind import OpKinds
 from sbpc.ops.sorting import ARG_KINDS, arg_reduce_arrays
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype, scatter_kinds
 
-# This module's op kinds, merged into the registry on first use (``sbpc.ops.kind``).
+# This module's op kinds, merged into the registry on first use
+# (``sbpc.ops.builtins``).
 BUILTINS = OpKinds()
 
 # The elementwise ops named by their kind in ``ops.elementwise.KINDS``.

@@ -14,20 +14,15 @@ see ``shrink``):
   ``e >= x_a + x_b - 1``, and exact (integral) on trees;
 - objective: unary costs (compute, folded edges) plus ``T[r, c] * e[r, c]``;
   infinite costs forbid their label or pair (upper bound 0);
-- memory budget (optional): for every half-step where some buffer dies (the
-  only ones whose live set is maximal), the linear part of the memory model
-  (``memory_rows``: arguments, outputs, stored values, by the chosen
-  layouts) ``<= budget``.  Those rows estimate the exact model
-  (``memory``: boxed copies and lent output allocations are not linear),
-  so each plan is checked against it, and a plan over the budget lowers
-  the rows it exceeds by its gap and is solved again (``_refine``; if that
-  does not converge, the plan of least peak is taken when it fits).  When
-  no plan fits, a second program minimises the peak of the rows (from
-  greedy's plan, so it always has one, within ``time_limit`` or
-  ``peak_seconds``), and the error states the exact peak of its plan: a
-  budget that fits, not proven the least.
-  A budget below ``MemoryRows.floor`` (arguments and outputs at their
-  fewest bytes) fails without the first program.
+- memory budget (optional): the linear part of the memory model
+  (``memory_rows``) ``<= budget`` at every half-step where some buffer
+  dies.  The rows estimate the exact model (``memory``), so a plan over the
+  budget lowers the rows it exceeds by its gap and is solved again
+  (``_refine``; else the plan of least peak, when it fits).  When no plan
+  fits, the error names the exact peak of the plan of least peak under the
+  rows (searched from greedy's plan within what ``time_limit`` left, else
+  ``peak_seconds``): a budget that fits, not proven the least.  A budget
+  below ``MemoryRows.floor`` fails without the first program.
 
 Costs are scaled to O(1) for the solver and the gap tolerance is tight
 (``mip_rel_gap``, default 1e-7), so "optimal" means proven optimal to that
@@ -39,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -47,7 +42,12 @@ import highspy
 import numpy as np
 
 from sbpc.propagation import progress
-from sbpc.propagation.bound import (
+from sbpc.propagation.graph import PropagationError
+from sbpc.propagation.greedy import Greedy
+from sbpc.propagation.memory import plan_memory
+from sbpc.propagation.memory_rows import MemoryRows
+from sbpc.propagation.plan import complete_sinks
+from sbpc.propagation.solver.bound import (
     Messages,
     copy_messages,
     covered_factors,
@@ -55,15 +55,10 @@ from sbpc.propagation.bound import (
     restrict,
     window,
 )
-from sbpc.propagation.content_memo import ContentMemo
-from sbpc.propagation.graph import PropagationError
-from sbpc.propagation.greedy import Greedy
-from sbpc.propagation.layers import Copies, find_copies
-from sbpc.propagation.memory import plan_memory
-from sbpc.propagation.memory_rows import MemoryRows
-from sbpc.propagation.pairwise import PairwiseProblem, condition
-from sbpc.propagation.plan import complete_sinks
-from sbpc.propagation.shrink import (
+from sbpc.propagation.solver.content_memo import ContentMemo
+from sbpc.propagation.solver.layers import Copies, find_copies
+from sbpc.propagation.solver.pairwise import PairwiseProblem, condition
+from sbpc.propagation.solver.shrink import (
     Record,
     expand,
     prune_dominated,
@@ -85,6 +80,11 @@ MIN_COVERED = 0.25
 # tightens the rows and solves again (``Optimal._refine``).
 REFINE_ROUNDS = 8
 _UNREFINED = "no plan within the budget after refining the memory rows"
+# What a solve gets when the time limit is spent: HiGHS returns its start
+# (greedy's plan) at once.
+MIN_SOLVE_SECONDS = 1e-3
+# What a solve may take: the seconds the time limit left (None: no limit).
+Seconds = Callable[[], float | None]
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,16 @@ class Optimal(Strategy):
             problem.memory_budget,
             problem.time_limit,
         )
+        # ``time_limit`` bounds every HiGHS solve of this choice together:
+        # each gets what the ones before it left (the smallest-budget search
+        # included), so the choice ends within the limit whatever it solves.
+        deadline = None if time_limit is None else started + time_limit
+
+        def left() -> float | None:
+            if deadline is None:
+                return None
+            return max(deadline - time.perf_counter(), MIN_SOLVE_SECONDS)
+
         with phase("pairwise problem"):
             pairwise = PairwiseProblem.from_graph(graph, problem.costs)
         built = time.perf_counter()
@@ -159,14 +169,26 @@ class Optimal(Strategy):
                 time_limit is not None
             ):  # an incumbent from the start: never empty-handed
                 start = _greedy_start(problem, core, records)
+
+            def no_plan_fits() -> PropagationError:
+                assert memory is not None and memory_budget is not None
+                return self._smallest_budget(
+                    problem,
+                    pairwise,
+                    core,
+                    records,
+                    memory,
+                    memory_budget,
+                    start,
+                    left(),
+                )
+
             if (
                 memory is not None
                 and memory_budget is not None
                 and memory.floor() > memory_budget
             ):
-                raise self._smallest_budget(
-                    problem, pairwise, core, records, memory, memory_budget, start
-                )
+                raise no_plan_fits()
             result = None
             if self.cluster and memory is None and time_limit is None:
                 result = _clustered(pairwise, core, self.mip_rel_gap, self.threads)
@@ -176,10 +198,10 @@ class Optimal(Strategy):
             if result is None:
                 with phase("ilp build"):
                     ilp = _Ilp(pairwise, core, memory, memory_budget)
-                result = self._solve(ilp, time_limit, start)
+                result = self._solve(ilp, left, start)
                 if memory is not None and memory_budget is not None:
                     result = self._refine(
-                        problem, ilp, memory, records, result, time_limit, start
+                        problem, ilp, memory, records, result, left, start
                     )
             stats.update(result.stats)
             if result.status == _UNREFINED or (
@@ -188,7 +210,7 @@ class Optimal(Strategy):
                 # The plan of least peak may still fit (the rows estimate).
                 assert memory is not None and memory_budget is not None
                 full, exact = self._least_peak(
-                    problem, pairwise, core, records, memory, start
+                    problem, pairwise, core, records, memory, start, left()
                 )
                 if full is None or exact > memory_budget:
                     least = min(result.objective, exact)
@@ -207,9 +229,7 @@ class Optimal(Strategy):
                         f"no plan found (HiGHS status: {result.status}); "
                         "a plan of finite cost may not exist"
                     )
-                raise self._smallest_budget(
-                    problem, pairwise, core, records, memory, memory_budget, start
-                )
+                raise no_plan_fits()
             for v, label in zip(core, result.labels, strict=True):
                 labels[v] = label
         else:
@@ -235,20 +255,16 @@ class Optimal(Strategy):
         stats["seconds_solve"] = solved - shrunk
         return Choice(labels, stats)
 
-    def _solve(
-        self, ilp: _Ilp, time_limit: float | None, start: list[int] | None
-    ) -> _Result:
+    def _solve(self, ilp: _Ilp, left: Seconds, start: list[int] | None) -> _Result:
         """The integer program's optimum: its LP relaxation when integral,
-        else the MIP."""
+        else the MIP; each solve within what ``left()`` says is left."""
         result = None
         if self.lp_first:
             with phase("lp relaxation"):
-                result = ilp.solve_relaxation(
-                    time_limit, self.mip_rel_gap, self.threads
-                )
+                result = ilp.solve_relaxation(left(), self.mip_rel_gap, self.threads)
         if result is None:
             with phase("ilp solve"):
-                result = ilp.solve(time_limit, self.mip_rel_gap, self.threads, start)
+                result = ilp.solve(left(), self.mip_rel_gap, self.threads, start)
         return result
 
     def _refine(
@@ -258,7 +274,7 @@ class Optimal(Strategy):
         memory: MemoryRows,
         records: list[Record],
         result: _Result,
-        time_limit: float | None,
+        left: Seconds,
         start: list[int] | None,
     ) -> _Result:
         """``result`` checked against the exact memory model (``plan_memory``;
@@ -278,7 +294,7 @@ class Optimal(Strategy):
                     break
                 lowered = {r: gap / 2 for r, gap in lowered.items()}
                 ilp.tighten({r: -gap for r, gap in lowered.items()})
-                result = self._solve(ilp, time_limit, start)
+                result = self._solve(ilp, left, start)
                 continue
             full = [0] * len(ilp.problem)
             for v, label in zip(ilp.core, result.labels, strict=True):
@@ -298,7 +314,7 @@ class Optimal(Strategy):
                 break
             ilp.tighten(gaps)
             lowered = gaps
-            result = self._solve(ilp, time_limit, start)
+            result = self._solve(ilp, left, start)
         if least == math.inf and result.status == "Infeasible":
             return result  # the rows as given admit no plan
         return _Result(None, least, _UNREFINED, result.stats)
@@ -311,19 +327,23 @@ class Optimal(Strategy):
         records: list[Record],
         memory: MemoryRows,
         start: list[int] | None,
+        seconds: float | None,
     ) -> tuple[list[int] | None, float]:
-        """The plan of least peak under the rows, searched within the time
-        bound from greedy's plan: its labels (every node) and its exact
-        peak; ``(None, inf)`` when none is found."""
+        """The plan of least peak under the rows, searched from greedy's plan
+        within ``seconds`` (what the time limit left, else
+        ``peak_seconds``): its labels (every node) and its exact peak;
+        ``(None, inf)`` when none is found.  With no time left, greedy's."""
         if start is None:
             start = _greedy_start(problem, core, records)
-        seconds = problem.time_limit or self.peak_seconds
-        ilp = _Ilp(pairwise, core, memory, None, minimise_peak=True)
-        peak = ilp.solve(seconds, self.mip_rel_gap, self.threads, start)
-        if peak.labels is None:
+        seconds = self.peak_seconds if seconds is None else seconds
+        found: list[int] | None = start
+        if start is None or seconds > MIN_SOLVE_SECONDS:
+            ilp = _Ilp(pairwise, core, memory, None, minimise_peak=True)
+            found = ilp.solve(seconds, self.mip_rel_gap, self.threads, start).labels
+        if found is None:
             return None, math.inf
         full = [0] * len(pairwise)
-        for v, label in zip(core, peak.labels, strict=True):
+        for v, label in zip(core, found, strict=True):
             full[v] = label
         expand(records, full)
         return full, plan_memory(problem.graph, full, memory.liveness).peak
@@ -337,13 +357,17 @@ class Optimal(Strategy):
         memory: MemoryRows,
         budget: float,
         start: list[int] | None,
+        seconds: float | None,
     ) -> PropagationError:
         """The error for a budget no plan fits: the exact peak of the plan of
-        least peak found (greedy's at worst), a budget that fits; not proven
+        least peak found within ``seconds`` (what the time limit left, else
+        ``peak_seconds``; greedy's at worst), a budget that fits; not proven
         the least (the rows only estimate the model)."""
-        full, exact = self._least_peak(problem, pairwise, core, records, memory, start)
+        full, exact = self._least_peak(
+            problem, pairwise, core, records, memory, start, seconds
+        )
         if full is None:
-            seconds = problem.time_limit or self.peak_seconds
+            seconds = self.peak_seconds if seconds is None else seconds
             return PropagationError(
                 f"no plan fits the memory budget of {budget:.0f} bytes per device, "
                 f"and no plan was found within {seconds:g} s to bound the "
@@ -768,6 +792,10 @@ class _Ilp:
         r = np.concatenate(rows_i) if rows_i else np.zeros(0, dtype=np.int64)
         cc = np.concatenate(cols_i) if cols_i else np.zeros(0, dtype=np.int64)
         vv = np.concatenate(vals) if vals else np.zeros(0)
+        # No explicit zeros (a memory row over empty tensors holds them): on
+        # them HiGHS's presolve ran for minutes past its time limit.
+        nonzero = vv != 0
+        r, cc, vv = r[nonzero], cc[nonzero], vv[nonzero]
         order = np.lexsort((cc, r))
         self.a_index = cc[order].astype(np.int32)
         self.a_value = vv[order]

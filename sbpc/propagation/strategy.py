@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import PropagationError, SbpGraph
-from sbpc.propagation.report import format_bytes
+from sbpc.propagation.report.summary import format_bytes
 
 UNDECIDED = -1  # an option index not chosen yet
 

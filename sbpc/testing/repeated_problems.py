@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from sbpc.propagation.pairwise import Factor, PairwiseProblem
+from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 
 
 def _table(rng: np.random.Generator, k: int) -> np.ndarray:

@@ -11,12 +11,8 @@ from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
-from sbpc.passes.bridge.graph import (
-    FunctionGraphs,
-    free_layouts,
-    function_graphs,
-    op_label,
-)
+from sbpc.passes.bridge.graph import FunctionGraphs, free_layouts, function_graphs
+from sbpc.passes.bridge.ops import op_label
 from sbpc.passes.pipeline import parse_module
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.graph import OpNode, SinkNode, SourceNode

@@ -28,9 +28,10 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, P, S
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType as PlainTensorType
+from sbpc.ops.builtins import op_kinds
 from sbpc.ops.derive import Factor, factor_signatures, linear
 from sbpc.ops.evaluate import register_evaluator
-from sbpc.ops.kind import FACETS, OP_KINDS, OpKinds, op_kinds
+from sbpc.ops.kind import FACETS, OP_KINDS, OpKinds
 from sbpc.ops.registry import (
     has_rule,
     nd_signatures,
@@ -58,7 +59,7 @@ def test_facets_come_from_their_layers() -> None:
         "sbpc.ops."
     )
     assert kind.jax_emitter is not None
-    assert kind.jax_emitter.__module__ == "sbpc.jax_backend.ops"
+    assert kind.jax_emitter.__module__ == "sbpc.jax_backend.elementwise"
     assert kind.ir_extractor is not None
     assert kind.ir_extractor.__module__ == "sbpc.passes.bridge.ops"
     assert kind.local is None  # elementwise: local types only

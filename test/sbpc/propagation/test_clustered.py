@@ -16,7 +16,7 @@ from sbpc.propagation.optimal import (
     _residual_bound,
     _solve_exact,
 )
-from sbpc.propagation.pairwise import PairwiseProblem
+from sbpc.propagation.solver.pairwise import PairwiseProblem
 from sbpc.propagation.strategy import Problem
 from sbpc.testing.repeated_problems import repeated_chain
 

@@ -23,7 +23,7 @@ from sbpc.propagation.driver import propagate
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import SbpGraph
 from sbpc.propagation.plan import Plan, build_plan
-from sbpc.propagation.report import format_report
+from sbpc.propagation.report.summary import format_report
 
 PLACEMENT = Placement("cpu", (4,), (0, 1, 2, 3))
 T = TensorType((64, 64))  # 16 KiB

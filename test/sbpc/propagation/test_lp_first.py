@@ -9,7 +9,7 @@ import pytest
 
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.optimal import Optimal, _Ilp
-from sbpc.propagation.pairwise import Factor, PairwiseProblem
+from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 from sbpc.testing.synthetic_graphs import RingCost, random_graph, transformer_graph
 
 

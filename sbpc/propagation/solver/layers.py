@@ -1,0 +1,186 @@
+"""Repeated layers of a pairwise problem: disjoint copies of one subgraph.
+
+A model with ``L`` identical layers gives a core (after ``shrink``) in which
+the same nodes, cost vectors and factor tables occur ``L`` times, up to the
+renaming of nodes.  ``find_copies`` recovers them: it colours each node by
+its unary costs and the factors around it, takes ``L`` nodes of one colour
+as seeds (one per copy), and grows the copies in lockstep.  A neighbour
+joins every copy at once, and only when every copy has as many unclaimed
+neighbours with the same unary costs over the same factor; the k-th of
+them in node order joins (the program orders each layer alike).  The result is
+an isomorphism between the copies: tuple ``t`` of ``Copies.tuples`` holds
+one node per copy, and ``Copies.internal`` lists the tuple pairs joined by
+the same factor table in every copy.
+
+Nothing here decides a label, and nothing depends on the copies being
+right: the bound that uses them (``bound.py``) is valid for any copies.
+Finding them only makes that bound tight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sbpc.propagation.solver.pairwise import PairwiseProblem
+
+
+@dataclass(frozen=True)
+class Copies:
+    """``tuples[t][j]``: the node playing part ``t`` in copy ``j``;
+    ``internal``: the (part, part) pairs with the same factor in every copy."""
+
+    tuples: list[tuple[int, ...]]
+    internal: list[tuple[int, int]]
+
+    @property
+    def count(self) -> int:
+        return len(self.tuples[0]) if self.tuples else 0
+
+    def nodes(self, copy: int) -> list[int]:
+        return [t[copy] for t in self.tuples]
+
+
+def _digest(*parts: bytes) -> bytes:
+    h = hashlib.blake2b(digest_size=12)
+    for part in parts:
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.digest()
+
+
+class _FactorKeys:
+    """``factor_key`` of one problem, memoised (each is asked for often)."""
+
+    def __init__(self, problem: PairwiseProblem) -> None:
+        self.problem = problem
+        self.memo: dict[tuple[int, int], bytes] = {}
+
+    def __call__(self, v: int, w: int) -> bytes:
+        key = self.memo.get((v, w))
+        if key is None:
+            key = self.memo[(v, w)] = factor_key(self.problem, v, w)
+        return key
+
+
+def factor_key(problem: PairwiseProblem, v: int, w: int) -> bytes:
+    """The factor between ``v`` and ``w`` as seen from ``v`` (its groups, the
+    other end's groups, the table with ``v``'s groups as rows)."""
+    gv, gw, table = problem.factor(v, w).side(v)
+    return _digest(
+        np.ascontiguousarray(gv).tobytes(),
+        np.ascontiguousarray(gw).tobytes(),
+        np.ascontiguousarray(table).tobytes(),
+        repr(table.shape).encode(),
+    )
+
+
+def _unary_keys(problem: PairwiseProblem, core: Sequence[int]) -> dict[int, bytes]:
+    return {v: _digest(problem.unary[v].tobytes()) for v in core}
+
+
+def _colours(keys: _FactorKeys, base: dict[int, bytes]) -> dict[int, bytes]:
+    """One round of colour refinement: a node's unary costs, plus the
+    multiset of (factor seen from it, the other end's unary costs)."""
+    problem = keys.problem
+    colour: dict[int, bytes] = {}
+    for v in base:
+        around = sorted(keys(v, w) + base[w] for w in problem.neighbours[v])
+        colour[v] = _digest(base[v], *around)
+    return colour
+
+
+def find_copies(
+    problem: PairwiseProblem, core: Sequence[int], min_count: int = 3, seeds: int = 4
+) -> Copies | None:
+    """The largest set of repeated copies found from a few seed colours, or
+    None when no colour occurs ``min_count`` or more times."""
+    keys = _FactorKeys(problem)
+    base = _unary_keys(problem, core)
+    colour = _colours(keys, base)
+    classes: dict[bytes, list[int]] = {}
+    for v in core:
+        classes.setdefault(colour[v], []).append(v)
+    sizes = Counter(len(m) for m in classes.values() if len(m) >= min_count)
+    if not sizes:
+        return None
+    # The copy count covering the most nodes: the number of layers.
+    count = max(sizes, key=lambda n: (n * sizes[n], n))
+    candidates = [m for m in classes.values() if len(m) == count]
+    best: Copies | None = None
+    for members in candidates[:seeds]:
+        copies = _grow(keys, base, tuple(sorted(members)))
+        if best is None or len(copies.tuples) > len(best.tuples):
+            best = copies
+    return best
+
+
+def _grow(
+    keys: _FactorKeys, unary_key: dict[int, bytes], seed: tuple[int, ...]
+) -> Copies:
+    """Copies grown from one node per copy, breadth first, in lockstep."""
+    problem = keys.problem
+    claimed: dict[int, int] = {v: 0 for v in seed}
+    tuples: list[tuple[int, ...]] = [seed]
+    work = deque([0])
+    while work:
+        here = tuples[work.popleft()]
+        for w0 in sorted(problem.neighbours[here[0]]):
+            if w0 in claimed:
+                continue
+            want = (keys(here[0], w0), unary_key[w0])
+            # Equal neighbours (q and k of one attention) are told apart by
+            # their order in the program, the same in every layer.
+            found = [_alike(keys, unary_key, claimed, v, want) for v in here]
+            rank = found[0].index(w0)
+            if any(len(f) != len(found[0]) for f in found):
+                continue
+            found = [f[rank] for f in found]
+            if len(set(found)) < len(found):
+                continue
+            for w in found:
+                claimed[w] = len(tuples)
+            tuples.append(tuple(found))
+            work.append(len(tuples) - 1)
+    return Copies(tuples, _internal(keys, tuples, claimed))
+
+
+def _alike(
+    keys: _FactorKeys,
+    unary_key: dict[int, bytes],
+    claimed: dict[int, int],
+    v: int,
+    want: tuple[bytes, bytes],
+) -> list[int]:
+    """Unclaimed neighbours of ``v`` with unary costs ``want[1]`` over a
+    factor ``want[0]``, in node order."""
+    return [
+        w
+        for w in sorted(keys.problem.neighbours[v])
+        if w not in claimed and unary_key.get(w) == want[1] and keys(v, w) == want[0]
+    ]
+
+
+def _internal(
+    keys: _FactorKeys, tuples: list[tuple[int, ...]], part: dict[int, int]
+) -> list[tuple[int, int]]:
+    """Part pairs whose factor exists, identical, in every copy."""
+    problem = keys.problem
+    pairs: list[tuple[int, int]] = []
+    for s, nodes in enumerate(tuples):
+        for w in problem.neighbours[nodes[0]]:
+            t = part.get(w)
+            if t is None or t <= s or tuples[t][0] != w:
+                continue
+            key = keys(nodes[0], w)
+            if all(
+                tuples[t][j] in problem.neighbours[nodes[j]]
+                and keys(nodes[j], tuples[t][j]) == key
+                for j in range(1, len(nodes))
+            ):
+                pairs.append((s, t))
+    return pairs

@@ -1,0 +1,262 @@
+"""The propagation graph as a pairwise cost problem over option indices.
+
+Choosing one option per node to minimise the sum of per-node costs (compute)
+and per-edge costs (layout changes) is a pairwise labelling problem.  This
+module holds it in the form the shrinking and the ILP work on:
+
+- node ``v`` has ``sizes[v]`` labels (its options) and a ``unary`` cost
+  vector;
+- a ``Factor`` between ``a < b`` prices every label pair, *grouped*: an edge
+  cost depends only on the layout of one operand, not on the whole signature,
+  so the 36 signatures of a 2-D matmul fall into a handful of groups per
+  edge.  ``table[ga[i], gb[j]]`` is the cost of labels ``(i, j)``; parallel
+  edges between the same two nodes are merged into one factor.
+
+Keeping the grouping through every transformation keeps the ILP small: it
+needs one variable per *group pair*, not per label pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sbpc.propagation.edge_costs import EdgeCosts
+from sbpc.propagation.graph import SbpGraph
+from sbpc.propagation.solver.content_memo import content
+
+
+@dataclass(frozen=True)
+class Factor:
+    a: int
+    b: int
+    ga: np.ndarray  # label of a -> row
+    gb: np.ndarray  # label of b -> column
+    table: np.ndarray  # rows x columns, float, may hold inf
+
+    def side(self, v: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(v's groups, the other node's groups, table with v's groups as rows)."""
+        if v == self.a:
+            return self.ga, self.gb, self.table
+        return self.gb, self.ga, self.table.T
+
+    def other(self, v: int) -> int:
+        return self.b if v == self.a else self.a
+
+    def full(self) -> np.ndarray:
+        return self.table[np.ix_(self.ga, self.gb)]
+
+
+def _regroup(
+    groups: np.ndarray, table: np.ndarray, axis: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Drop unused and duplicate rows (axis 0) or columns (axis 1)."""
+    lines = table if axis == 0 else table.T
+    index: dict[bytes, int] = {}
+    new_of_old = np.full(len(lines), -1, dtype=np.int64)
+    keep: list[int] = []
+    for old in np.flatnonzero(np.bincount(groups, minlength=len(lines))):
+        key = lines[old].tobytes()
+        new = index.get(key)
+        if new is None:
+            new = index[key] = len(keep)
+            keep.append(int(old))
+        new_of_old[old] = new
+    kept = lines[keep]
+    return new_of_old[groups], kept if axis == 0 else kept.T
+
+
+def compact(f: Factor) -> Factor:
+    ga, table = _regroup(f.ga, f.table, 0)
+    gb, table = _regroup(f.gb, table, 1)
+    return Factor(f.a, f.b, ga, gb, table)
+
+
+def merge(f: Factor, g: Factor) -> Factor:
+    """The sum of two factors over the same node pair."""
+    assert (f.a, f.b) == (g.a, g.b)
+    rows_g, cols_g = g.table.shape
+    ra, ga = np.unique(f.ga * rows_g + g.ga, return_inverse=True)
+    cb, gb = np.unique(f.gb * cols_g + g.gb, return_inverse=True)
+    table = (
+        f.table[np.ix_(ra // rows_g, cb // cols_g)]
+        + g.table[np.ix_(ra % rows_g, cb % cols_g)]
+    )
+    return Factor(f.a, f.b, ga.reshape(-1), gb.reshape(-1), table)
+
+
+def split_off(f: Factor) -> tuple[np.ndarray, np.ndarray, Factor | None]:
+    """(unary for a, unary for b, what is left) when ``f`` is additively
+    separable: one row, one column, or ``table[r, c] = u[r] + w[c]``."""
+    t = f.table
+    rows, cols = t.shape
+    if rows == 1:
+        return np.zeros(len(f.ga)), t[0, f.gb], None
+    if cols == 1:
+        return t[f.ga, 0], np.zeros(len(f.gb)), None
+    if np.isfinite(t).all():
+        rest = t - t[:, :1] - t[:1, :] + t[0, 0]
+        if np.abs(rest).max() <= 1e-12 * max(np.abs(t).max(), 1e-300):
+            return t[f.ga, 0], t[0, f.gb] - t[0, 0], None
+    return np.zeros(len(f.ga)), np.zeros(len(f.gb)), f
+
+
+def condition(problem: PairwiseProblem, fixed: Mapping[int, int]) -> PairwiseProblem:
+    """``problem`` with the nodes of ``fixed`` set to their labels: their
+    unaries and factors to fixed nodes go into the constant, factors to a
+    free node into its unary; the fixed nodes are no longer alive."""
+    free = PairwiseProblem(problem.unary)
+    free.alive = [alive and v not in fixed for v, alive in enumerate(problem.alive)]
+    free.constant = problem.constant + sum(
+        float(problem.unary[v][label]) for v, label in fixed.items()
+    )
+    for f in problem.factors.values():
+        la, lb = fixed.get(f.a), fixed.get(f.b)
+        if la is not None and lb is not None:
+            free.constant += float(f.table[f.ga[la], f.gb[lb]])
+        elif la is not None:
+            free.unary[f.b] = free.unary[f.b] + f.table[f.ga[la], f.gb]
+        elif lb is not None:
+            free.unary[f.a] = free.unary[f.a] + f.table[f.ga, f.gb[lb]]
+        else:
+            free.add_factor(f)
+    return free
+
+
+class PairwiseProblem:
+    """Labels, unary costs and grouped pairwise factors; mutated by shrinking."""
+
+    def __init__(self, unary: Sequence[np.ndarray]) -> None:
+        self.unary: list[np.ndarray] = [np.asarray(u, dtype=float) for u in unary]
+        self.sizes: list[int] = [len(u) for u in self.unary]
+        self.factors: dict[tuple[int, int], Factor] = {}
+        self.neighbours: list[set[int]] = [set() for _ in self.unary]
+        self.alive: list[bool] = [True] * len(self.unary)
+        self.constant = 0.0
+        # Nodes whose factors changed since the last look (label pruning
+        # re-examines only these).
+        self.touched: set[int] = set(range(len(self.unary)))
+        self._prepared: dict[tuple, tuple] = {}
+
+    def __len__(self) -> int:
+        return len(self.unary)
+
+    def factor(self, v: int, w: int) -> Factor:
+        return self.factors[(min(v, w), max(v, w))]
+
+    def add_factor(self, f: Factor) -> None:
+        """Add ``f`` (any orientation), merged into an existing one, compacted,
+        and folded into the unaries when separable."""
+        if f.a > f.b:
+            f = Factor(f.b, f.a, f.gb, f.ga, f.table.T)
+        key = (f.a, f.b)
+        if key in self.factors:
+            f = merge(self.factors.pop(key), f)
+        self._place(f.a, f.b, *self._prepare(f))
+
+    def _prepare(self, f: Factor) -> tuple:
+        """``split_off(compact(f))``.  Repeated layers give the same tables
+        again and again: each distinct one is prepared once (a pure
+        function of its contents)."""
+        key = content(f.ga, f.gb, f.table)
+        prepared = self._prepared.get(key)
+        if prepared is None:
+            prepared = self._prepared[key] = split_off(compact(f))
+        return prepared
+
+    def _place(
+        self, a: int, b: int, ua: np.ndarray, ub: np.ndarray, rest: Factor | None
+    ) -> None:
+        """Add a compacted factor split into unaries and a remainder (a < b)."""
+        self.touched.update((a, b))
+        self.unary[a] = self.unary[a] + ua
+        self.unary[b] = self.unary[b] + ub
+        if rest is None:
+            self.neighbours[a].discard(b)
+            self.neighbours[b].discard(a)
+        else:
+            self.factors[(a, b)] = Factor(a, b, rest.ga, rest.gb, rest.table)
+            self.neighbours[a].add(b)
+            self.neighbours[b].add(a)
+
+    def remove_factor(self, v: int, w: int) -> Factor:
+        self.touched.update((v, w))
+        self.neighbours[v].discard(w)
+        self.neighbours[w].discard(v)
+        return self.factors.pop((min(v, w), max(v, w)))
+
+    def energy(self, labels: Sequence[int]) -> float:
+        """Total cost of a full labelling (on the problem as it is now)."""
+        total = self.constant
+        for v, alive in enumerate(self.alive):
+            if alive:
+                total += float(self.unary[v][labels[v]])
+        for f in self.factors.values():
+            total += float(f.table[f.ga[labels[f.a]], f.gb[labels[f.b]]])
+        return total
+
+    @staticmethod
+    def from_graph(graph: SbpGraph, costs: EdgeCosts) -> PairwiseProblem:
+        """Node ``i`` is graph node ``i``; one factor per node pair with edges."""
+        problem = PairwiseProblem(
+            [np.array(n.option_costs, dtype=float) for n in graph.nodes]
+        )
+        # Layouts as small integers: tables are then keyed by tuples of ints,
+        # which hash far faster than tuples of SBP dataclasses.
+        layout_id: dict[object, int] = {}
+        layouts: list[object] = []
+        groups: dict[tuple[int, str, int], tuple[object, np.ndarray, tuple]] = {}
+
+        def grouping(node_id: int, kind: str, index: int) -> tuple[np.ndarray, tuple]:
+            node = graph.nodes[node_id]
+            options = node.options
+            key = (id(options), kind, index)
+            hit = groups.get(key)
+            if hit is None:
+                layout = node.out_layout if kind == "out" else node.in_layout
+                rows: dict[int, int] = {}
+                column = []
+                for i in range(len(options)):
+                    nd = layout(i, index)
+                    lid = layout_id.get(nd)
+                    if lid is None:
+                        lid = layout_id[nd] = len(layouts)
+                        layouts.append(nd)
+                    column.append(rows.setdefault(lid, len(rows)))
+                g = np.array(column, dtype=np.int64)
+                hit = groups[key] = (options, g, tuple(rows))  # options: keep id alive
+            return hit[1], hit[2]
+
+        # Edges between nodes with the same layouts over the same tensor type
+        # are the same factor up to its ends: price and compact each once.
+        tables: dict[tuple[tuple, tuple, object], np.ndarray] = {}
+        prepared: dict[tuple[int, int, int], tuple] = {}
+        for edge in graph.edges:
+            ga, src_ids = grouping(edge.src, "out", edge.src_index)
+            gb, dst_ids = grouping(edge.dst, "in", edge.dst_index)
+            tensor = graph.tensor(edge)
+            key = (src_ids, dst_ids, tensor)
+            table = tables.get(key)
+            if table is None:
+                table = tables[key] = costs.table(
+                    [layouts[s] for s in src_ids],
+                    [layouts[d] for d in dst_ids],
+                    tensor,
+                )
+            # ga/gb live as long as ``groups``; the table as long as ``tables``
+            grouped = (id(ga), id(gb), id(table))
+            hit = prepared.get(grouped)
+            if hit is None:
+                hit = prepared[grouped] = problem._prepare(Factor(0, 1, ga, gb, table))
+            a, b = edge.src, edge.dst
+            assert a < b  # the builder adds producers first
+            if (a, b) in problem.factors:
+                ua, ub, rest = hit
+                problem._place(a, b, ua, ub, None)
+                if rest is not None:
+                    problem.add_factor(Factor(a, b, rest.ga, rest.gb, rest.table))
+            else:
+                problem._place(a, b, *hit)
+        return problem

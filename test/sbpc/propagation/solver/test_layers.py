@@ -1,0 +1,47 @@
+"""Finding repeated layers: the copies found are disjoint, isomorphic (the
+same unary costs and factor tables part by part), and cover the layers of a
+problem built from one repeated layer, whatever the node numbering."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sbpc.propagation.solver.layers import factor_key, find_copies
+from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
+from sbpc.testing.repeated_problems import repeated_chain
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_copies_of_a_repeated_chain_are_disjoint_and_isomorphic(seed: int) -> None:
+    problem, layers = repeated_chain(np.random.default_rng(seed), 8)
+    copies = find_copies(problem, range(len(problem)))
+    assert copies is not None and copies.count >= 6
+    nodes = [v for part in copies.tuples for v in part]
+    assert len(nodes) == len(set(nodes))
+    for part in copies.tuples:
+        for v in part:
+            np.testing.assert_array_equal(problem.unary[v], problem.unary[part[0]])
+    for s, t in copies.internal:
+        keys = {
+            factor_key(problem, v, w)
+            for v, w in zip(copies.tuples[s], copies.tuples[t], strict=True)
+        }
+        assert len(keys) == 1
+    # each copy lies in one layer or straddles two neighbours, never more
+    layer_of = {v: i for i, layer in enumerate(layers) for v in layer}
+    for j in range(copies.count):
+        spread = {layer_of[v] for v in copies.nodes(j) if v in layer_of}
+        assert max(spread) - min(spread) <= 1
+    # and most of every layer is in some copy
+    assert len(nodes) >= 0.5 * sum(len(layer) for layer in layers)
+
+
+def test_no_repetition_no_copies() -> None:
+    rng = np.random.default_rng(3)
+    problem = PairwiseProblem([rng.uniform(size=3) for _ in range(6)])
+    for a in range(5):
+        problem.add_factor(
+            Factor(a, a + 1, np.arange(3), np.arange(3), rng.uniform(size=(3, 3)))
+        )
+    assert find_copies(problem, range(6)) is None
