@@ -172,16 +172,12 @@ class Optimal(Strategy):
 
             def no_plan_fits() -> PropagationError:
                 assert memory is not None and memory_budget is not None
-                return self._smallest_budget(
-                    problem,
-                    pairwise,
-                    core,
-                    records,
-                    memory,
-                    memory_budget,
-                    start,
-                    left(),
+                seconds = left()
+                least = self._least_peak(
+                    problem, pairwise, core, records, memory, start, seconds
                 )
+                seconds = self.peak_seconds if seconds is None else seconds
+                return _no_plan_fits(memory_budget, least, seconds)
 
             if (
                 memory is not None
@@ -348,32 +344,21 @@ class Optimal(Strategy):
         expand(records, full)
         return full, plan_memory(problem.graph, full, memory.liveness).peak
 
-    def _smallest_budget(
-        self,
-        problem: Problem,
-        pairwise: PairwiseProblem,
-        core: list[int],
-        records: list[Record],
-        memory: MemoryRows,
-        budget: float,
-        start: list[int] | None,
-        seconds: float | None,
-    ) -> PropagationError:
-        """The error for a budget no plan fits: the exact peak of the plan of
-        least peak found within ``seconds`` (what the time limit left, else
-        ``peak_seconds``; greedy's at worst), a budget that fits; not proven
-        the least (the rows only estimate the model)."""
-        full, exact = self._least_peak(
-            problem, pairwise, core, records, memory, start, seconds
+
+def _no_plan_fits(
+    budget: float, least: tuple[list[int] | None, float], seconds: float
+) -> PropagationError:
+    """The error for a budget no plan fits, from ``Optimal._least_peak``'s
+    answer: that plan's exact peak, a budget that fits; not proven the least
+    (the rows only estimate the model)."""
+    full, exact = least
+    if full is None:
+        return PropagationError(
+            f"no plan fits the memory budget of {budget:.0f} bytes per device, "
+            f"and no plan was found within {seconds:g} s to bound the "
+            "smallest budget"
         )
-        if full is None:
-            seconds = self.peak_seconds if seconds is None else seconds
-            return PropagationError(
-                f"no plan fits the memory budget of {budget:.0f} bytes per device, "
-                f"and no plan was found within {seconds:g} s to bound the "
-                "smallest budget"
-            )
-        return budget_error(budget, exact, proven=False)
+    return budget_error(budget, exact, proven=False)
 
 
 def _shrink_all(
