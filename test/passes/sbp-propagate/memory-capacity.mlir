@@ -19,7 +19,7 @@
 
 // FREE: total: 3.033 us (communication 3.015 us, {{.*}} peak memory 34.5 KiB per device
 // FITS: total: 3.076 us (communication 3.061 us, {{.*}} peak memory 28.31 KiB per device
-// TOO-SMALL: memory-capacity.mlir:[[# @LINE + 5]]:3: error: the device's memory (1000 B, the cost model's mem=) is the memory budget: no plan fits the memory budget of 1000 B (1000 bytes) per device; a feasible budget is 30.06 KiB (30784 bytes)
+// TOO-SMALL: memory-capacity.mlir:[[# @LINE + 5]]:3: error: the device's memory (1000 B, the cost model's mem=) is the memory budget: no plan fits the memory budget of 1000 B (1000 bytes) per device; a feasible budget is {{[0-9.]+ KiB}} ({{[0-9]+}} bytes)
 // GREEDY: memory-capacity.mlir:[[# @LINE + 4]]:3: error: the greedy plan needs {{.*}} per device, more than the device's memory of 1000 B (1000 bytes, the cost model's mem=); strategy=optimal plans within it (or names the smallest memory that fits), or give memory_budget
 // BFS: memory-capacity.mlir:[[# @LINE + 3]]:3: error: the bfs plan needs
 // ROOM: func.func @ffn
