@@ -48,6 +48,7 @@ from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import local_bytes
 from sbpc.jax_backend import manual as _manual  # noqa: F401 (registers emitters)
+from sbpc.jax_backend import pipeline_ops as _pipeline_ops  # noqa: F401 (likewise)
 from sbpc.jax_backend.collectives import (
     AXIS_NAMES,
     REDUCE_FN,

@@ -32,6 +32,7 @@ CORE_ORDER = (
     "sbpc.propagation",
     "sbpc.simulator",
     "sbpc.jax_backend",
+    "sbpc.pipeline",
     "sbpc.testing",
 )
 DRIVERS = (
