@@ -121,6 +121,12 @@ class _Boxer:
             op.results[0].name_hint = value.name_hint
             ops.append(op)
             current = op.results[0]
+            # Where the new value lives, for boxing it further (a value
+            # moved to another stage may change layout there too).
+            if step.kind == CollectiveKind.TRANSFER and step.dst_placement:
+                self.placements[current] = step.dst_placement
+            else:
+                self.placements[current] = step.src_placement or src_placement
         Rewriter.insert_op(ops, _after_definition(value))
         self.cache[key] = current
         return current

@@ -48,7 +48,13 @@ def pipeline_program(module: ModuleOp, f: func.FuncOp) -> PipelineProgram:
         tags.append(None if ph is None else (ph, stage_of(op)))
     try:
         return split_tasks(
-            program, tags, placements, axis_names, microbatches, schedule
+            program,
+            tags,
+            placements,
+            axis_names,
+            microbatches,
+            schedule,
+            (mesh.hierarchy, names or tuple(f"d{k}" for k in range(mesh.ndim))),
         )
     except TaskError as e:
         raise LocatedError(f, str(e)) from e

@@ -75,6 +75,7 @@ from sbpc.jax_dispatch import (
     raw_keys,
     whole_call,
 )
+from sbpc.jax_pipeline import Pipeline, PipelineError, as_pipeline, mark_batch
 from sbpc.jax_plan import Planned, SbpcError, load_program
 from sbpc.jax_sharding import (
     ShardingError,
@@ -100,6 +101,7 @@ from sbpc.timing import Timer, phase
 
 __all__ = [
     "Distributed",
+    "Pipeline",
     "Planned",
     "SbpcError",
     "annotate",
@@ -582,8 +584,20 @@ class Distributed(Planned):
         """The ``NamedSharding`` of every flat argument and result: what to give
         ``jax.jit(in_shardings=..., out_shardings=...)`` for the same layouts
         (the plan's ``PartitionSpec``s on the local mesh)."""
-        mesh = self.program.make_mesh()
         ins, outs = super().shardings()
+        if hasattr(self.program, "ARG_STAGES"):  # a pipeline: each on its stage
+            meshes = self._meshes()
+            return (
+                [
+                    NamedSharding(meshes[k], spec)
+                    for k, spec in zip(self.program.ARG_STAGES, ins, strict=True)
+                ],
+                [
+                    NamedSharding(meshes[k], spec)
+                    for k, spec in zip(self.program.OUT_STAGES, outs, strict=True)
+                ],
+            )
+        mesh = self.program.make_mesh()
         return (
             [NamedSharding(mesh, spec) for spec in ins],
             [NamedSharding(mesh, spec) for spec in outs],
@@ -617,6 +631,7 @@ def plan(
     time_limit: float | None = None,
     combine_bytes: int = DEFAULT_MAX_BYTES,
     quiet: bool = False,
+    pipeline: Pipeline | None = None,
     **kwargs: Any,
 ) -> Planned:
     """Plan ``fn`` for ``mesh`` without its devices: ``args`` may be
@@ -635,7 +650,9 @@ def plan(
     propagate = _check_plan_options(
         strategy, cost_model, memory_budget, time_limit, combine_bytes
     )
-    request = _Request(fn, args, kwargs, mesh, in_layouts, out_layouts)
+    request = _Request(
+        fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
+    )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
@@ -658,6 +675,7 @@ def distribute(
     combine_bytes: int = DEFAULT_MAX_BYTES,
     donate_argnums: int | Sequence[int] = (),
     quiet: bool = False,
+    pipeline: Pipeline | None = None,
     **kwargs: Any,
 ) -> Distributed:
     """Distribute ``fn`` over ``mesh`` (see the module docstring): ``plan``,
@@ -671,6 +689,8 @@ def distribute(
     parameters in place then needs no second copy of them); a donated
     argument must not be used after the call.
     ``quiet``: no progress lines (shown only when stderr is a terminal).
+    ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run
+    the step as (``sbpc.jax_pipeline``, docs/pipeline.md).
     """
     propagate = _check_plan_options(
         strategy, cost_model, memory_budget, time_limit, combine_bytes
@@ -678,7 +698,9 @@ def distribute(
     if mesh is not None:  # else read from the shardings, checked below
         _check_devices(parse_mesh(mesh))
     donated = _donated_leaves(donate_argnums, args)
-    request = _Request(fn, args, kwargs, mesh, in_layouts, out_layouts)
+    request = _Request(
+        fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
+    )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
@@ -709,6 +731,14 @@ class _Request(NamedTuple):
     mesh: MeshArg | None
     in_layouts: LayoutTree
     out_layouts: LayoutTree
+    pipeline: Pipeline | None = None
+
+
+def _pipeline(pipeline: Any) -> Pipeline | None:
+    try:
+        return as_pipeline(pipeline)
+    except PipelineError as e:
+        raise SbpcError(str(e)) from e
 
 
 def _plan(
@@ -732,7 +762,14 @@ def _plan(
         )
         if check_placement is not None:
             check_placement(annotated.placement)
-    module, plans, source = _compile(annotated, propagate, combine_bytes, shown)
+        if request.pipeline is not None:
+            try:
+                mark_batch(annotated.module, request.pipeline, request.args)
+            except PipelineError as e:
+                raise SbpcError(str(e)) from e
+    module, plans, source = _compile(
+        annotated, propagate, combine_bytes, shown, request.pipeline
+    )
     f = main_function(module)
     chosen_in = [sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))]
     chosen_out = [
@@ -763,6 +800,7 @@ def _compile(
     propagate: SbpPropagatePass,
     combine_bytes: int,
     shown: Progress,
+    pipeline: Pipeline | None = None,
 ) -> tuple[ModuleOp, list[FunctionPlan], str]:
     """The passes and the emitter on an annotated module, each timed and shown."""
     module = annotated.module
@@ -770,6 +808,9 @@ def _compile(
     try:
         with phase("sbp-inline"), shown.phase("sbp-inline"):
             SbpInlinePass().apply(ctx, module)
+        if pipeline is not None:
+            with phase("sbp-pipeline"), shown.phase("sbp-pipeline"):
+                pipeline.pass_for(propagate.cost_model).apply(ctx, module)
         with (
             phase("sbp-propagate"),
             reporting(shown),

@@ -31,13 +31,15 @@ from sbpc.jax_backend.emit import emit_jax
 from sbpc.jax_backend.ops import jnp_dtype, py_tuple
 from sbpc.jax_backend.runtime import TEMPLATE, sections
 
+from .schedule import SCHEDULES
 from .steps import Step, driver_steps
 from .tasks import PipelineProgram, partial_dims
 
 _PARTS = sections(Path(__file__).with_name("runtime_template.py").read_text())
 # Helpers of every emitted module's runtime this one uses too: finding the
-# devices, placing a value, random arguments for the self-check.
-SHARED = ("_devices", "_put", "random_args")
+# devices, placing a value (across hosts too), random arguments for the self-check, JAX's x64
+# mode for programs with 64-bit types.
+SHARED = ("_devices", "_put", "_transfer", "_to_host", "random_args", "x64_mode")
 
 
 def _shared_source() -> str:
@@ -52,17 +54,16 @@ def _shared_source() -> str:
     return "\n\n\n".join(found[name] or "" for name in SHARED) + "\n"
 
 
-def emit_pipeline(
-    pp: PipelineProgram,
-    steps: Sequence[Step] | None = None,
-    combine_bytes: int = DEFAULT_MAX_BYTES,
-) -> str:
-    """The Python source of ``pp`` as a module running its schedule."""
-    steps = driver_steps(pp) if steps is None else steps
+def emit_pipeline(pp: PipelineProgram, combine_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """The Python source of ``pp`` as a module running its schedule (and
+    able to run the other: the tasks are the same, only their order is not)."""
+    steps = {name: driver_steps(pp, schedule=name) for name in SCHEDULES}
     sources = {t.name: emit_jax(t.program, combine_bytes) for t in pp.tasks}
     n_devices = max(max(p.ranks) for p in pp.placements) + 1
     lines = [_docstring(pp), _PARTS["prelude"].replace("{n_devices}", str(n_devices))]
     lines += _tables(pp, steps, n_devices)
+    x64 = any("_X64 = True" in source for source in sources.values())
+    lines.append(f"_X64 = {x64}")
     lines.append("TASK_SOURCES = {")
     for name, source in sources.items():
         lines.append(f"    {name!r}: {source!r},")
@@ -100,16 +101,17 @@ def _tuple(items: Sequence[str]) -> str:
     return "(" + "".join(f"{x}, " for x in items).rstrip(" ") + ")"
 
 
-def _tables(pp: PipelineProgram, steps: Sequence[Step], n_devices: int) -> list[str]:
+def _tables(
+    pp: PipelineProgram, steps: dict[str, list[Step]], n_devices: int
+) -> list[str]:
     names = pp.axis_names
-    full_shape = _full_shape(pp)
     out = [
         f"STAGES = {pp.stages}",
         f"MICROBATCHES = {pp.microbatches}",
         f"SCHEDULE = {pp.schedule!r}",
         f"N_DEVICES = {n_devices}",
-        f"MESH_SHAPE = {py_tuple(full_shape)}",
-        f"MESH_AXES = {tuple(_full_axes(pp))!r}",
+        f"MESH_SHAPE = {py_tuple(pp.mesh_shape)}",
+        f"MESH_AXES = {pp.mesh_axes!r}",
         "# (ranks, hierarchy, axis names) of each stage's placement",
         "STAGE_PLACEMENTS = "
         + _tuple(
@@ -151,10 +153,14 @@ def _tables(pp: PipelineProgram, steps: Sequence[Step], n_devices: int) -> list[
             f"{jnp_dtype(a.element)}, {spec}, {py_tuple(logical)}),"
         )
     out.append(")")
-    out.append("# The schedule: what one call runs, in order.")
-    out.append("STEPS = (")
-    out += [f"    {step!r}," for step in steps]
-    out.append(")")
+    out.append("# Each schedule: what one call runs, in order.")
+    out.append("STEPS_BY_SCHEDULE = {")
+    for name, rows in steps.items():
+        out.append(f"    {name!r}: (")
+        out += [f"        {step!r}," for step in rows]
+        out.append("    ),")
+    out.append("}")
+    out.append("STEPS = STEPS_BY_SCHEDULE[SCHEDULE]")
     return out
 
 
@@ -176,18 +182,3 @@ def _boundary(
         f"{specs}_SPECS = "
         + _tuple([_spec(nd, t.rank, names[s]) for _, s, nd, t in values]),
     ]
-
-
-def _full_shape(pp: PipelineProgram) -> tuple[int, ...]:
-    """The whole mesh: the stages' placements side by side on a stage axis."""
-    first = pp.placements[0]
-    if pp.stages == 1:
-        return first.hierarchy
-    return (pp.stages, *first.hierarchy)
-
-
-def _full_axes(pp: PipelineProgram) -> tuple[str, ...]:
-    names = pp.axis_names[0] or tuple(
-        f"d{k}" for k in range(len(pp.placements[0].hierarchy))
-    )
-    return names if pp.stages == 1 else ("stage", *names)

@@ -17,6 +17,8 @@ stage's memory follows its schedule.
 """
 
 # @section prelude
+import contextlib  # noqa: F401 (x64_mode, copied in)
+import copy
 import os
 import sys
 import types
@@ -81,6 +83,7 @@ class _Acc(NamedTuple):
 
 
 # @section stand-ins
+_X64 = False
 STAGE_PLACEMENTS: tuple = ()
 N_DEVICES: int = 0
 MICROBATCHES: int = 1
@@ -97,9 +100,17 @@ SPLITS: tuple = ()
 MOVES: tuple = ()
 ACCUMULATORS: tuple = ()
 STEPS: tuple = ()
+SCHEDULE: str = "1f1b"
+STEPS_BY_SCHEDULE: dict = {}
 TASK_SOURCES: dict = {}
 # The emitter copies these from sbpc.jax_backend's runtime (``SHARED``).
-from sbpc.jax_backend.runtime_template import _devices, _put, random_args  # noqa: E402
+from sbpc.jax_backend.runtime_template import (  # noqa: E402
+    _devices,
+    _put,
+    _transfer,
+    random_args,
+    x64_mode,
+)
 
 # @section runtime
 
@@ -126,6 +137,15 @@ def load_tasks():
         exec(compile(source, f"<task {name}>", "exec"), module.__dict__)
         out[name] = module
     return out
+
+
+def _key(k):
+    return k[0] if isinstance(k, tuple) else k
+
+
+def _shard_bytes(shape, dtype, sharding):
+    """Bytes of one device's piece of a ``shape`` array under ``sharding``."""
+    return int(np.prod(sharding.shard_shape(tuple(shape)))) * np.dtype(dtype).itemsize
 
 
 def _at(key, i):
@@ -156,8 +176,10 @@ def _splitter(mesh, spec, dim, count):
 class Pipeline:
     """The pipelined step: ``STEPS`` run in order on the stage meshes."""
 
-    def __init__(self, meshes=None, donate=()):
+    def __init__(self, meshes=None, donate=(), schedule=None):
         self.meshes = make_meshes() if meshes is None else tuple(meshes)
+        self.schedule = schedule or SCHEDULE
+        self.steps = STEPS_BY_SCHEDULE[self.schedule]
         modules = load_tasks()
         self.modules = modules
         self.fns = {
@@ -182,7 +204,7 @@ class Pipeline:
     def __call__(self, *args, trace=None):
         """One step; ``trace(step, env)``, if given, is called after each step."""
         env = dict(zip(ARG_KEYS, self.place(*args), strict=True))
-        for step in STEPS:
+        for step in self.steps:
             self._step(step, env)
             if trace is not None:
                 trace(step, env)
@@ -201,7 +223,7 @@ class Pipeline:
         elif what == "move":
             _, j, i = step
             move = MOVES[j]
-            env[_at(move.dst, i)] = jax.device_put(
+            env[_at(move.dst, i)] = _transfer(
                 env[_at(move.src, i)], self.sharding(move.stage, move.spec)
             )
         elif what == "split":
@@ -221,6 +243,98 @@ class Pipeline:
             _, k, i = step
             env.pop(_at(k, i), None)
 
+    def with_schedule(self, schedule):
+        """The same compiled tasks run in another schedule's order."""
+        other = copy.copy(self)
+        other.schedule, other.steps = schedule, STEPS_BY_SCHEDULE[schedule]
+        return other
+
+    def memory(self):
+        """Per stage, the most bytes one of its devices holds as the schedule
+        runs: the values alive between tasks (their shards) plus the running
+        task's own buffers (its compiled ``memory_analysis``'s temporaries);
+        ``activations``: the part that is per-microbatch values."""
+        size, temp = {}, {}
+        for name, lowered in self.lower().items():
+            compiled = lowered.compile()
+            temp[name] = compiled.memory_analysis().temp_size_in_bytes
+            shapes = jax.tree.leaves(lowered.out_info)
+            task = self.tasks[name]
+            for k, info, sharding in zip(
+                task.outputs, shapes, compiled.output_shardings, strict=True
+            ):
+                size[k] = (task.stage, _shard_bytes(info.shape, info.dtype, sharding))
+        for k, (shape, dtype), s, spec in zip(
+            ARG_KEYS, ARG_TYPES, ARG_STAGES, IN_SPECS, strict=True
+        ):
+            size[k] = (s, _shard_bytes(shape, dtype, self.sharding(s, spec)))
+        for acc in ACCUMULATORS:
+            sharding = self.sharding(acc.stage, acc.spec)
+            size[acc.key] = size[acc.final] = (
+                acc.stage,
+                _shard_bytes(acc.shape, acc.dtype, sharding),
+            )
+        for split in SPLITS:
+            stage, n = size[split.src]
+            size[split.dst] = (stage, n // MICROBATCHES)
+        for move in MOVES:
+            size[move.dst] = (move.stage, size[move.src][1])
+        live = {}
+        peak = [0] * len(self.meshes)
+        acts = [0] * len(self.meshes)
+
+        def held(stage, loop_only=False):
+            return sum(
+                n
+                for k, (s, n) in live.items()
+                if s == stage and (not loop_only or _key(k) in LOOP_KEYS)
+            )
+
+        for step in self.steps:
+            what = step[0]
+            running = None
+            if what == "task":
+                _, name, i = step
+                running = self.tasks[name]
+                for k in running.outputs:
+                    live[_at(k, i)] = size[k]
+            elif what == "move":
+                _, j, i = step
+                live[_at(MOVES[j].dst, i)] = size[MOVES[j].dst]
+            elif what == "split":
+                dst = SPLITS[step[1]].dst
+                for i in range(MICROBATCHES):
+                    live[(dst, i)] = size[dst]
+            elif what == "acc":
+                live[ACCUMULATORS[step[1]].key] = size[ACCUMULATORS[step[1]].key]
+            elif what == "sum":
+                acc = ACCUMULATORS[step[1]]
+                live[acc.final] = live.pop(acc.key)
+            elif what == "drop":
+                live.pop(_at(step[1], step[2]), None)
+            for s in range(len(self.meshes)):
+                extra = temp[running.name] if running and running.stage == s else 0
+                peak[s] = max(peak[s], held(s) + extra)
+                acts[s] = max(acts[s], held(s, loop_only=True))
+        return [{"peak": p, "activations": a} for p, a in zip(peak, acts, strict=True)]
+
+    def held(self, *args):
+        """Per stage, the most bytes of live values one of its devices held
+        while a step ran, measured on the arrays themselves."""
+        peak = [0] * len(self.meshes)
+        devices = [set(m.devices.flat) for m in self.meshes]
+
+        def trace(step, env):
+            for s, mine in enumerate(devices):
+                total = 0
+                for x in env.values():
+                    if isinstance(x, jax.Array) and x.sharding.device_set <= mine:
+                        total += x.addressable_shards[0].data.nbytes
+                peak[s] = max(peak[s], total)
+
+        jax.block_until_ready(self(*args, trace=trace))
+        return peak
+
     def lower(self):
         """Each task lowered on abstract inputs: ``{name: Lowered}``
         (``.compile().memory_analysis()`` is what a task holds)."""
@@ -237,6 +351,16 @@ class Pipeline:
             with module.x64_mode():
                 out[t.name] = self.fns[t.name].lower(*avals)
         return out
+
+
+def put_args(*args, mesh=None):
+    """The arguments on their stages' meshes (``mesh``: ``make_meshes()``)."""
+    meshes = make_meshes() if mesh is None else tuple(mesh)
+    with x64_mode():
+        return tuple(
+            _put(x, NamedSharding(meshes[s], spec))
+            for x, s, spec in zip(args, ARG_STAGES, IN_SPECS, strict=True)
+        )
 
 
 def build(mesh=None, donate=()):

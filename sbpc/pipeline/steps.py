@@ -20,11 +20,11 @@ Step = tuple  # ("task", name, i | None), ("move", j, i | None), ("split", k),
 # ("acc", a), ("sum", a), ("drop", key, i | None)
 
 
-def dispatch_order(pp: PipelineProgram) -> list[Slot]:
+def dispatch_order(pp: PipelineProgram, schedule: str | None = None) -> list[Slot]:
     """The loop's tasks in the order the driver dispatches them (a backward
     taken as twice a forward, as for a product's two gradient products)."""
     return simulate(
-        pp.schedule,
+        schedule or pp.schedule,
         pp.stages,
         pp.microbatches,
         lambda t: 2.0 if t.kind is Kind.BWD else 1.0,
@@ -32,10 +32,13 @@ def dispatch_order(pp: PipelineProgram) -> list[Slot]:
 
 
 def driver_steps(
-    pp: PipelineProgram, order: Sequence[Slot] | None = None
+    pp: PipelineProgram,
+    order: Sequence[Slot] | None = None,
+    schedule: str | None = None,
 ) -> list[Step]:
-    """Every step of one call, drops included."""
-    order = dispatch_order(pp) if order is None else order
+    """Every step of one call under ``schedule`` (default: the program's),
+    drops included."""
+    order = dispatch_order(pp, schedule) if order is None else order
     after: dict[str, list[int]] = {}
     for j, move in enumerate(pp.transfers):
         after.setdefault(move.after, []).append(j)

@@ -146,6 +146,9 @@ class PipelineProgram:
     args: list[tuple[str, int, NdSbp, TensorType]]
     results: list[tuple[str, int, NdSbp, TensorType]]
     types: dict[str, TensorType] = field(default_factory=dict)
+    # The whole mesh the stages are cut from, and its axis names.
+    mesh_shape: tuple[int, ...] = ()
+    mesh_axes: tuple[str, ...] = ()
 
     def task(self, name: str) -> TaskProgram:
         for t in self.tasks:
@@ -185,12 +188,17 @@ def split_tasks(
     axis_names: Sequence[tuple[str, ...]],
     microbatches: int,
     schedule: str,
+    mesh: tuple[tuple[int, ...], tuple[str, ...]] = ((), ()),
 ) -> PipelineProgram:
     """The tasks of ``program`` whose top-level instructions carry ``tags``
-    (None: a collective of the boxing, tagged here)."""
-    return _Splitter(
+    (None: a collective of the boxing, tagged here); ``mesh``: the whole
+    mesh's shape and axis names."""
+    pp = _Splitter(
         program, list(tags), list(placements), list(axis_names), microbatches, schedule
     ).run()
+    pp.mesh_shape = mesh[0] or placements[0].hierarchy
+    pp.mesh_axes = mesh[1] or tuple(f"d{k}" for k in range(len(pp.mesh_shape)))
+    return pp
 
 
 @dataclass
@@ -338,10 +346,26 @@ class _Splitter:
         self, tags: list[Tag]
     ) -> dict[str, tuple[str, int, list[tuple[int, Instr]]]]:
         """Task name -> (phase, stage, instructions): one task per stage and
-        loop phase; before and after the loop, one per run of one stage."""
+        loop phase; before and after the loop, one per stage and *round*: a
+        value that crosses from another stage's task starts a later round
+        (so a stage's work before the loop is one task unless it waits on
+        another stage's)."""
         groups: dict[str, tuple[str, int, list[tuple[int, Instr]]]] = {}
-        runs: dict[str, int] = {}
-        last: dict[str, tuple[str, int] | None] = {"pre": None, "post": None}
+        rounds: dict[int, int] = {}  # instruction -> round (pre and post)
+        for i, instr in enumerate(self.program.body):
+            phase, stage = tags[i]
+            if phase in LOOP_PHASES or self._floats(instr):
+                continue
+            r = 0
+            for v in reads(instr):
+                src = self.producer.get(v)
+                if src is None or src not in rounds or tags[src][0] != phase:
+                    continue
+                moved = tags[src][1] != stage or self._driver_step(
+                    self.program.body[src]
+                )
+                r = max(r, rounds[src] + moved)
+            rounds[i] = r
         for i, instr in enumerate(self.program.body):
             phase, stage = tags[i]
             if self._driver_step(instr) or self._floats(instr):
@@ -349,15 +373,16 @@ class _Splitter:
             if phase in LOOP_PHASES:
                 name = f"s{stage}.{phase}"
             else:
-                if last[phase] != (phase, stage):
-                    runs[phase] = runs.get(phase, -1) + 1
-                    last[phase] = (phase, stage)
-                name = f"s{stage}.{phase}.{runs[phase]}"
+                name = f"s{stage}.{phase}.{rounds[i]}"
             groups.setdefault(name, (phase, stage, []))[2].append((i, instr))
         order = {"pre": 0, "fwd": 1, "bwd": 1, "post": 2}
-        return dict(
-            sorted(groups.items(), key=lambda kv: (order[kv[1][0]], kv[1][2][0][0]))
-        )
+
+        def rank(item: tuple[str, tuple[str, int, list[tuple[int, Instr]]]]) -> tuple:
+            name, (phase, stage, items) = item
+            r = int(name.rsplit(".", 1)[1]) if phase in ("pre", "post") else 0
+            return (order[phase], r, stage, items[0][0])
+
+        return dict(sorted(groups.items(), key=rank))
 
     def _driver_step(self, instr: Instr) -> bool:
         if isinstance(instr, CollectiveInstr):

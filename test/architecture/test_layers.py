@@ -39,6 +39,7 @@ DRIVERS = (
     "sbpc.tools",
     "sbpc.jax",
     "sbpc.jax_plan",
+    "sbpc.jax_pipeline",
     "sbpc.jax_sharding",
     "sbpc.jax_dispatch",
 )
