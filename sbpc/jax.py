@@ -94,6 +94,7 @@ from sbpc.passes.jax_target import jax_source
 from sbpc.passes.lower_boxing import SbpLowerBoxingPass
 from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline import default_context
+from sbpc.passes.pipeline_target import pipeline_costs
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
@@ -776,6 +777,14 @@ def _plan(
         sbp_dialect.get_nd_sbp_res_attr(f, i)
         for i in range(len(f.function_type.outputs))
     ]
+    pipeline = None
+    if request.pipeline is not None:
+        pipeline = pipeline_costs(
+            module,
+            f,
+            propagate.cost_model,
+            {p.placement: p.plan.peak_memory for p in plans},
+        )
     return Planned(
         name=annotated.name,
         strategy=propagate.strategy,
@@ -792,6 +801,7 @@ def _plan(
         out_key_impls=annotated.out_key_impls,
         cost_model=propagate.cost_model,
         memory_budget=propagate.limits()[0],
+        pipeline=pipeline,
     )
 
 

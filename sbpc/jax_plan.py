@@ -26,6 +26,7 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.boxing.cost_model import CostModel
 from sbpc.jax_backend.program_code import program_code
+from sbpc.passes.pipeline_target import with_section
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.propagation.report.dot import ReportError
 from sbpc.propagation.report.summary import format_report
@@ -83,6 +84,9 @@ class Planned:
     out_key_impls: tuple[Any, ...] = field(default=(), repr=False)
     cost_model: str = "default"  # what the plan was priced with (its report)
     memory_budget: float | None = None
+    # A pipelined plan's costs (``passes.pipeline_target.PipelineCosts``):
+    # step time, memory per stage, its schedule's timeline.
+    pipeline: Any = field(default=None, repr=False)
     timing: Timer | None = field(default=None, repr=False)
     _program: types.ModuleType | None = field(default=None, repr=False)
     _mlir: str | None = field(default=None, repr=False)
@@ -108,6 +112,8 @@ class Planned:
     @property
     def report(self) -> str:
         text = "\n".join(format_report(p.plan, "text") for p in self.plans)
+        if self.pipeline is not None:
+            text += "\n" + self.pipeline.text()
         if self.timing is not None:
             text += "\n" + self.timing.format(f"{self._caller} {self.name}")
         return text
@@ -119,13 +125,18 @@ class Planned:
     @property
     def peak_memory(self) -> float:
         """Peak bytes per device the plan needs (the largest of its functions'
-        and placements'; docs/propagation.md's memory model)."""
+        and placements'; docs/propagation.md's memory model; a pipeline's
+        stages with their schedule's microbatches in flight)."""
+        if self.pipeline is not None:
+            return self.pipeline.chosen.peak_memory
         return max((p.plan.peak_memory for p in self.plans), default=0.0)
 
     @property
     def step_time(self) -> float:
         """Modelled seconds of one call: every layout change and every op's
-        local work under the cost model."""
+        local work under the cost model (a pipeline: its schedule simulated)."""
+        if self.pipeline is not None:
+            return self.pipeline.chosen.step_time
         return sum(p.plan.total_time for p in self.plans)
 
     @property
@@ -153,6 +164,8 @@ class Planned:
             )
         except ReportError as e:
             raise SbpcError(str(e)) from e
+        if self.pipeline is not None:
+            page = with_section(page, self.pipeline.html())
         if path is not None:
             with open(path, "w") as out:
                 out.write(page)
