@@ -42,7 +42,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from sbpc.algebra.placement import Placement
-from sbpc.boxing.cost_model import CostModel, CostModelError
+from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp.pipeline import (
@@ -78,7 +78,7 @@ from sbpc.pipeline.placements import (
 from .bridge.function import ReadFunction, read_function
 from .bridge.program import main_function
 from .bridge.sdy import mesh_axes
-from .options import OptionError
+from .options import OptionError, one_of, parse_cost_model
 
 
 @dataclass(frozen=True)
@@ -97,15 +97,8 @@ class SbpPipelinePass(ModulePass):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise OptionError(f"{key} must be a whole number >= 1, not {value}")
-        if self.schedule not in SCHEDULES:
-            raise OptionError(
-                f"unknown schedule '{self.schedule}', expected one of "
-                + ", ".join(SCHEDULES)
-            )
-        try:
-            CostModel.parse(self.cost_model)
-        except CostModelError as e:
-            raise OptionError(f"bad cost_model option: {e}") from e
+        one_of("schedule", self.schedule, SCHEDULES)
+        parse_cost_model(self.cost_model)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         f = main_function(op)

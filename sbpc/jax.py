@@ -42,6 +42,7 @@ split across several placements) raises ``SbpcError`` with the StableHLO line at
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -148,24 +149,29 @@ def parse_mesh(mesh: MeshArg) -> Placement:
             if not re.fullmatch(r"\s*\d+(\s*x\s*\d+)*\s*", mesh):
                 raise SbpcError(f"bad mesh '{mesh}': expected sizes like 8 or 2x4")
             return Placement.of_size(tuple(int(n) for n in mesh.split("x")))
-        if isinstance(mesh, int):
-            return Placement.of_size(mesh)
+        if _is_int(mesh):
+            return Placement.of_size(int(mesh))
         return Placement.of_size(tuple(int(n) for n in mesh))
     except (PlacementError, TypeError, ValueError) as e:
         raise SbpcError(f"bad mesh {mesh!r}: {e}") from e
 
 
 def _is_mesh_value(mesh: Any) -> bool:
-    """An int, a str, or a non-empty sequence of ints (bools are not sizes)."""
-    if isinstance(mesh, bool):
-        return False
-    if isinstance(mesh, int | str):
+    """An int, a str, or a non-empty sequence of ints (bools are not sizes,
+    bytes are not a sequence of them)."""
+    if _is_int(mesh) or isinstance(mesh, str):
         return True
     return (
         isinstance(mesh, Sequence)
+        and not isinstance(mesh, bytes | bytearray)
         and len(mesh) > 0
-        and all(isinstance(n, int) and not isinstance(n, bool) for n in mesh)
+        and all(_is_int(n) for n in mesh)
     )
+
+
+def _is_int(x: Any) -> bool:
+    """An integer (a numpy one too), not a bool."""
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
 
 
 def _is_layout_leaf(x: Any) -> bool:
@@ -649,8 +655,9 @@ def plan(
     unchanged where the devices are.
     """
     propagate = _check_plan_options(
-        strategy, cost_model, memory_budget, time_limit, combine_bytes
+        fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
     )
+    combine_bytes = int(combine_bytes)  # a numpy integer too
     request = _Request(
         fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
     )
@@ -674,7 +681,7 @@ def distribute(
     memory_budget: float | None = None,
     time_limit: float | None = None,
     combine_bytes: int = DEFAULT_MAX_BYTES,
-    donate_argnums: int | Sequence[int] = (),
+    donate_argnums: int | Sequence[int] | None = (),
     quiet: bool = False,
     pipeline: Pipeline | None = None,
     **kwargs: Any,
@@ -694,11 +701,13 @@ def distribute(
     the step as (``sbpc.jax_pipeline``, docs/pipeline.md).
     """
     propagate = _check_plan_options(
-        strategy, cost_model, memory_budget, time_limit, combine_bytes
+        fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
     )
+    combine_bytes = int(combine_bytes)  # a numpy integer too
     if mesh is not None:  # else read from the shardings, checked below
         _check_devices(parse_mesh(mesh))
-    donated = _donated_leaves(donate_argnums, args)
+    argnums = _argnums(donate_argnums)
+    donated = _donated_leaves(argnums, args)
     request = _Request(
         fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
     )
@@ -713,13 +722,7 @@ def distribute(
     return Distributed(
         **{**given, "_program": program, "timing": timer},
         donated=donated,
-        donate_argnums=tuple(
-            sorted(
-                {donate_argnums}
-                if isinstance(donate_argnums, int)
-                else set(donate_argnums)
-            )
-        ),
+        donate_argnums=tuple(sorted(set(argnums))),
     )
 
 
@@ -840,16 +843,25 @@ def _compile(
 
 
 def _check_plan_options(
+    fn: Any,
     strategy: Any,
     cost_model: Any,
     memory_budget: Any,
     time_limit: Any,
     combine_bytes: Any,
+    quiet: Any,
 ) -> SbpPropagatePass:
-    """``_check_options`` and ``combine_bytes``, before any work is done."""
+    """Every option ``plan`` and ``distribute`` share, before any work is
+    done: the propagation pass of them, or ``SbpcError`` naming the bad one."""
+    if not callable(fn):
+        raise SbpcError(f"fn: expected a function, not {fn!r} ({type(fn).__name__})")
     propagate = _check_options(strategy, cost_model, memory_budget, time_limit)
-    if not isinstance(combine_bytes, int) or combine_bytes < 0:
-        raise SbpcError(f"combine_bytes must be >= 0, not {combine_bytes!r}")
+    if not _is_int(combine_bytes) or combine_bytes < 0:
+        raise SbpcError(
+            f"combine_bytes must be >= 0 (an integer), not {combine_bytes!r}"
+        )
+    if not isinstance(quiet, bool | np.bool_):
+        raise SbpcError(f"quiet: expected True or False, not {quiet!r}")
     return propagate
 
 
@@ -869,7 +881,7 @@ def _check_options(
     except CostModelError as e:
         raise SbpcError(f"cost_model: {e}") from e
     for name, value in (("memory_budget", memory_budget), ("time_limit", time_limit)):
-        if not (value is None or isinstance(value, int | float)):
+        if not (value is None or isinstance(value, numbers.Real)):
             raise SbpcError(f"{name} must be a number, not {value!r}")
     try:
         return SbpPropagatePass(
@@ -894,18 +906,32 @@ def _check_devices(placement: Placement) -> None:
         )
 
 
-def _donated_leaves(
-    donate_argnums: int | Sequence[int], args: Sequence[Any]
-) -> tuple[int, ...]:
+def _argnums(donate_argnums: Any) -> tuple[Any, ...]:
+    """``donate_argnums`` as ``jax.jit`` takes it (an int, a sequence of
+    them, or None: none), as a tuple read once (an iterator is read once)."""
+    if donate_argnums is None:
+        return ()
+    if _is_int(donate_argnums):
+        return (donate_argnums,)
+    if isinstance(donate_argnums, Sequence) and not isinstance(
+        donate_argnums, str | bytes | bytearray
+    ):
+        return tuple(donate_argnums)
+    raise SbpcError(
+        f"donate_argnums: expected an argument index or a sequence of them, not "
+        f"{donate_argnums!r} ({type(donate_argnums).__name__})"
+    )
+
+
+def _donated_leaves(nums: tuple[Any, ...], args: Sequence[Any]) -> tuple[int, ...]:
     """Flat leaf positions of the donated positional arguments (positional
     leaves come first in ``tree_flatten((args, kwargs))``)."""
-    nums = (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
     starts = [0]
     for a in args:
         starts.append(starts[-1] + len(jax.tree_util.tree_leaves(a)))
     out: list[int] = []
     for n in nums:
-        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < len(args):
+        if not _is_int(n) or not 0 <= n < len(args):
             raise SbpcError(
                 f"donate_argnums: {n!r} is not a positional argument "
                 f"(the function was given {len(args)})"

@@ -26,6 +26,7 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.boxing.cost_model import CostModel
 from sbpc.jax_backend.program_code import program_code
+from sbpc.output import OutputError, write_file
 from sbpc.passes.pipeline_target import with_section
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.propagation.report.dot import ReportError
@@ -167,8 +168,10 @@ class Planned:
         if self.pipeline is not None:
             page = with_section(page, self.pipeline.html())
         if path is not None:
-            with open(path, "w") as out:
-                out.write(page)
+            try:
+                write_file(path, page, "report")
+            except OutputError as e:
+                raise SbpcError(str(e)) from e
         return page
 
     def shardings(self) -> tuple[list[PartitionSpec], list[PartitionSpec]]:

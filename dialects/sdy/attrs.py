@@ -131,8 +131,11 @@ class MeshAttr(ParametrizedAttribute):
             ids = parser.parse_comma_separated_list(
                 parser.Delimiter.SQUARE, lambda: parser.parse_integer(False)
             )
-        if axes and ids == list(range(math.prod(s for _, s in axes))):
-            ids = []  # iota is the default order, printed without ids as Shardy does
+        # iota is the default order, printed without ids as Shardy does;
+        # compared without listing the mesh's devices (2^31 of them, maybe)
+        iota = axes and len(ids) == math.prod(s for _, s in axes)
+        if iota and ids == list(range(len(ids))):
+            ids = []
         try:
             return cls(axes, ids)
         except VerifyException as e:

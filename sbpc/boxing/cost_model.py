@@ -417,6 +417,17 @@ def _values(text: str, where: str) -> dict[str, list[float]]:
     return values
 
 
+def _check_range(key: str, value: float) -> None:
+    """``value`` within ``RANGES[key]`` (a seconds key may also be 0)."""
+    low, high, unit = RANGES[key]
+    if (value == 0 and unit == "s") or low <= value <= high:
+        return
+    zero = "0 or " if unit == "s" else ""
+    raise CostModelError(
+        f"'{key}' must be {zero}between {low:g} and {high:g} {unit}, got {value:g}"
+    )
+
+
 def _build(values: dict[str, list[float]]) -> CostModel:
     """The model ``values`` describe, the default for every key they omit."""
     default = CostModel()
@@ -454,6 +465,10 @@ def _build(values: dict[str, list[float]]) -> CostModel:
     links = tuple(
         Link(b, lat, o) for b, lat, o in zip(bws, lats, overheads, strict=True)
     )
+    for key, vals in values.items():  # signs are checked above, with the links
+        for v in vals:
+            if key in RANGES:
+                _check_range(key, v)
     return CostModel(
         links=links,
         transfer=transfer,
@@ -519,6 +534,29 @@ _KEYS = (
     "net_bw",
     "net_lat",
 )
+# What each number may be: a range where the modeled times stay finite and
+# non-zero.  Bytes (at most 2^63 per tensor) over a bandwidth, flops over a
+# rate, rounds (at most 2^21) times a latency, summed over a program's edges
+# and added and subtracted in the search's numpy tables, stay far below
+# float's 1e308; ``lat=1e308`` or ``bw=1e-308`` overflowed, deep inside the
+# search.  Rates are per second; "s" keys (seconds) may also be 0.
+RANGES: dict[str, tuple[float, float, str]] = {
+    "bw": (1e-3, 1e21, "bytes/s"),
+    "transfer_bw": (1e-3, 1e21, "bytes/s"),
+    "hbm": (1e-3, 1e21, "bytes/s"),
+    "flops": (1e-3, 1e21, "flop/s"),
+    "lat": (1e-15, 1e6, "s"),
+    "transfer_lat": (1e-15, 1e6, "s"),
+    "overhead": (1e-15, 1e6, "s"),
+    "flops_half": (0, 1e12, "elements"),
+    **{f"flops_{c}": (1e-3, 1e21, "flop/s") for c in RATE_CLASSES},
+    "mem": (1.0, 1e18, "bytes"),
+    "node": (0, 1e9, "devices"),
+    "node_bw": (1e-3, 1e21, "bytes/s"),
+    "net_bw": (1e-3, 1e21, "bytes/s"),
+    "node_lat": (1e-15, 1e6, "s"),
+    "net_lat": (1e-15, 1e6, "s"),
+}
 # What a scenario may change: the links, not the device or the search.
 _LINK_KEYS = ("bw", "lat", "overhead", "transfer_bw", "transfer_lat")
 _LEVEL_KEYS = ("node", "node_bw", "node_lat", "net_bw", "net_lat")

@@ -177,6 +177,10 @@ def step_expr(
     ``src_local`` / ``dst_local`` are the local shapes before and after.
     """
     check_step(kind, dims, src, dst)
+    if 0 in src_local or 0 in dst_local:
+        # An empty piece: nothing to move (XLA refuses a reduce-scatter
+        # whose scattered dim is empty), the result is empty too.
+        return f"jnp.zeros({py_tuple(dst_local)}, {jnp_dtype(element)})"
     axes = axes_expr(dims)
     s, t = src[dims[0]], dst[dims[0]]
     if kind == CollectiveKind.ALL_GATHER:

@@ -645,6 +645,8 @@ class _Emitter:
         """
         if not isinstance(instr, CollectiveInstr) or self._uneven_expr(instr):
             return None
+        if self.p.types[instr.operand].num_elements == 0:
+            return None  # an empty tensor: ``step_expr`` moves nothing
         element = self.p.types[instr.operand].element
         s = instr.src[instr.dims[0]] if instr.dims else None
         if instr.kind == CollectiveKind.ALL_GATHER:

@@ -700,12 +700,14 @@ def _matmul(
 
 
 # body kind -> (reduction over dims, combine with the init); {0} array, {1} dims,
-# {2} dtype.  Bitwise and/or on integers go through lax.reduce with their identity.
+# {2} dtype.  Bitwise and/or on integers go through lax.reduce with their identity;
+# max/min through lax's, whose identity makes an empty dim reduce to the init
+# (jnp.max refuses an empty dim).
 _REDUCE = {
     "add": ("jnp.sum({0}, axis={1}, dtype={2})", "({0} + {1})"),
     "mul": ("jnp.prod({0}, axis={1}, dtype={2})", "({0} * {1})"),
-    "max": ("jnp.max({0}, axis={1})", "jnp.maximum({0}, {1})"),
-    "min": ("jnp.min({0}, axis={1})", "jnp.minimum({0}, {1})"),
+    "max": ("lax.reduce_max({0}, {1})", "jnp.maximum({0}, {1})"),
+    "min": ("lax.reduce_min({0}, {1})", "jnp.minimum({0}, {1})"),
     "and": (
         "lax.reduce({0}, np.array(-1, {2}), lax.bitwise_and, {1})",
         "jnp.bitwise_and({0}, {1})",

@@ -24,6 +24,7 @@ import pytest
 # Core subpackages, lowest first: each may import only those before it.
 CORE_ORDER = (
     "sbpc.timing",
+    "sbpc.output",
     "sbpc.collector",
     "sbpc.algebra",
     "sbpc.boxing",

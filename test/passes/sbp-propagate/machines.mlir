@@ -39,7 +39,7 @@
 // SLOWER-NET: communication 1.881 ms
 
 // UNKNOWN: sbpc-opt: error: bad cost_model option: unknown machine 'h200': expected one of h100-sxm, a100-80gb, tpu-v5p, cpu-sim, or key=value items ('bw=',
-// UNKNOWN-BOXING: machines.mlir:[[# @LINE + 2]]:1: error: bad cost_model option: unknown machine 'h200': expected one of h100-sxm, a100-80gb, tpu-v5p, cpu-sim, or key=value items
+// UNKNOWN-BOXING: sbpc-opt: error: bad cost_model option: unknown machine 'h200': expected one of h100-sxm, a100-80gb, tpu-v5p, cpu-sim, or key=value items
 // PER-DIM: sbpc-opt: error: bad cost_model option: 'bw' gives each hierarchy dim its link but 'node=' gives them by level: set node_bw, node_lat, net_bw, net_lat (or node=0)
 module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]]>} {
   func.func @inner_bf16(%x: tensor<8192x8192xbf16> {sbp.nd_sbp = #sbp.nd<[B, S(1)]>}, %w: tensor<8192x8192xbf16> {sbp.nd_sbp = #sbp.nd<[B, S(0)]>}) -> (tensor<8192x8192xbf16> {sbp.nd_sbp = #sbp.nd<[B, B]>}) {
