@@ -35,11 +35,13 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
     ModuleOp,
+    StringAttr,
     TensorType,
     i64,
 )
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
 
 from sbpc.algebra.placement import Placement
 from sbpc.boxing.cost_model import CostModel
@@ -48,6 +50,7 @@ from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp.pipeline import (
     BATCH_DIM,
     SCHEDULES,
+    SEARCH,
     STAGE,
     AccumulateOp,
     MicrobatchOp,
@@ -60,6 +63,7 @@ from sbpc.ops.cost import local_work, product_dtypes
 from sbpc.ops.derive import all_broadcast
 from sbpc.ops.spec import OpSpec
 from sbpc.pipeline import stages as stage_cut
+from sbpc.pipeline.cost import PipelineCost, pipeline_cost, program_time
 from sbpc.pipeline.microbatch import (
     MicrobatchError,
     Microbatching,
@@ -74,16 +78,27 @@ from sbpc.pipeline.placements import (
     stage_layout,
     stage_placements,
 )
+from sbpc.pipeline.search import MICROBATCHES, SearchResult, search, stage_counts
+from sbpc.propagation.driver import STRATEGIES
 
 from .bridge.function import ReadFunction, read_function
-from .bridge.program import main_function
+from .bridge.program import main_function, program_of
 from .bridge.sdy import mesh_axes
-from .options import OptionError, one_of, parse_cost_model
+from .lower_boxing import SbpLowerBoxingPass
+from .options import OptionError, one_of, parse_cost_model, positive_number
+from .pipeline_target import pipeline_program
+from .propagate import FunctionPlan, SbpPropagatePass
 
 
 @dataclass(frozen=True)
 class SbpPipelinePass(ModulePass):
-    """Split the step into microbatches and cut it into stages."""
+    """Split the step into microbatches and cut it into stages.
+
+    ``stages=0``, ``microbatches=0`` or ``schedule=auto`` searches that
+    option (``sbpc.pipeline.search``), planning each candidate with
+    ``strategy`` under ``memory_budget`` (default: the cost model's ``mem=``);
+    the search's table is kept on the function as ``sbp.pipeline_search``.
+    """
 
     name = "sbp-pipeline"
 
@@ -91,51 +106,147 @@ class SbpPipelinePass(ModulePass):
     microbatches: int = 1
     schedule: str = "1f1b"
     cost_model: str = "default"
+    strategy: str = "greedy"
+    # str: ``1e30`` reaches the pass as text; ``__post_init__`` makes it a float
+    memory_budget: int | float | str | None = None
 
     def __post_init__(self) -> None:
         for key in ("stages", "microbatches"):
             value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise OptionError(f"{key} must be a whole number >= 1, not {value}")
-        one_of("schedule", self.schedule, SCHEDULES)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise OptionError(
+                    f"{key} must be a whole number >= 1 (0: searched), not {value}"
+                )
+        one_of("schedule", self.schedule, (*SCHEDULES, "auto"))
+        one_of("strategy", self.strategy, tuple(STRATEGIES))
         parse_cost_model(self.cost_model)
+        object.__setattr__(
+            self,
+            "memory_budget",
+            positive_number("memory_budget", self.memory_budget, "bytes"),
+        )
+
+    @property
+    def searching(self) -> bool:
+        return self.stages == 0 or self.microbatches == 0 or self.schedule == "auto"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not self.searching:
+            pipeline_step(
+                op, self.stages, self.microbatches, self.schedule, self.cost_model
+            )
+            return
+        result = self.search(op)
         f = main_function(op)
-        if pipeline_options(f) is not None:
-            raise LocatedError(f, "the function is pipelined already")
-        placement = sbp_dialect.module_placement(op)
+        f.attributes[SEARCH] = StringAttr(result.table(self.budget()))
+        best = result.best
+        if best is None:
+            raise LocatedError(
+                f, "no pipeline fits the memory budget:\n" + result.table(self.budget())
+            )
+        if best.pipelined:
+            assert best.schedule is not None
+            pipeline_step(
+                op, best.stages, best.microbatches, best.schedule, self.cost_model
+            )
+
+    def budget(self) -> float | None:
+        given = self.memory_budget
+        if given is not None:
+            return float(given)
+        return CostModel.parse(self.cost_model).memory_capacity
+
+    def search(self, module: ModuleOp) -> SearchResult:
+        """Every candidate the options leave open, planned on a copy."""
+        placement = sbp_dialect.module_placement(module)
         if placement is None:
-            raise LocatedError(op, sbp_dialect.NO_PLACEMENT)
-        axis = stage_axis(placement, mesh_axes(op))
-        try:
-            placements = stage_placements(placement, self.stages, axis)
-        except StagePlacementError as e:
-            raise LocatedError(op, str(e)) from e
-        read = read_function(f)
-        batch = batch_arguments(f, read, self.microbatches)
-        try:
-            mb = analyze(read.function, batch, self.microbatches)
-        except MicrobatchError as e:
-            raise LocatedError(_at(read, e.node, f), e.message) from e
-        specs = _microbatch_specs(read, mb)
-        model = CostModel.parse(self.cost_model)
-        per_stage = len(placements[0].ranks)
-        cost = _node_costs(read, specs, model)
-        nbytes = _value_bytes(read, specs)
-
-        def transfer_time(v: int) -> float:
-            piece = Fraction(int(nbytes.get(v, 0) // per_stage))
-            return float(model.transfer_time(piece, 1))
-
-        try:
-            cut = stage_cut.cut(read.function, mb, self.stages, cost, transfer_time)
-        except stage_cut.StageError as e:
-            raise LocatedError(f, str(e)) from e
-        _Rewrite(f, read, mb, cut, specs, placements, placement, axis).run()
-        f.attributes[sbp_dialect.pipeline.PIPELINE] = pipeline_attr(
-            self.stages, self.microbatches, self.schedule
+            raise LocatedError(module, sbp_dialect.NO_PLACEMENT)
+        axis = placement.hierarchy[stage_axis(placement, mesh_axes(module))]
+        stage_list = [self.stages] if self.stages else stage_counts(axis)
+        micro_list = [self.microbatches] if self.microbatches else MICROBATCHES
+        schedules = SCHEDULES if self.schedule == "auto" else (self.schedule,)
+        propagate = SbpPropagatePass(
+            strategy=self.strategy,
+            cost_model=self.cost_model,
+            memory_budget=self.budget(),
         )
+        model = CostModel.parse(self.cost_model)
+
+        def plain() -> tuple[float, float]:
+            # Priced as the pipelines are: its boxed program's instructions.
+            copy = module.clone()
+            plans = _planned(propagate, copy)
+            SbpLowerBoxingPass(cost_model=self.cost_model).apply(Context(), copy)
+            program = program_of(copy, main_function(copy))
+            return (
+                program_time(program, model),
+                max(p.plan.peak_memory for p in plans),
+            )
+
+        def pipelined(s: int, m: int) -> dict[str, PipelineCost]:
+            copy = module.clone()
+            try:
+                pipeline_step(copy, s, m, schedules[0], self.cost_model)
+                plans = _planned(propagate, copy)
+                SbpLowerBoxingPass(cost_model=self.cost_model).apply(Context(), copy)
+                pp = pipeline_program(copy, main_function(copy))
+            except DiagnosticException as e:
+                raise ValueError(getattr(e, "message", str(e))) from e
+            peaks = {p.placement: p.plan.peak_memory for p in plans}
+            per = [peaks.get(p, 0.0) for p in pp.placements]
+            return {sch: pipeline_cost(pp, model, sch, per) for sch in schedules}
+
+        return search(
+            stage_list, micro_list, schedules, plain, pipelined, self.budget()
+        )
+
+
+def _planned(propagate: SbpPropagatePass, module: ModuleOp) -> list[FunctionPlan]:
+    try:
+        return propagate.plan_module(module)
+    except DiagnosticException as e:
+        raise ValueError(getattr(e, "message", str(e))) from e
+
+
+def pipeline_step(
+    op: ModuleOp, stages: int, microbatches: int, schedule: str, cost_model: str
+) -> None:
+    """``op``'s main function pipelined (the pass's work for given options)."""
+    f = main_function(op)
+    if pipeline_options(f) is not None:
+        raise LocatedError(f, "the function is pipelined already")
+    placement = sbp_dialect.module_placement(op)
+    if placement is None:
+        raise LocatedError(op, sbp_dialect.NO_PLACEMENT)
+    axis = stage_axis(placement, mesh_axes(op))
+    try:
+        placements = stage_placements(placement, stages, axis)
+    except StagePlacementError as e:
+        raise LocatedError(op, str(e)) from e
+    read = read_function(f)
+    batch = batch_arguments(f, read, microbatches)
+    try:
+        mb = analyze(read.function, batch, microbatches)
+    except MicrobatchError as e:
+        raise LocatedError(_at(read, e.node, f), e.message) from e
+    specs = _microbatch_specs(read, mb)
+    model = CostModel.parse(cost_model)
+    per_stage = len(placements[0].ranks)
+    cost = _node_costs(read, specs, model)
+    nbytes = _value_bytes(read, specs)
+
+    def transfer_time(v: int) -> float:
+        piece = Fraction(int(nbytes.get(v, 0) // per_stage))
+        return float(model.transfer_time(piece, 1))
+
+    try:
+        cut = stage_cut.cut(read.function, mb, stages, cost, transfer_time)
+    except stage_cut.StageError as e:
+        raise LocatedError(f, str(e)) from e
+    _Rewrite(f, read, mb, cut, specs, placements, placement, axis).run()
+    f.attributes[sbp_dialect.pipeline.PIPELINE] = pipeline_attr(
+        stages, microbatches, schedule
+    )
 
 
 def _at(read: ReadFunction, node: int | None, f: Operation) -> Operation:
@@ -154,17 +265,14 @@ def batch_arguments(f: func.FuncOp, read: ReadFunction, count: int) -> dict[int,
     returned = {v.type for v in read.ret.operands} if read.ret is not None else set()
     for a in f.args:
         t = a.type
-        if not isinstance(t, TensorType) or t in returned:
-            continue
-        shape = t.get_shape()
-        if shape and shape[0] > 0 and shape[0] % count == 0:
-            out[read.ids[a]] = 0
+        if isinstance(t, TensorType) and t not in returned and t.get_shape():
+            out[read.ids[a]] = 0  # analyze says if the microbatches divide it
     if not out:
         raise LocatedError(
             f,
             "no batch argument to split into microbatches: mark them with "
             "{sbp.batch_dim = <dim>} (by default, the arguments of rank >= 1 "
-            "whose type no result has, with a leading dim the microbatches divide)",
+            "whose type no result has, split along their leading dim)",
         )
     return out
 

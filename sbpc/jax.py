@@ -68,6 +68,7 @@ from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.collector import collector_paused
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import make_diagnostic
+from sbpc.dialects.sbp.pipeline import pipeline_options, search_table
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
 from sbpc.jax_dispatch import (
     CHECKED_PATH,
@@ -781,7 +782,7 @@ def _plan(
         for i in range(len(f.function_type.outputs))
     ]
     pipeline = None
-    if request.pipeline is not None:
+    if request.pipeline is not None and pipeline_options(f) is not None:
         pipeline = pipeline_costs(
             module,
             f,
@@ -805,6 +806,7 @@ def _plan(
         cost_model=propagate.cost_model,
         memory_budget=propagate.limits()[0],
         pipeline=pipeline,
+        pipeline_search=search_table(f),
     )
 
 
@@ -823,7 +825,9 @@ def _compile(
             SbpInlinePass().apply(ctx, module)
         if pipeline is not None:
             with phase("sbp-pipeline"), shown.phase("sbp-pipeline"):
-                pipeline.pass_for(propagate.cost_model).apply(ctx, module)
+                pipeline.pass_for(
+                    propagate.cost_model, propagate.strategy, propagate.limits()[0]
+                ).apply(ctx, module)
         with (
             phase("sbp-propagate"),
             reporting(shown),

@@ -38,9 +38,12 @@ class PipelineError(ValueError):
 class Pipeline:
     """Stages, microbatches and a schedule (``"gpipe"`` or ``"1f1b"``).
 
-    ``batch_argnums``: the positional arguments to split into microbatches
-    (every leaf along its leading dim); None: the leaves no result has the
-    shape and dtype of.
+    ``stages=0``, ``microbatches=0``, ``schedule="auto"``: searched
+    (``pipeline="auto"`` searches all three), each candidate planned by the
+    strategy and priced, the fastest that fits the memory budget kept (maybe
+    no pipeline).  ``batch_argnums``: the positional arguments to split into
+    microbatches (every leaf along its leading dim); None: the leaves no
+    result has the shape and dtype of.
     """
 
     stages: int = 1
@@ -51,14 +54,15 @@ class Pipeline:
     def __post_init__(self) -> None:
         for name in ("stages", "microbatches"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise PipelineError(
-                    f"Pipeline: {name} must be a whole number >= 1, not {value!r}"
+                    f"Pipeline: {name} must be a whole number >= 1 (0: searched), "
+                    f"not {value!r}"
                 )
-        if self.schedule not in SCHEDULES:
+        if self.schedule not in (*SCHEDULES, "auto"):
             raise PipelineError(
                 f"Pipeline: unknown schedule {self.schedule!r}, expected one of "
-                + ", ".join(SCHEDULES)
+                + ", ".join((*SCHEDULES, "auto"))
             )
 
     def argnums(self) -> tuple[int, ...] | None:
@@ -67,14 +71,22 @@ class Pipeline:
             return None
         return (n,) if isinstance(n, int) else tuple(n)
 
-    def pass_for(self, cost_model: str) -> SbpPipelinePass:
-        """The ``sbp-pipeline`` pass of these options."""
+    def pass_for(
+        self,
+        cost_model: str,
+        strategy: str = "greedy",
+        memory_budget: float | None = None,
+    ) -> SbpPipelinePass:
+        """The ``sbp-pipeline`` pass of these options (a search plans each
+        candidate with ``strategy`` under ``memory_budget``)."""
         try:
             return SbpPipelinePass(
                 stages=self.stages,
                 microbatches=self.microbatches,
                 schedule=self.schedule,
                 cost_model=cost_model,
+                strategy=strategy,
+                memory_budget=memory_budget,
             )
         except OptionError as e:
             raise PipelineError(str(e)) from e
@@ -84,6 +96,8 @@ def as_pipeline(pipeline: Any) -> Pipeline | None:
     """``pipeline=`` as a ``Pipeline`` (None: no pipeline)."""
     if pipeline is None or isinstance(pipeline, Pipeline):
         return pipeline
+    if pipeline == "auto":
+        return Pipeline(stages=0, microbatches=0, schedule="auto")
     raise PipelineError(
         f"pipeline must be a sbpc.jax.Pipeline or 'auto', not {pipeline!r}"
     )

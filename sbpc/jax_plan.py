@@ -88,6 +88,7 @@ class Planned:
     # A pipelined plan's costs (``passes.pipeline_target.PipelineCosts``):
     # step time, memory per stage, its schedule's timeline.
     pipeline: Any = field(default=None, repr=False)
+    pipeline_search: str | None = field(default=None, repr=False)  # auto's table
     timing: Timer | None = field(default=None, repr=False)
     _program: types.ModuleType | None = field(default=None, repr=False)
     _mlir: str | None = field(default=None, repr=False)
@@ -113,6 +114,8 @@ class Planned:
     @property
     def report(self) -> str:
         text = "\n".join(format_report(p.plan, "text") for p in self.plans)
+        if self.pipeline_search is not None:
+            text += "\n" + self.pipeline_search
         if self.pipeline is not None:
             text += "\n" + self.pipeline.text()
         if self.timing is not None:

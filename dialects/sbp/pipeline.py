@@ -51,6 +51,7 @@ PIPELINE = "sbp.pipeline"
 PHASE = "sbp.phase"
 STAGE = "sbp.stage"
 BATCH_DIM = "sbp.batch_dim"  # on a function argument: split it into microbatches
+SEARCH = "sbp.pipeline_search"  # on the function: sbp-pipeline's search table
 PHASES = ("pre", "fwd", "bwd", "post")
 LOOP_PHASES = ("fwd", "bwd")
 SCHEDULES = ("gpipe", "1f1b")
@@ -160,6 +161,12 @@ def pipeline_options(f: FuncOp) -> tuple[int, int, str] | None:
     ):
         return None
     return stages.value.data, micro.value.data, schedule.data
+
+
+def search_table(f: FuncOp) -> str | None:
+    """The table of ``sbp-pipeline``'s search, if it searched."""
+    attr = f.attributes.get(SEARCH)
+    return attr.data if isinstance(attr, StringAttr) else None
 
 
 def phase_of(op: Operation) -> str | None:

@@ -26,7 +26,7 @@ from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.cost_model import CostModel, local_bytes
 from sbpc.ops.cost import compute_costs
-from sbpc.program import CollectiveInstr, Instr, OpInstr, blocks_of
+from sbpc.program import CollectiveInstr, Instr, OpInstr, Program, blocks_of
 
 from .schedule import Kind, Slot, Task, in_flight, makespan, simulate
 from .tasks import PipelineProgram, TaskProgram, stacked_type
@@ -109,10 +109,14 @@ def instr_time(
     )
 
 
+def program_time(program: Program, model: CostModel) -> float:
+    """Seconds of a whole (unpipelined) boxed program, priced as a task is."""
+    return sum(instr_time(instr, program.types, model) for instr in program.body)
+
+
 def task_time(task: TaskProgram, model: CostModel) -> float:
     """Seconds of one run of ``task``."""
-    prog = task.program
-    return sum(instr_time(instr, prog.types, model) for instr in prog.body)
+    return program_time(task.program, model)
 
 
 def move_time(pp: PipelineProgram, j: int, model: CostModel) -> float:

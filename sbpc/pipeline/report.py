@@ -17,21 +17,7 @@ from sbpc.algebra.placement import Placement
 
 from .cost import PipelineCost
 from .schedule import Kind, bubble
-
-
-def _time(seconds: float) -> str:
-    if seconds >= 1.0:
-        return f"{seconds:.3g} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.3g} ms"
-    return f"{seconds * 1e6:.3g} us"
-
-
-def _bytes(n: float) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{n:.0f} B"
+from .units import nbytes, seconds
 
 
 def format_pipeline(
@@ -43,24 +29,24 @@ def format_pipeline(
     s, m = len(cost.stages), cost.microbatches
     lines = [
         f"pipeline: {s} stage(s) x {m} microbatch(es), schedule {cost.schedule}: "
-        f"step {_time(cost.step_time)} (loop {_time(cost.loop_time)}, bubble "
+        f"step {seconds(cost.step_time)} (loop {seconds(cost.loop_time)}, bubble "
         f"{cost.bubble:.1%}; equal stages: {bubble(s, m):.1%}), peak memory "
-        f"{_bytes(cost.peak_memory)} per device",
+        f"{nbytes(cost.peak_memory)} per device",
         "stage  devices  ops    fwd/mb     bwd/mb     before     after      "
         "stash/mb   in flight  memory",
     ]
     for st, p in zip(cost.stages, placements, strict=True):
         lines.append(
-            f"{st.stage:<6} {len(p.ranks):<8} {st.ops:<6} {_time(st.fwd):<10} "
-            f"{_time(st.bwd):<10} {_time(st.pre):<10} {_time(st.post):<10} "
-            f"{_bytes(st.stash):<10} {st.in_flight:<10} {_bytes(st.memory)}"
+            f"{st.stage:<6} {len(p.ranks):<8} {st.ops:<6} {seconds(st.fwd):<10} "
+            f"{seconds(st.bwd):<10} {seconds(st.pre):<10} {seconds(st.post):<10} "
+            f"{nbytes(st.stash):<10} {st.in_flight:<10} {nbytes(st.memory)}"
         )
-    for (after, stage), seconds in sorted(cost.transfer.items()):
-        lines.append(f"move per microbatch: {after} -> stage {stage}: {_time(seconds)}")
+    for (after, stage), took in sorted(cost.transfer.items()):
+        lines.append(f"move per microbatch: {after} -> stage {stage}: {seconds(took)}")
     if other is not None:
         lines.append(
-            f"under {other.schedule}: step {_time(other.step_time)}, peak memory "
-            f"{_bytes(other.peak_memory)} per device"
+            f"under {other.schedule}: step {seconds(other.step_time)}, peak memory "
+            f"{nbytes(other.peak_memory)} per device"
         )
     return "\n".join(lines)
 
@@ -88,14 +74,14 @@ def timeline_svg(cost: PipelineCost, width: int = 900, row: int = 28) -> str:
         out.append(
             f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{row - 6}" '
             f'fill="{fill}" stroke="#333"><title>{label}: '
-            f"{_time(slot.start)} - {_time(slot.end)}</title></rect>"
+            f"{seconds(slot.start)} - {seconds(slot.end)}</title></rect>"
         )
         if w > 24:
             out.append(f'<text x="{x + 3:.1f}" y="{y + row * 0.55:.1f}">{label}</text>')
     axis_y = 10 + len(cost.stages) * row + 12
     out.append(
         f'<text x="{left}" y="{axis_y}">0</text>'
-        f'<text x="{width - 80}" y="{axis_y}">{_time(span)}</text>'
+        f'<text x="{width - 80}" y="{axis_y}">{seconds(span)}</text>'
     )
     out.append("</svg>")
     return "".join(out)

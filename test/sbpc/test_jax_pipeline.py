@@ -147,3 +147,41 @@ def test_bad_pipelines_are_errors() -> None:
             mesh=(2, 4),
             pipeline=sbpc.jax.Pipeline(stages=2, batch_argnums=7),
         )
+
+
+def test_auto_finds_a_pipeline_under_a_budget_no_single_stage_plan_fits() -> None:
+    """Between what 2 stages of 8 microbatches need and what the best one
+    stage needs, ``auto`` (stages and schedule searched) finds the pipeline."""
+    shapes = jax.tree.map(
+        lambda a: jax.ShapeDtypeStruct(np.shape(a), np.asarray(a).dtype),
+        gpt.train_args(),
+    )
+    mesh = ((2, 2, 2), ("stage", "data", "model"))
+
+    def planned(pipeline, budget=None):
+        return sbpc.jax.plan(
+            gpt.train_step,
+            *shapes,
+            mesh=mesh,
+            strategy="greedy",
+            quiet=True,
+            pipeline=pipeline,
+            memory_budget=budget,
+        )
+
+    plain = planned(None).peak_memory
+    one = min(
+        planned(sbpc.jax.Pipeline(1, 8, s)).peak_memory for s in ("gpipe", "1f1b")
+    )
+    two = planned(sbpc.jax.Pipeline(2, 8, "1f1b")).peak_memory
+    assert two < one < plain
+    budget = (one + two) / 2
+    auto = planned(sbpc.jax.Pipeline(stages=0, microbatches=8, schedule="auto"), budget)
+    assert auto.program.STAGES == 2 and auto.peak_memory <= budget
+    table = auto.pipeline_search
+    assert "* 2 stage(s) x 8 microbatch(es)" in table
+    assert all(
+        "over the budget" in line
+        for line in table.splitlines()
+        if "no pipeline" in line or "1 stage(s)" in line
+    )

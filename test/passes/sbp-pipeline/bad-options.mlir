@@ -1,15 +1,15 @@
 // Options are checked as the pipeline is parsed; a stage count the stage axis
 // cannot hold is an error at the module.
-// RUN: not sbpc-opt %s -p 'sbp-pipeline{stages=0}' 2>&1 | filecheck %s --check-prefix=STAGES
+// RUN: not sbpc-opt %s -p 'sbp-pipeline{stages=-1}' 2>&1 | filecheck %s --check-prefix=STAGES
 // RUN: not sbpc-opt %s -p 'sbp-pipeline{microbatches=-1}' 2>&1 | filecheck %s --check-prefix=MICRO
 // RUN: not sbpc-opt %s -p 'sbp-pipeline{schedule=zigzag}' 2>&1 | filecheck %s --check-prefix=SCHEDULE
 // RUN: not sbpc-opt %s -p 'sbp-pipeline{cost_model="bw=0"}' 2>&1 | filecheck %s --check-prefix=COST
 // RUN: not sbpc-opt %s -p 'sbp-pipeline{stages=4 microbatches=2}' 2>&1 | filecheck %s --check-prefix=AXIS
 // RUN: not sbpc-opt %s -p 'sbp-pipeline{stages=3 microbatches=2}' 2>&1 | filecheck %s --check-prefix=CUT
 
-// STAGES: sbpc-opt: error: stages must be a whole number >= 1, not 0
-// MICRO: sbpc-opt: error: microbatches must be a whole number >= 1, not -1
-// SCHEDULE: sbpc-opt: error: unknown schedule 'zigzag', expected one of gpipe, 1f1b
+// STAGES: sbpc-opt: error: stages must be a whole number >= 1 (0: searched), not -1
+// MICRO: sbpc-opt: error: microbatches must be a whole number >= 1 (0: searched), not -1
+// SCHEDULE: sbpc-opt: error: unknown schedule 'zigzag', expected one of gpipe, 1f1b, auto
 // COST: sbpc-opt: error: bad cost_model option
 // AXIS: bad-options.mlir:[[# @LINE + 2]]:1: error: 4 stages do not divide the stage axis (mesh dim 0, of size 6) of the 6 mesh
 // CUT: bad-options.mlir:[[# @LINE + 2]]:3: error: cannot cut the step into 3 stages: its forward has 2 places where parameters start being used

@@ -1,0 +1,129 @@
+"""Plan a Llama-3-70B-shaped training step on 64 devices, with and without a
+pipeline, and say which the cost model prefers (docs/pipeline.md).
+
+The model is ``examples/models/llama.py``'s Llama-3-70B (dim 8192, 64 heads,
+8 key-value heads, SwiGLU 28672, vocabulary 128256, bf16 weights, f32 AdamW)
+with fewer layers (``--layers``, default 4 of 80) and attention written as
+plain products (sbpc does not read ``jax.nn.dot_product_attention``'s bf16
+product algorithm yet), so its scores are materialized: the sequence is 2048,
+not 8192.  Arguments are ``jax.ShapeDtypeStruct``s: nothing is allocated.
+
+    python bench/pipeline_llama.py --layers 4 --strategy greedy
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import PartitionSpec as P
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+
+from models import llama
+
+import sbpc.jax
+
+
+def attention(x, p, cfg: llama.Config):
+    """Grouped-query causal attention as plain products (no fused kernel)."""
+    b, t, _ = x.shape
+    q = (x @ p["wq"]).reshape(b, t, cfg.heads, cfg.head_dim)
+    k = (x @ p["wk"]).reshape(b, t, cfg.kv_heads, cfg.head_dim)
+    v = (x @ p["wv"]).reshape(b, t, cfg.kv_heads, cfg.head_dim)
+    q, k = llama.rope(q, cfg.rope_theta), llama.rope(k, cfg.rope_theta)
+    rep = cfg.heads // cfg.kv_heads
+    k, v = jnp.repeat(k, rep, axis=2), jnp.repeat(v, rep, axis=2)
+    scores = jnp.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(cfg.head_dim)
+    causal = jnp.tril(jnp.ones((t, t), bool))
+    scores = jnp.where(causal, scores.astype(jnp.float32), -1e9)
+    weights = jax.nn.softmax(scores, -1).astype(x.dtype)
+    out = jnp.einsum("bhqk,bkhd->bqhd", weights, v)
+    return out.reshape(b, t, cfg.dim) @ p["wo"]
+
+
+def model(layers: int, seq: int, batch: int) -> tuple[object, tuple]:
+    """The step and its abstract arguments."""
+    llama.attention = attention  # the model's blocks look it up by name
+    cfg = llama.LLAMA3_70B.with_(layers=layers, seq=seq, batch=batch)
+    return llama.train_step(cfg), llama.abstract_train_args(cfg)
+
+
+def plan(
+    layers: int,
+    seq: int,
+    batch: int,
+    strategy: str,
+    pipeline: sbpc.jax.Pipeline | None,
+    budget: float | None,
+) -> sbpc.jax.Planned:
+    fn, args = model(layers, seq, batch)
+    if pipeline is None:
+        mesh = ((8, 8), ("data", "model"))
+        layouts = (None, None, P("data"), P("data"))
+    else:
+        mesh = ((pipeline.stages, 8 // pipeline.stages, 8), ("stage", "data", "model"))
+        layouts = (None, None, P("data"), P("data"))
+    return sbpc.jax.plan(
+        fn,
+        *args,
+        mesh=mesh,
+        in_layouts=layouts,
+        strategy=strategy,
+        cost_model="h100-sxm",
+        memory_budget=budget,
+        quiet=True,
+        pipeline=pipeline,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--seq", type=int, default=2048)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--strategy", default="greedy")
+    parser.add_argument("--budget", type=float, default=1e15)
+    parser.add_argument(
+        "--pipelines",
+        default="2x8x1f1b,4x8x1f1b,4x16x1f1b",
+        help="stages x microbatches x schedule, comma-separated",
+    )
+    args = parser.parse_args(argv)
+    rows = [("no pipeline (8x8: data x model)", None)]
+    for item in args.pipelines.split(","):
+        s, m, schedule = item.split("x")
+        pipe = sbpc.jax.Pipeline(stages=int(s), microbatches=int(m), schedule=schedule)
+        rows.append((f"{s} stages x {m} microbatches, {schedule}", pipe))
+    results = []
+    for name, pipe in rows:
+        start = time.perf_counter()
+        planned = plan(
+            args.layers, args.seq, args.batch, args.strategy, pipe, args.budget
+        )
+        took = time.perf_counter() - start
+        results.append((name, planned.step_time, planned.peak_memory, took))
+        print(
+            f"{name:40} step {planned.step_time * 1e3:9.1f} ms   peak "
+            f"{planned.peak_memory / 2**30:7.1f} GiB/device   planned in {took:5.1f} s",
+            flush=True,
+        )
+        if planned.pipeline is not None:
+            print(planned.pipeline.text())
+    best = min(results, key=lambda r: r[1])
+    flat = results[0]
+    print(
+        f"\nthe cost model prefers: {best[0]} ({flat[1] / best[1]:.2f}x the "
+        f"unpipelined step's speed, {best[2] / 2**30:.1f} GiB against "
+        f"{flat[2] / 2**30:.1f} GiB per device)"
+    )
+
+
+if __name__ == "__main__":
+    main()
