@@ -54,11 +54,7 @@ class SearchResult:
         """One line per candidate, the chosen one marked."""
         lines = [
             "pipeline search"
-            + (
-                f" (memory budget {nbytes(budget)} per device)"
-                if budget
-                else ""
-            )
+            + (f" (memory budget {nbytes(budget)} per device)" if budget else "")
             + ":"
         ]
         for c in self.candidates:
