@@ -569,16 +569,20 @@ class _Splitter:
         prog.body = [*pieces, *(_on(instr, placement) for instr in body)]
         prog.results = [Result(v, self.layout[v], placement) for v in results]
         used = set(args) | {a.value for a in prog.args}
-        for instr in prog.body:
-            used.update(reads(instr))
-            used.update(results_of(instr))
-            for block in blocks_of(instr):
-                used.update(block.args)
-                for sub in block.body:
-                    used.update(results_of(sub))
-                    used.update(reads(sub))
+        _values(prog.body, used)
         prog.types = {v: types[v] for v in used if v in types}
         return prog
+
+
+def _values(body: Sequence[Instr], out: set[ValueId]) -> None:
+    """Every value ``body`` reads or defines, in nested blocks too."""
+    for instr in body:
+        out.update(reads(instr))
+        out.update(results_of(instr))
+        for block in blocks_of(instr):
+            out.update(block.args)
+            out.update(block.results)
+            _values(block.body, out)
 
 
 def _where(instr: Instr) -> Placement:
