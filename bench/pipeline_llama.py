@@ -14,9 +14,10 @@ not 8192.  Arguments are ``jax.ShapeDtypeStruct``s: nothing is allocated.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import jax
@@ -48,11 +49,29 @@ def attention(x, p, cfg: llama.Config):
     return out.reshape(b, t, cfg.dim) @ p["wo"]
 
 
-def model(layers: int, seq: int, batch: int) -> tuple[object, tuple]:
-    """The step and its abstract arguments."""
-    llama.attention = attention  # the model's blocks look it up by name
-    cfg = llama.LLAMA3_70B.with_(layers=layers, seq=seq, batch=batch)
+@contextlib.contextmanager
+def plain_attention() -> Iterator[None]:
+    """``llama``'s blocks with ``attention`` above while JAX traces them
+    (the blocks look it up by name); the module as it was after."""
+    saved = llama.attention
+    llama.attention = attention
+    try:
+        yield
+    finally:
+        llama.attention = saved
+
+
+def model(cfg: llama.Config) -> tuple[object, tuple]:
+    """The step and its abstract arguments (trace it under ``plain_attention``)."""
     return llama.train_step(cfg), llama.abstract_train_args(cfg)
+
+
+def mesh(pipeline: sbpc.jax.Pipeline | None, devices: int = 64) -> tuple:
+    """8-way tensor parallelism inside a node; the rest data (and stages)."""
+    if pipeline is None:
+        return ((devices // 8, 8), ("data", "model"))
+    data = devices // 8 // pipeline.stages
+    return ((pipeline.stages, data, 8), ("stage", "data", "model"))
 
 
 def plan(
@@ -63,24 +82,20 @@ def plan(
     pipeline: sbpc.jax.Pipeline | None,
     budget: float | None,
 ) -> sbpc.jax.Planned:
-    fn, args = model(layers, seq, batch)
-    if pipeline is None:
-        mesh = ((8, 8), ("data", "model"))
-        layouts = (None, None, P("data"), P("data"))
-    else:
-        mesh = ((pipeline.stages, 8 // pipeline.stages, 8), ("stage", "data", "model"))
-        layouts = (None, None, P("data"), P("data"))
-    return sbpc.jax.plan(
-        fn,
-        *args,
-        mesh=mesh,
-        in_layouts=layouts,
-        strategy=strategy,
-        cost_model="h100-sxm",
-        memory_budget=budget,
-        quiet=True,
-        pipeline=pipeline,
-    )
+    cfg = llama.LLAMA3_70B.with_(layers=layers, seq=seq, batch=batch)
+    fn, args = model(cfg)
+    with plain_attention():
+        return sbpc.jax.plan(
+            fn,
+            *args,
+            mesh=mesh(pipeline),
+            in_layouts=(None, None, P("data"), P("data")),
+            strategy=strategy,
+            cost_model="h100-sxm",
+            memory_budget=budget,
+            quiet=True,
+            pipeline=pipeline,
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -96,7 +111,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="stages x microbatches x schedule, comma-separated",
     )
     args = parser.parse_args(argv)
-    rows = [("no pipeline (8x8: data x model)", None)]
+    rows: list[tuple[str, sbpc.jax.Pipeline | None]] = [
+        ("no pipeline (8x8: data x model)", None)
+    ]
     for item in args.pipelines.split(","):
         s, m, schedule = item.split("x")
         pipe = sbpc.jax.Pipeline(stages=int(s), microbatches=int(m), schedule=schedule)

@@ -139,6 +139,32 @@ def load_tasks():
     return out
 
 
+def _donations(donate, steps):
+    """Task name -> input positions of the donated arguments: each to the
+    task that reads it last, when that task runs once (before or after the
+    loop: an optimizer update) and it is not returned as it is."""
+    tasks = {t.name: t for t in TASKS}
+    last = {}
+    for step in steps:
+        if step[0] == "task":
+            for k in tasks[step[1]].inputs:
+                last[k] = step
+        elif step[0] == "move":
+            last[MOVES[step[1]].src] = step
+        elif step[0] == "split":
+            last[SPLITS[step[1]].src] = step
+    out = {}
+    for k in sorted({int(i) for i in donate}):
+        key = ARG_KEYS[k]
+        step = last.get(key)
+        if step is None or step[0] != "task" or step[2] is not None:
+            continue
+        if key in RESULT_KEYS:
+            continue
+        out.setdefault(step[1], set()).add(tasks[step[1]].inputs.index(key))
+    return out
+
+
 def _key(k):
     return k[0] if isinstance(k, tuple) else k
 
@@ -182,8 +208,12 @@ class Pipeline:
         self.steps = STEPS_BY_SCHEDULE[self.schedule]
         modules = load_tasks()
         self.modules = modules
+        given = _donations(donate, self.steps)
         self.fns = {
-            t.name: modules[t.name].build(self.meshes[t.stage], donate=t.donate)
+            t.name: modules[t.name].build(
+                self.meshes[t.stage],
+                donate=tuple(sorted({*t.donate, *given.get(t.name, ())})),
+            )
             for t in TASKS
         }
         self.tasks = {t.name: t for t in TASKS}

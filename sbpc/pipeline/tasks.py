@@ -340,6 +340,24 @@ class _Splitter:
                 out.append((phase, self._stage(target)))
                 continue
             out.append(("pre", self._stage(instr.placement)))
+        return self._late_boxing(out)
+
+    def _late_boxing(self, tags: list[Tag]) -> list[Tag]:
+        """A collective on a value from before the loop that only the ops
+        after it read runs after it too (its result is not held through the
+        loop, and an update then reads the argument itself)."""
+        readers: dict[ValueId, list[int]] = {}
+        for i, instr in enumerate(self.program.body):
+            for v in reads(instr):
+                readers.setdefault(v, []).append(i)
+        out = list(tags)
+        for i in reversed(range(len(out))):
+            instr = self.program.body[i]
+            if not isinstance(instr, CollectiveInstr) or self.tags[i] is not None:
+                continue
+            users = readers.get(instr.result, [])
+            if out[i][0] == "pre" and users and all(out[u][0] == "post" for u in users):
+                out[i] = ("post", out[i][1])
         return out
 
     def _group(

@@ -180,3 +180,38 @@ def test_auto_finds_a_pipeline_under_a_budget_no_single_stage_plan_fits() -> Non
         for line in table.splitlines()
         if "no pipeline" in line or "1 stage(s)" in line
     )
+
+
+def mlp_step(w1, w2, x, y):
+    def loss(w1, w2):
+        return jax.numpy.mean((jax.numpy.tanh(x @ w1) @ w2 - y) ** 2)
+
+    value, (g1, g2) = jax.value_and_grad(loss, (0, 1))(w1, w2)
+    return value, w1 - 0.1 * g1, w2 - 0.1 * g2
+
+
+def test_donated_weights_are_updated_in_place() -> None:
+    """``donate_argnums``: each weight's buffer goes to the task that reads it
+    last (its update, after the loop); the weights' layouts pinned, as for
+    any donation (the update writes the layout it reads)."""
+    rng = np.random.default_rng(0)
+    args = [
+        rng.standard_normal(s).astype(np.float32)
+        for s in [(4, 4), (4, 2), (8, 4), (8, 2)]
+    ]
+    step = sbpc.jax.distribute(
+        mlp_step,
+        *args,
+        mesh=((2, 2), ("stage", "data")),
+        quiet=True,
+        in_layouts=("[B, B]", "[B, B]", None, None),
+        out_layouts=(None, "[B, B]", "[B, B]"),
+        donate_argnums=(0, 1),
+        pipeline=sbpc.jax.Pipeline(stages=2, microbatches=2),
+    )
+    placed = step.place(*args)
+    got = step.step(*placed)
+    assert placed[0].is_deleted() and placed[1].is_deleted()
+    assert not placed[2].is_deleted()
+    for g, w in zip(got, jax.jit(mlp_step)(*args), strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-6)
