@@ -488,9 +488,10 @@ def _levels(values: dict[str, list[float]]) -> Levels | None:
     node = values["node"][0]
     if node == 0:  # per-dimension links, whatever the level keys say
         return None
-    if not (node >= 1 and node == int(node)):
+    if not (1 <= node <= 2**31 and node == int(node)):
         raise CostModelError(
-            f"'node' takes a whole number of devices per node, got {node:g}"
+            f"'node' takes a whole number of devices per node (at most 2^31), "
+            f"got {node:g}"
         )
     per_dim = [k for k in ("bw", "lat") if k in values]
     if per_dim:
@@ -551,7 +552,6 @@ RANGES: dict[str, tuple[float, float, str]] = {
     "flops_half": (0, 1e12, "elements"),
     **{f"flops_{c}": (1e-3, 1e21, "flop/s") for c in RATE_CLASSES},
     "mem": (1.0, 1e18, "bytes"),
-    "node": (0, 1e9, "devices"),
     "node_bw": (1e-3, 1e21, "bytes/s"),
     "net_bw": (1e-3, 1e21, "bytes/s"),
     "node_lat": (1e-15, 1e6, "s"),

@@ -10,31 +10,23 @@ the partial value: on a device its one piece, globally their sum.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from sbpc.jax_backend.ops import Context, py_tuple, register_emitter
+from sbpc.jax_backend.ops import emits, py_tuple
 from sbpc.ops.spec import OpSpec
 
 
-@register_emitter("sbp.microbatch")
-def _microbatch(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
+@emits("sbp.microbatch")
+def _microbatch(op: OpSpec, args: list[str]) -> str:
     dim = int(op.attr("dim"))
     count = op.operands[0].shape[dim] // op.results[0].shape[dim]
-    return [f"lax.slice_in_dim({args[0]}, 0, None, {count}, axis={dim})"]
+    return f"lax.slice_in_dim({args[0]}, 0, None, {count}, axis={dim})"
 
 
-@register_emitter("sbp.accumulate")
-def _accumulate(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
-    return [args[0]]
+@emits("sbp.accumulate")
+def _accumulate(op: OpSpec, args: list[str]) -> str:
+    return args[0]
 
 
-@register_emitter("sbp.pieces")
-def _pieces(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
+@emits("sbp.pieces")
+def _pieces(op: OpSpec, args: list[str]) -> str:
     lead = op.operands[0].rank - op.results[0].rank
-    return [f"jnp.sum({args[0]}, axis={py_tuple(range(lead))}).astype({args[0]}.dtype)"]
+    return f"jnp.sum({args[0]}, axis={py_tuple(range(lead))}).astype({args[0]}.dtype)"

@@ -56,7 +56,8 @@ A = np.ones((8, 8), np.float32)
         ({"mesh": 8, "quiet": "yes"}, "quiet"),
         ({"mesh": 8, "quiet": 1}, "quiet"),
         ({"mesh": b"8"}, "mesh"),
-        ({"mesh": {"x": 2}}, "mesh"),
+        ({"mesh": {"x": "2"}}, "mesh"),  # a dict of sizes is a mesh, a str no size
+        ({"mesh": {"x": 0}}, "mesh"),
         ({"mesh": object()}, "mesh"),
         ({"mesh": (8, -1)}, "mesh"),
         ({"mesh": 8, "strategy": None}, "strategy"),

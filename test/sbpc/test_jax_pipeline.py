@@ -126,7 +126,7 @@ def test_plan_makes_the_pipelined_program_without_devices() -> None:
 
 def test_bad_pipelines_are_errors() -> None:
     with pytest.raises(PipelineError, match="stages must be a whole number"):
-        sbpc.jax.Pipeline(stages=0)
+        sbpc.jax.Pipeline(stages=-1)
     with pytest.raises(PipelineError, match="unknown schedule 'zigzag'"):
         sbpc.jax.Pipeline(schedule="zigzag")
     args = gpt.train_args()
