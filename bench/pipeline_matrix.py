@@ -7,7 +7,10 @@ stages of 2, 4 and 8 microbatches, planned by greedy, bfs and optimal; each
 plan runs under GPipe and 1F1B (the same compiled tasks, two orders).  A row
 gives the largest difference from ``jax.jit`` over every result and each
 stage's activation memory under both schedules (the tasks' compiled
-``memory_analysis`` along the schedule).
+``memory_analysis`` along the schedule).  The run fails (exit 1) when a
+result differs from ``jax.jit``'s beyond the tests' tolerance (``ATOL``) or,
+at 8 microbatches, a stage holds no fewer activations under 1F1B than under
+GPipe.
 
     python bench/pipeline_matrix.py              # the whole matrix (long)
     python bench/pipeline_matrix.py --models gpt --strategies greedy
@@ -34,6 +37,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 import sbpc.jax  # noqa: E402
 
 MESHES = {"2x(2x2)": ((2, 2, 2), 2), "4x2": ((4, 2), 4)}
+# test/sbpc/test_jax_pipeline.py's tolerances (rtol 1e-4): AdamW's first step
+# moves a parameter by about the learning rate whatever its gradient's size.
+ATOL = {"gpt": 1e-5, "flax_linen": 2e-3}
 
 
 def model(name: str):
@@ -47,7 +53,8 @@ def model(name: str):
     return example.fn, example.args
 
 
-def row(name: str, mesh: str, micro: int, strategy: str) -> str:
+def row(name: str, mesh: str, micro: int, strategy: str) -> tuple[str, list[str]]:
+    """The table's row and what in it fails the checks."""
     fn, args = model(name)
     shape, stages = MESHES[mesh]
     start = time.perf_counter()
@@ -62,7 +69,7 @@ def row(name: str, mesh: str, micro: int, strategy: str) -> str:
     planned = time.perf_counter() - start
     want = jax.tree.leaves(jax.jit(fn)(*args))
     flat = step.flatten(*args)
-    cells = []
+    cells, failed, held = [], [], []
     for schedule in ("gpipe", "1f1b"):
         run = step.step.with_schedule(schedule)
         got = run(*flat)
@@ -70,12 +77,21 @@ def row(name: str, mesh: str, micro: int, strategy: str) -> str:
             float(np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64)).max())
             for g, w in zip(got, want, strict=True)
         )
+        if not all(
+            np.allclose(g, w, rtol=1e-4, atol=ATOL.get(name, 2e-3))
+            for g, w in zip(got, want, strict=True)
+        ):
+            failed.append(f"{schedule} differs from jax.jit")
         acts = [m["activations"] / 2**10 for m in run.memory()]
+        held.append(acts)
         cells.append(f"{err:.1e} | " + "/".join(f"{a:.0f}" for a in acts))
-    return (
+    if micro == 8 and not all(o < g for g, o in zip(*held, strict=True)):
+        failed.append("1F1B holds no fewer activations than GPipe")
+    text = (
         f"| {name} | {mesh} | {micro} | {strategy} | {cells[0]} | {cells[1]} | "
         f"{planned:.0f} s |"
     )
+    return text, failed
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -91,11 +107,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         "| planned in |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
+    failures = []
     for name in args.models.split(","):
         for mesh in args.meshes.split(","):
             for micro in (int(m) for m in args.microbatches.split(",")):
                 for strategy in args.strategies.split(","):
-                    print(row(name, mesh, micro, strategy), flush=True)
+                    text, failed = row(name, mesh, micro, strategy)
+                    print(text, flush=True)
+                    failures += [
+                        f"{name} {mesh} x{micro} {strategy}: {f}" for f in failed
+                    ]
+    print("\n".join(failures) or "every row equals jax.jit; 1F1B < GPipe at 8")
+    if failures:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
