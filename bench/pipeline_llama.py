@@ -7,8 +7,13 @@ with fewer layers (``--layers``, default 4 of 80) and attention written as
 plain products (sbpc does not read ``jax.nn.dot_product_attention``'s bf16
 product algorithm yet), so its scores are materialized: the sequence is 2048,
 not 8192.  Arguments are ``jax.ShapeDtypeStruct``s: nothing is allocated.
+``--layout megatron`` gives the weights (and their moments) Megatron's
+tensor-parallel layouts over the ``model`` axis (column-split ``wq``, ``wk``,
+``wv``, ``w1``, ``w3``, embedding and head; row-split ``wo`` and ``w2``);
+``free`` leaves them to the strategy.
 
     python bench/pipeline_llama.py --layers 4 --strategy greedy
+    python bench/pipeline_llama.py --layers 80 --layout megatron
 """
 
 from __future__ import annotations
@@ -74,6 +79,23 @@ def mesh(pipeline: sbpc.jax.Pipeline | None, devices: int = 64) -> tuple:
     return ((pipeline.stages, data, 8), ("stage", "data", "model"))
 
 
+COLUMN, ROW = P(None, "model"), P("model", None)
+
+
+def megatron(cfg: llama.Config) -> tuple:
+    """``in_layouts`` of ``(params, opt, tokens, targets)``: Megatron's
+    tensor-parallel weights (their moments alike), the batch over ``data``."""
+    layer = {"attn_norm": P(), "wq": COLUMN, "wk": COLUMN, "wv": COLUMN}
+    layer |= {"wo": ROW, "mlp_norm": P(), "w1": COLUMN, "w3": COLUMN, "w2": ROW}
+    params = {
+        "embed": COLUMN,
+        "layers": [dict(layer) for _ in range(cfg.layers)],
+        "norm": P(),
+        "head": COLUMN,
+    }
+    return params, {"m": params, "v": params, "step": P()}, P("data"), P("data")
+
+
 def plan(
     layers: int,
     seq: int,
@@ -81,15 +103,19 @@ def plan(
     strategy: str,
     pipeline: sbpc.jax.Pipeline | None,
     budget: float | None,
+    layout: str = "free",
 ) -> sbpc.jax.Planned:
     cfg = llama.LLAMA3_70B.with_(layers=layers, seq=seq, batch=batch)
     fn, args = model(cfg)
+    layouts = (
+        megatron(cfg) if layout == "megatron" else (None, None, P("data"), P("data"))
+    )
     with plain_attention():
         return sbpc.jax.plan(
             fn,
             *args,
             mesh=mesh(pipeline),
-            in_layouts=(None, None, P("data"), P("data")),
+            in_layouts=layouts,
             strategy=strategy,
             cost_model="h100-sxm",
             memory_budget=budget,
@@ -105,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--strategy", default="greedy")
     parser.add_argument("--budget", type=float, default=1e15)
+    parser.add_argument("--layout", choices=("free", "megatron"), default="free")
     parser.add_argument(
         "--pipelines",
         default="2x8x1f1b,4x8x1f1b,4x16x1f1b",
@@ -122,13 +149,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name, pipe in rows:
         start = time.perf_counter()
         planned = plan(
-            args.layers, args.seq, args.batch, args.strategy, pipe, args.budget
+            args.layers,
+            args.seq,
+            args.batch,
+            args.strategy,
+            pipe,
+            args.budget,
+            args.layout,
         )
         took = time.perf_counter() - start
         results.append((name, planned.step_time, planned.peak_memory, took))
+        capacity = planned.memory_capacity
+        fits = "" if capacity is None or planned.peak_memory <= capacity else " (>HBM)"
         print(
             f"{name:40} step {planned.step_time * 1e3:9.1f} ms   peak "
-            f"{planned.peak_memory / 2**30:7.1f} GiB/device   planned in {took:5.1f} s",
+            f"{planned.peak_memory / 2**30:7.1f} GiB/device{fits}   "
+            f"planned in {took:5.1f} s",
             flush=True,
         )
         if planned.pipeline is not None:
