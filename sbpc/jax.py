@@ -952,5 +952,21 @@ def _located(e: DiagnosticException, name: str, source: str) -> str:
     lines = source.splitlines()
     text = f"cannot distribute {name}: {diag}"
     if 1 <= diag.line <= len(lines):
-        text += "\n  " + lines[diag.line - 1].strip()
+        text += "\n  " + _excerpt(lines[diag.line - 1], diag.col)
     return text
+
+
+def _excerpt(line: str, column: int, width: int = 200) -> str:
+    """The line at fault, cut to ``width`` characters around ``column`` (a
+    function of a large model's signature is one line of 100 KB)."""
+    line = line.rstrip()
+    start = len(line) - len(line.lstrip())
+    if len(line) - start <= width:
+        return line[start:]
+    lo = max(start, min(column - 1 - width // 4, len(line) - width))
+    cut = line[lo : lo + width]
+    return (
+        ("... " if lo > start else "")
+        + cut
+        + (" ..." if lo + width < len(line) else "")
+    )

@@ -30,6 +30,7 @@ from typing import Protocol, cast
 
 import numpy as np
 
+from sbpc.algebra.tensor_type import FP8_ELEMENTS, NUMPY_DTYPE
 from sbpc.ops.kind import OP_KINDS
 from sbpc.ops.spec import OpSpec
 
@@ -79,6 +80,7 @@ JNP_DTYPE = {
     "bf16": "jnp.bfloat16",
     "f32": "jnp.float32",
     "f64": "jnp.float64",
+    **{e: "jnp." + NUMPY_DTYPE[e] for e in FP8_ELEMENTS},
 }
 
 
