@@ -4,9 +4,10 @@ pipeline, and say which the cost model prefers (docs/pipeline.md).
 The model is ``examples/models/llama.py``'s Llama-3-70B (dim 8192, 64 heads,
 8 key-value heads, SwiGLU 28672, vocabulary 128256, bf16 weights, f32 AdamW)
 with fewer layers (``--layers``, default 4 of 80) and attention written as
-plain products (sbpc does not read ``jax.nn.dot_product_attention``'s bf16
-product algorithm yet), so its scores are materialized: the sequence is 2048,
-not 8192.  Arguments are ``jax.ShapeDtypeStruct``s: nothing is allocated.
+plain products (``--attention plain``, what docs/pipeline.md's numbers were
+taken with, from before sbpc read ``jax.nn.dot_product_attention``'s bf16
+dot algorithm; ``--attention model`` plans the model's own), so its scores
+are materialized: the sequence is 2048, not 8192.  Arguments are ``jax.ShapeDtypeStruct``s: nothing is allocated.
 ``--layout megatron`` gives the weights (and their moments) Megatron's
 tensor-parallel layouts over the ``model`` axis (column-split ``wq``, ``wk``,
 ``wv``, ``w1``, ``w3``, embedding and head; row-split ``wo`` and ``w2``);
@@ -104,13 +105,15 @@ def plan(
     pipeline: sbpc.jax.Pipeline | None,
     budget: float | None,
     layout: str = "free",
+    attention: str = "plain",
 ) -> sbpc.jax.Planned:
     cfg = llama.LLAMA3_70B.with_(layers=layers, seq=seq, batch=batch)
     fn, args = model(cfg)
     layouts = (
         megatron(cfg) if layout == "megatron" else (None, None, P("data"), P("data"))
     )
-    with plain_attention():
+    patched = plain_attention() if attention == "plain" else contextlib.nullcontext()
+    with patched:
         return sbpc.jax.plan(
             fn,
             *args,
@@ -132,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--strategy", default="greedy")
     parser.add_argument("--budget", type=float, default=1e15)
     parser.add_argument("--layout", choices=("free", "megatron"), default="free")
+    parser.add_argument("--attention", choices=("plain", "model"), default="plain")
     parser.add_argument(
         "--pipelines",
         default="2x8x1f1b,4x8x1f1b,4x16x1f1b",
@@ -156,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             pipe,
             args.budget,
             args.layout,
+            args.attention,
         )
         took = time.perf_counter() - start
         results.append((name, planned.step_time, planned.peak_memory, took))
