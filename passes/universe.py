@@ -55,6 +55,12 @@ def _inline() -> type[ModulePass]:
     return SbpInlinePass
 
 
+def _pipeline() -> type[ModulePass]:
+    from sbpc.passes.pipelining import SbpPipelinePass
+
+    return SbpPipelinePass
+
+
 def _propagate() -> type[ModulePass]:
     from sbpc.passes.propagate import SbpPropagatePass
 
@@ -79,6 +85,7 @@ SBPC_UNIVERSE = Universe(
         "sbp-import-sdy": _import_sdy,
         "sbp-export-sdy": _export_sdy,
         "sbp-inline": _inline,
+        "sbp-pipeline": _pipeline,
         "sbp-propagate": _propagate,
         "sbp-lower-boxing": _lower_boxing,
     },

@@ -68,6 +68,7 @@ from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.collector import collector_paused
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import make_diagnostic
+from sbpc.dialects.sbp.pipeline import pipeline_options, search_table
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
 from sbpc.jax_dispatch import (
     CHECKED_PATH,
@@ -76,6 +77,7 @@ from sbpc.jax_dispatch import (
     raw_keys,
     whole_call,
 )
+from sbpc.jax_pipeline import Pipeline, PipelineError, as_pipeline, mark_batch
 from sbpc.jax_plan import Planned, SbpcError, load_program
 from sbpc.jax_sharding import (
     ShardingError,
@@ -94,6 +96,7 @@ from sbpc.passes.jax_target import jax_source
 from sbpc.passes.lower_boxing import SbpLowerBoxingPass
 from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline import default_context
+from sbpc.passes.pipeline_target import pipeline_costs
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
@@ -101,6 +104,7 @@ from sbpc.timing import Timer, phase
 
 __all__ = [
     "Distributed",
+    "Pipeline",
     "Planned",
     "SbpcError",
     "annotate",
@@ -588,8 +592,20 @@ class Distributed(Planned):
         """The ``NamedSharding`` of every flat argument and result: what to give
         ``jax.jit(in_shardings=..., out_shardings=...)`` for the same layouts
         (the plan's ``PartitionSpec``s on the local mesh)."""
-        mesh = self.program.make_mesh()
         ins, outs = super().shardings()
+        if hasattr(self.program, "ARG_STAGES"):  # a pipeline: each on its stage
+            meshes = self._meshes()
+            return (
+                [
+                    NamedSharding(meshes[k], spec)
+                    for k, spec in zip(self.program.ARG_STAGES, ins, strict=True)
+                ],
+                [
+                    NamedSharding(meshes[k], spec)
+                    for k, spec in zip(self.program.OUT_STAGES, outs, strict=True)
+                ],
+            )
+        mesh = self.program.make_mesh()
         return (
             [NamedSharding(mesh, spec) for spec in ins],
             [NamedSharding(mesh, spec) for spec in outs],
@@ -623,6 +639,7 @@ def plan(
     time_limit: float | None = None,
     combine_bytes: int = DEFAULT_MAX_BYTES,
     quiet: bool = False,
+    pipeline: Pipeline | None = None,
     **kwargs: Any,
 ) -> Planned:
     """Plan ``fn`` for ``mesh`` without its devices: ``args`` may be
@@ -642,7 +659,9 @@ def plan(
         fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
     )
     combine_bytes = int(combine_bytes)  # a numpy integer too
-    request = _Request(fn, args, kwargs, mesh, in_layouts, out_layouts)
+    request = _Request(
+        fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
+    )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
@@ -665,6 +684,7 @@ def distribute(
     combine_bytes: int = DEFAULT_MAX_BYTES,
     donate_argnums: int | Sequence[int] | None = (),
     quiet: bool = False,
+    pipeline: Pipeline | None = None,
     **kwargs: Any,
 ) -> Distributed:
     """Distribute ``fn`` over ``mesh`` (see the module docstring): ``plan``,
@@ -678,6 +698,8 @@ def distribute(
     parameters in place then needs no second copy of them); a donated
     argument must not be used after the call.
     ``quiet``: no progress lines (shown only when stderr is a terminal).
+    ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run
+    the step as (``sbpc.jax_pipeline``, docs/pipeline.md).
     """
     propagate = _check_plan_options(
         fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
@@ -687,7 +709,16 @@ def distribute(
         _check_devices(parse_mesh(mesh))
     argnums = _argnums(donate_argnums)
     donated = _donated_leaves(argnums, args)
-    request = _Request(fn, args, kwargs, mesh, in_layouts, out_layouts, donated)
+    request = _Request(
+        fn,
+        args,
+        kwargs,
+        mesh,
+        in_layouts,
+        out_layouts,
+        _pipeline(pipeline),
+        donated,
+    )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
@@ -712,7 +743,15 @@ class _Request(NamedTuple):
     mesh: MeshArg | None
     in_layouts: LayoutTree
     out_layouts: LayoutTree
+    pipeline: Pipeline | None = None
     donated: tuple[int, ...] = ()  # flat argument positions given up
+
+
+def _pipeline(pipeline: Any) -> Pipeline | None:
+    try:
+        return as_pipeline(pipeline)
+    except PipelineError as e:
+        raise SbpcError(str(e)) from e
 
 
 def _plan(
@@ -740,13 +779,28 @@ def _plan(
         entry = main_function(annotated.module)
         for i in request.donated:
             sbp_dialect.set_arg_attr(entry, i, "jax.buffer_donor", UnitAttr())
-    module, plans, source = _compile(annotated, propagate, combine_bytes, shown)
+        if request.pipeline is not None:
+            try:
+                mark_batch(annotated.module, request.pipeline, request.args)
+            except PipelineError as e:
+                raise SbpcError(str(e)) from e
+    module, plans, source = _compile(
+        annotated, propagate, combine_bytes, shown, request.pipeline
+    )
     f = main_function(module)
     chosen_in = [sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))]
     chosen_out = [
         sbp_dialect.get_nd_sbp_res_attr(f, i)
         for i in range(len(f.function_type.outputs))
     ]
+    pipeline = None
+    if request.pipeline is not None and pipeline_options(f) is not None:
+        pipeline = pipeline_costs(
+            module,
+            f,
+            propagate.cost_model,
+            {p.placement: p.plan.peak_memory for p in plans},
+        )
     return Planned(
         name=annotated.name,
         strategy=propagate.strategy,
@@ -763,6 +817,8 @@ def _plan(
         out_key_impls=annotated.out_key_impls,
         cost_model=propagate.cost_model,
         memory_budget=propagate.limits()[0],
+        pipeline=pipeline,
+        pipeline_search=search_table(f),
     )
 
 
@@ -771,6 +827,7 @@ def _compile(
     propagate: SbpPropagatePass,
     combine_bytes: int,
     shown: Progress,
+    pipeline: Pipeline | None = None,
 ) -> tuple[ModuleOp, list[FunctionPlan], str]:
     """The passes and the emitter on an annotated module, each timed and shown."""
     module = annotated.module
@@ -778,6 +835,11 @@ def _compile(
     try:
         with phase("sbp-inline"), shown.phase("sbp-inline"):
             SbpInlinePass().apply(ctx, module)
+        if pipeline is not None:
+            with phase("sbp-pipeline"), shown.phase("sbp-pipeline"):
+                pipeline.pass_for(
+                    propagate.cost_model, propagate.strategy, propagate.limits()[0]
+                ).apply(ctx, module)
         with (
             phase("sbp-propagate"),
             reporting(shown),

@@ -27,6 +27,7 @@ from sbpc.algebra.sbp import NdSbp
 from sbpc.boxing.cost_model import CostModel
 from sbpc.jax_backend.program_code import program_code
 from sbpc.output import OutputError, write_file
+from sbpc.passes.pipeline_target import with_section
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.propagation.report.dot import ReportError
 from sbpc.propagation.report.summary import format_report
@@ -84,6 +85,10 @@ class Planned:
     out_key_impls: tuple[Any, ...] = field(default=(), repr=False)
     cost_model: str = "default"  # what the plan was priced with (its report)
     memory_budget: float | None = None
+    # A pipelined plan's costs (``passes.pipeline_target.PipelineCosts``):
+    # step time, memory per stage, its schedule's timeline.
+    pipeline: Any = field(default=None, repr=False)
+    pipeline_search: str | None = field(default=None, repr=False)  # auto's table
     timing: Timer | None = field(default=None, repr=False)
     _program: types.ModuleType | None = field(default=None, repr=False)
     _mlir: str | None = field(default=None, repr=False)
@@ -109,6 +114,10 @@ class Planned:
     @property
     def report(self) -> str:
         text = "\n".join(format_report(p.plan, "text") for p in self.plans)
+        if self.pipeline_search is not None:
+            text += "\n" + self.pipeline_search
+        if self.pipeline is not None:
+            text += "\n" + self.pipeline.text()
         if self.timing is not None:
             text += "\n" + self.timing.format(f"{self._caller} {self.name}")
         return text
@@ -120,13 +129,18 @@ class Planned:
     @property
     def peak_memory(self) -> float:
         """Peak bytes per device the plan needs (the largest of its functions'
-        and placements'; docs/propagation.md's memory model)."""
+        and placements'; docs/propagation.md's memory model; a pipeline's
+        stages with their schedule's microbatches in flight)."""
+        if self.pipeline is not None:
+            return self.pipeline.chosen.peak_memory
         return max((p.plan.peak_memory for p in self.plans), default=0.0)
 
     @property
     def step_time(self) -> float:
         """Modelled seconds of one call: every layout change and every op's
-        local work under the cost model."""
+        local work under the cost model (a pipeline: its schedule simulated)."""
+        if self.pipeline is not None:
+            return self.pipeline.chosen.step_time
         return sum(p.plan.total_time for p in self.plans)
 
     @property
@@ -154,6 +168,8 @@ class Planned:
             )
         except ReportError as e:
             raise SbpcError(str(e)) from e
+        if self.pipeline is not None:
+            page = with_section(page, self.pipeline.html())
         if path is not None:
             try:
                 write_file(path, page, "report")

@@ -31,6 +31,7 @@ from sbpc.boxing.cost_model import CostModel
 from sbpc.boxing.planner import candidate_layouts
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError, emit
+from sbpc.dialects.sbp.pipeline import AccumulateOp, loop_repeats
 from sbpc.ops.cost import compute_costs
 from sbpc.ops.halo import halos
 from sbpc.ops.registry import has_rule, nd_signature_tuple, signatures_1d
@@ -225,6 +226,25 @@ class _Builder:
         self.values[value] = (placement, graph_value)
 
     def add_op(self, op: Operation) -> None:
+        repeats = loop_repeats(op)
+        if repeats == 1:
+            self._add_op(op)
+            return
+        # An op of a microbatch loop (sbp-pipeline) runs once per microbatch:
+        # its work and its results' boxing weigh so; an accumulation's result
+        # is used once, after the loop.
+        saved = self.weight
+        self.weight = saved * repeats
+        try:
+            self._add_op(op)
+        finally:
+            self.weight = saved
+        for r in op.results:
+            self.def_weight[r] = (
+                saved if isinstance(op, AccumulateOp) else saved * repeats
+            )
+
+    def _add_op(self, op: Operation) -> None:
         what = _role(type(op))
         if what is _Role.COMPUTE:
             self.add_compute_op(op)
