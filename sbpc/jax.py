@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 from jax.sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from sbpc.algebra.placement import Placement, PlacementError
@@ -710,7 +710,14 @@ def distribute(
     argnums = _argnums(donate_argnums)
     donated = _donated_leaves(argnums, args)
     request = _Request(
-        fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
+        fn,
+        args,
+        kwargs,
+        mesh,
+        in_layouts,
+        out_layouts,
+        _pipeline(pipeline),
+        donated,
     )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
@@ -737,6 +744,7 @@ class _Request(NamedTuple):
     in_layouts: LayoutTree
     out_layouts: LayoutTree
     pipeline: Pipeline | None = None
+    donated: tuple[int, ...] = ()  # flat argument positions given up
 
 
 def _pipeline(pipeline: Any) -> Pipeline | None:
@@ -767,6 +775,10 @@ def _plan(
         )
         if check_placement is not None:
             check_placement(annotated.placement)
+        # Donated buffers may hold results: the memory model counts them once.
+        entry = main_function(annotated.module)
+        for i in request.donated:
+            sbp_dialect.set_arg_attr(entry, i, "jax.buffer_donor", UnitAttr())
         if request.pipeline is not None:
             try:
                 mark_batch(annotated.module, request.pipeline, request.args)

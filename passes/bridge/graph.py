@@ -67,6 +67,11 @@ def _free_layouts(tensor: TensorType, hierarchy: tuple[int, ...]) -> tuple[NdSbp
     )
 
 
+# Argument attributes by which JAX marks a donated buffer (``donate_argnums``):
+# one aliased to a result, and one only given up.
+DONATED = ("tf.aliasing_output", "jax.buffer_donor")
+
+
 @dataclass
 class FunctionGraphs:
     """One ``SbpGraph`` per placement of a function (in order of first use),
@@ -190,12 +195,17 @@ class _Builder:
             graph = self.out.graph(placement)
             layout = sbp_dialect.get_nd_sbp_arg_attr(f, i)
             name = f"%{arg.name_hint or f'arg{i}'}"
+            donated = any(
+                sbp_dialect.get_arg_attr(f, i, key) is not None for key in DONATED
+            )
             if layout is not None:
-                value = graph.add_argument(name, tensor, layout=layout)
+                value = graph.add_argument(name, tensor, layout=layout, donated=donated)
             else:
                 # The shared tuple: arguments of one type share its identity.
                 candidates = _free_layouts(tensor, placement.hierarchy)
-                value = graph.add_argument(name, tensor, candidates=candidates)
+                value = graph.add_argument(
+                    name, tensor, candidates=candidates, donated=donated
+                )
             self.bind(placement, arg, value)
             self.out.arg_nodes[placement].append((graph.values[value].producer, i))
 
@@ -300,6 +310,7 @@ class _Builder:
                 fixed=fixed,
                 compute_costs=costs,
                 edge_weights=self.edge_weights(ir_operands),
+                kind=op.name,
             )
         except GraphError as e:
             raise LocatedError(op, str(e)) from e

@@ -20,11 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sbpc.algebra.sbp import NdSbp, format_nd_sbp
+from sbpc.algebra.sbp import format_nd_sbp
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.cost_model import DEFAULT_COST_MODEL, CostModel
 from sbpc.propagation.graph import NodeId, OpNode, SinkNode, SourceNode
-from sbpc.propagation.memory import live_bytes
 from sbpc.propagation.plan import LayoutChange, Plan
 
 NodeKind = Literal["arg", "op", "result", "repeat"]
@@ -140,17 +139,9 @@ def describe_change(
 
 
 def memory_profile(plan: Plan) -> list[float]:
-    """Live bytes per device at each op step, under ``memory``'s model (its
+    """Bytes held per device at each op step, under ``memory``'s model (its
     maximum is ``plan.peak_memory``)."""
-    graph = plan.graph
-
-    def layout_of(v: int) -> NdSbp:
-        value = graph.values[v]
-        node = graph.nodes[value.producer]
-        assert isinstance(node, OpNode | SourceNode)
-        return node.out_layout(plan.options[value.producer], value.index)
-
-    return live_bytes(graph, layout_of)
+    return plan.memory.profile
 
 
 def find_repeats(tokens: Sequence[Any], min_len: int = MIN_LAYER_OPS) -> list[Repeat]:
