@@ -10,8 +10,12 @@ text:
   ``sbp.nd_sbp`` (``passes.bridge.sdy.sharding_layout``: axes splitting a
   dimension major-first in mesh order, unreduced axes ``P(sum)``, other axes
   ``B``); open or absent shardings stay free for propagation;
-- ``sdy.sharding_constraint`` becomes ``sbp.cast`` (or disappears if free),
-  and a ``sdy.sharding`` on an op's results a cast of each result;
+- ``sdy.sharding_constraint`` and ``sdy.reshard`` become ``sbp.cast`` (or
+  disappear if free), and a ``sdy.sharding`` on an op's results a cast of
+  each result; Shardy's explicit collectives (``sdy.all_gather``, ...,
+  ``sdy.all_reduce``) a cast to their ``out_sharding``: in the global view
+  they keep the value and change its layout; ``sdy.constant`` becomes
+  ``stablehlo.constant``;
 - ``sdy.manual_computation`` keeps its per-device body and gets its fixed
   layouts as ``sbp.sig``, so propagation keeps them and ``-t jax`` runs the
   body inside the program's ``shard_map`` as it is.
@@ -48,6 +52,7 @@ from sbpc.algebra.placement import Placement, PlacementError
 from sbpc.algebra.signature import Signature
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects import sdy
+from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
 
 from .bridge.sdy import (
@@ -136,24 +141,51 @@ class _Importer:
 
 
 @dataclass
-class ConstraintToCast(RewritePattern):
-    """``sdy.sharding_constraint`` -> ``sbp.cast`` (free: the operand itself)."""
+class LayoutToCast(RewritePattern):
+    """``sdy.sharding_constraint``, ``sdy.reshard`` and Shardy's collectives
+    -> ``sbp.cast`` to the layout they name (free: the operand itself).
+
+    In the global view each keeps its operand's value and lays it out anew
+    (a collective's ``out_sharding``; ``all_reduce``/``reduce_scatter`` sum
+    the axes the operand was unreduced over, which is the same value), so
+    propagation sees a fixed layout there and boxing does the moving.
+    """
 
     importer: _Importer
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self, op: sdy.ShardingConstraintOp, rewriter: PatternRewriter
-    ) -> None:
-        if isinstance(op.parent_op(), sdy.ManualComputationOp):
-            raise LocatedError(op, "sdy.sharding_constraint inside a manual body")
-        nd = self.importer.layout(op, op.sharding)
-        if nd is None:
-            rewriter.replace(op, [], [op.input])
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, sdy.ShardingConstraintOp | sdy.ReshardOp):
+            sharding = op.sharding
+        elif isinstance(op, sdy.CollectiveOp):
+            sharding = op.out_sharding
+        else:
             return
-        cast = sbp_dialect.CastOp(op.input, nd)
-        cast.results[0].name_hint = op.result.name_hint
+        if isinstance(op.parent_op(), sdy.ManualComputationOp):
+            raise LocatedError(
+                op,
+                f"{op.name} inside a manual body: sbpc runs manual computations "
+                "manual on every mesh axis, which leaves it no axis",
+            )
+        nd = self.importer.layout(op, sharding)
+        (value,) = op.operands
+        if nd is None:
+            rewriter.replace(op, [], [value])
+            return
+        cast = sbp_dialect.CastOp(value, nd)
+        cast.results[0].name_hint = op.results[0].name_hint
         rewriter.replace(op, cast)
+
+
+class ConstantToStablehlo(RewritePattern):
+    """``sdy.constant`` -> ``stablehlo.constant``: Shardy's unfolded constant
+    is a constant to sbpc (which lays out each use on its own anyway)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: sdy.ConstantOp, rewriter: PatternRewriter) -> None:
+        new = shlo.ConstantOp(op.value)
+        new.attributes |= op.attributes
+        new.results[0].name_hint = op.output.name_hint
+        rewriter.replace(op, new)
 
 
 @dataclass
@@ -251,5 +283,6 @@ def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
     PatternRewriteWalker(
         OpShardingToCasts(importer), apply_recursively=False
     ).rewrite_module(op)
-    PatternRewriteWalker(ConstraintToCast(importer)).rewrite_module(op)
+    PatternRewriteWalker(ConstantToStablehlo()).rewrite_module(op)
+    PatternRewriteWalker(LayoutToCast(importer)).rewrite_module(op)
     PatternRewriteWalker(PinManual(importer)).rewrite_module(op)
