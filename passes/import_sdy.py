@@ -34,11 +34,14 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseIntOrFPElementsAttr,
     DictionaryAttr,
+    IntegerType,
     ModuleOp,
     StringAttr,
+    TensorType,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -140,6 +143,54 @@ class _Importer:
                 f.res_attrs = ArrayAttr(new)
 
 
+def replicated_sums(module: ModuleOp) -> dict[Operation, int]:
+    """How many equal copies each summing ``all_reduce``/``reduce_scatter``
+    adds up, read before the import drops the shardings.
+
+    Each device holds the operand as its sharding says: over an axis it is
+    unreduced on, a partial sum, and summing the partials gives the value
+    back; over an axis it is replicated on (the default where no sharding
+    is written), the whole value, and the sum is that many times the value.
+    """
+    counts: dict[Operation, int] = {}
+    for op in module.walk():
+        if not isinstance(op, sdy.AllReduceOp | sdy.ReduceScatterOp):
+            continue
+        if op.reduction_op.kind.data != "sum":
+            continue
+        if isinstance(op, sdy.AllReduceOp):
+            axes = list(op.reduction_axes.refs)
+        else:
+            axes = [a for d in op.per_dim() for a in d]
+        operand = sdy.sharding_of_value(op.tensor)
+        unreduced = (
+            set() if operand is None else {a.text() for a in operand.unreduced.data}
+        )
+        mesh = sdy.mesh_of(op, op.out_sharding)
+        sizes = dict(mesh.axes) if mesh is not None else {}
+        n = 1
+        for a in axes:
+            if a.text() not in unreduced:
+                n *= a.sub_axis[1] if a.sub_axis else sizes.get(a.axis.data, 1)
+        if n > 1:
+            counts[op] = n
+    return counts
+
+
+def _times(value: SSAValue, n: int, rewriter: PatternRewriter) -> SSAValue:
+    """``value * n`` (a scalar constant broadcast to its shape)."""
+    t = value.type
+    assert isinstance(t, TensorType)
+    element = t.get_element_type()
+    scalar = TensorType(element, [])
+    number = n if isinstance(element, IntegerType) else float(n)
+    c = shlo.ConstantOp(DenseIntOrFPElementsAttr.from_list(scalar, [number]))
+    b = shlo.BroadcastInDimOp(c, [], t)
+    mul = shlo.MulOp(value, b)
+    rewriter.insert([c, b, mul])
+    return mul.results[0]
+
+
 @dataclass
 class LayoutToCast(RewritePattern):
     """``sdy.sharding_constraint``, ``sdy.reshard`` and Shardy's collectives
@@ -148,10 +199,13 @@ class LayoutToCast(RewritePattern):
     In the global view each keeps its operand's value and lays it out anew
     (a collective's ``out_sharding``; ``all_reduce``/``reduce_scatter`` sum
     the axes the operand was unreduced over, which is the same value), so
-    propagation sees a fixed layout there and boxing does the moving.
+    propagation sees a fixed layout there and boxing does the moving.  A sum
+    over axes the operand was replicated on multiplies it by their size
+    (``replicated_sums``), as Shardy's partitioner computes it.
     """
 
     importer: _Importer
+    sums: dict[Operation, int]
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, sdy.ShardingConstraintOp | sdy.ReshardOp):
@@ -168,6 +222,8 @@ class LayoutToCast(RewritePattern):
             )
         nd = self.importer.layout(op, sharding)
         (value,) = op.operands
+        if (n := self.sums.get(op)) is not None:
+            value = _times(value, n, rewriter)
         if nd is None:
             rewriter.replace(op, [], [value])
             return
@@ -277,6 +333,7 @@ class SbpImportSdyPass(ModulePass):
 
 def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
     """Argument, result, op and constraint shardings become sbp layouts."""
+    sums = replicated_sums(op)
     for f in op.ops:
         if isinstance(f, func.FuncOp):
             importer.function(f)
@@ -284,5 +341,5 @@ def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
         OpShardingToCasts(importer), apply_recursively=False
     ).rewrite_module(op)
     PatternRewriteWalker(ConstantToStablehlo()).rewrite_module(op)
-    PatternRewriteWalker(LayoutToCast(importer)).rewrite_module(op)
+    PatternRewriteWalker(LayoutToCast(importer, sums)).rewrite_module(op)
     PatternRewriteWalker(PinManual(importer)).rewrite_module(op)

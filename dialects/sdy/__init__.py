@@ -41,6 +41,7 @@ from .collectives import (
     ConstantOp,
     ReduceScatterOp,
     ReshardOp,
+    sharding_of_value,
 )
 from .mesh import MeshOp, check_rank, check_sharding, mesh_of
 from .ops import ManualComputationOp, ReturnOp, ShardingConstraintOp
@@ -103,5 +104,6 @@ __all__ = [
     "check_rank",
     "check_sharding",
     "mesh_of",
+    "sharding_of_value",
     "verify_sdy_shardings",
 ]

@@ -55,3 +55,27 @@ func.func @reductions(%a: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh,
   %5 = sdy.all_reduce max {"x"} %1 out_sharding=<@mesh, [{}, {}]> : tensor<16x8xf32>
   return %1, %3, %4, %5 : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>
 }
+
+// -----
+
+// Summing copies: an operand replicated over the reduced axes (written so,
+// or with no sharding) holds the whole value on each device, so the sum is
+// that many times the value, as Shardy's partitioner computes it.
+
+// CHECK-LABEL: func.func @replicated_sum
+// CHECK-NEXT: %c = stablehlo.constant dense<8> : tensor<i32>
+// CHECK-NEXT: %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<4x4xi32>
+// CHECK-NEXT: %1 = stablehlo.multiply %arg0, %0 : tensor<4x4xi32>
+// CHECK-NEXT: %2 = sbp.cast %1 to #sbp.nd<[B, B]> : tensor<4x4xi32>
+// CHECK-NEXT: %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-NEXT: %3 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT: %4 = stablehlo.multiply %arg1, %3 : tensor<4xf32>
+// CHECK-NEXT: %5 = sbp.cast %4 to #sbp.nd<[S(0), B]> : tensor<4xf32>
+// CHECK-NEXT: %6 = sbp.cast %arg1 to #sbp.nd<[B, B]> : tensor<4xf32>
+sdy.mesh @mesh = <["x"=2, "y"=4]>
+func.func @replicated_sum(%arg0: tensor<4x4xi32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, %arg1: tensor<4xf32>) -> (tensor<4x4xi32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = sdy.all_reduce {"x", "y"} %arg0 out_sharding=<@mesh, [{}, {}]> : tensor<4x4xi32>
+  %1 = sdy.reduce_scatter [{"x"}] %arg1 out_sharding=<@mesh, [{"x"}]> : tensor<4xf32>
+  %2 = sdy.all_reduce max {"x"} %arg1 out_sharding=<@mesh, [{}]> : tensor<4xf32>
+  return %0, %1, %2 : tensor<4x4xi32>, tensor<4xf32>, tensor<4xf32>
+}
