@@ -55,3 +55,17 @@ func.func @sub_axes(%arg0 : tensor<16x8x4x4xf32> {sdy.sharding=#sdy.sharding<@me
   %1 = sdy.reshard %0 <mesh<["a"=2]>, [{"a"}, {}, {}, {}]> : tensor<16x8x4x4xf32>
   return %1 : tensor<16x8x4x4xf32>
 }
+
+// -----
+
+// A sharding_per_value entry may be spelled in full (Shardy's executable
+// partitioner tests do); it prints stripped.
+
+sdy.mesh @mesh = <["x"=2]>
+
+// CHECK-LABEL: func.func @full_entries
+// CHECK-NEXT: %0 = stablehlo.slice %arg0 [0:4, 0:2] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : (tensor<4x4xi32>) -> tensor<4x2xi32>
+func.func @full_entries(%arg0: tensor<4x4xi32>) -> tensor<4x2xi32> {
+  %0 = stablehlo.slice %arg0 [0:4, 0:2] {sdy.sharding = #sdy.sharding_per_value<[#sdy.sharding<@mesh, [{"x"}, {}]>]>} : (tensor<4x4xi32>) -> tensor<4x2xi32>
+  return %0 : tensor<4x2xi32>
+}
