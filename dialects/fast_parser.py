@@ -15,7 +15,7 @@ diagnostic is still xDSL's own, at its own place.
 It also remembers one-line ops by their text without SSA names
 (``op_memo.OpMemo``): the repeated layers of a model are parsed once.
 Both memos live in the parser: nothing global changes.  An op sbpc does not
-read stops with ``unknown_ops``' message, at its name.
+read stops with ``unknown_ops``' message, at its name (``KnownOpsParser``).
 """
 
 from __future__ import annotations
@@ -24,19 +24,19 @@ import re
 
 from xdsl.context import Context
 from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import UnresolvedOperand
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from .fast_lexer import use_fast_lexer
 from .op_memo import OpMemo
-from .unknown_ops import unknown_op_message
+from .unknown_ops import KnownOpsParser
 
 # `<` and a body of identifier characters (no brackets, commas, `!` or `#`)
 # and `>`, right after the type's name.
 _SIMPLE_BODY = re.compile(r"<[a-zA-Z0-9_.?]*>", re.ASCII)
 
 
-class FastParser(Parser):
+class FastParser(KnownOpsParser):
     """``Parser`` that lexes with ``FastMLIRLexer`` and memoises types and ops.
 
     ``memoize_ops = False`` (in a subclass) parses every op through xDSL.
@@ -68,21 +68,6 @@ class FastParser(Parser):
         if found is not None:
             memo.remember(found, op, self._current_token.span.start)
         return op
-
-    def _get_op_by_name(self, name: str) -> type[Operation]:
-        op_type = self.ctx.get_optional_op(
-            name, dialect_stack=self._parser_state.dialect_stack
-        )
-        if op_type is not None:
-            return op_type
-        # sbpc's own message, at the op's name (the parser has just read it).
-        content = self.lexer.input.content
-        start = content.rfind(name, 0, self._current_token.span.start)  # type: ignore[arg-type]
-        if start < 0:
-            start = self._current_token.span.start
-        elif start and content[start - 1] == '"':
-            start -= 1
-        self.raise_error(unknown_op_message(name, self.ctx), start, start + len(name))
 
     def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:  # type: ignore[override]
         value = super().resolve_operand(operand, type)

@@ -33,11 +33,10 @@ from typing import ClassVar
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     VarConstraint,
@@ -60,6 +59,8 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from sbpc.dialects.stablehlo.constants import DenseConstantOp
+
 from .attrs import (
     AxisRefAttr,
     TensorShardingAttr,
@@ -72,8 +73,12 @@ from .axis_lists import (
     ListOfAxisRefListsAttr,
     ReductionAttr,
 )
-from .mesh import check_rank, check_sharding, mesh_of
-from .ops import ManualComputationOp, ShardingConstraintOp
+from .mesh import mesh_of
+from .ops import (
+    ShardingConstraintOp,
+    TensorLayoutOp,
+    check_in_module,
+)
 from .verifier import SHARDING
 
 # --- the operand's sharding, where it is written ------------------------------
@@ -109,28 +114,7 @@ def _has_sub(refs: Sequence[str]) -> bool:
     return any(":" in r for r in refs)
 
 
-# --- checks every op of this module makes ----------------------------------------
-
-
-def _check_in_module(op: Operation, s: TensorShardingAttr, t: Attribute) -> None:
-    """``s`` against its mesh and ``t``; and no axis a manual parent binds."""
-    check_rank(s, t, op.name)
-    if op.parent_op() is None:
-        return
-    check_sharding(op, s, t, op.name)
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, ManualComputationOp):
-            manual = set(parent.manual_axes.names)
-            refs = [r for d in s.dims.data for r in d.axes.data]
-            refs += [*s.replicated.data, *s.unreduced.data]
-            for r in refs:
-                if r.axis.data in manual:
-                    raise VerifyException(
-                        f'{op.name}: operates on axis "{r.axis.data}" which is '
-                        "already bound by a parent sdy.manual_computation op"
-                    )
-        parent = parent.parent_op()
+# --- checks -------------------------------------------------------------------
 
 
 def _check_axes(
@@ -152,7 +136,7 @@ def _check_axes(
 
 
 @irdl_op_definition
-class ReshardOp(IRDLOperation):
+class ReshardOp(TensorLayoutOp):
     """``%r = sdy.reshard %x <@mesh, [...]> : T``: ``x`` laid out anew.
 
     Shardy's propagation writes it where a value's layout must change; the
@@ -161,64 +145,18 @@ class ReshardOp(IRDLOperation):
 
     name = "sdy.reshard"
 
-    T: ClassVar = VarConstraint("T", base(TensorType))
-    input = operand_def(T)
-    result = result_def(T)
-    sharding = prop_def(TensorShardingAttr)
-
     traits = traits_def(Pure())
-
-    assembly_format = "$input $sharding attr-dict `:` type($result)"
-
-    def __init__(self, value: SSAValue | Operation, sharding: TensorShardingAttr):
-        value = SSAValue.get(value)
-        super().__init__(
-            operands=[value],
-            result_types=[value.type],
-            properties={"sharding": sharding},
-        )
-
-    def verify_(self) -> None:
-        _check_in_module(self, self.sharding, self.result.type)
 
 
 @irdl_op_definition
-class ConstantOp(IRDLOperation):
+class ConstantOp(DenseConstantOp):
     """``%c = sdy.constant dense<...> : T``: a constant Shardy does not fold,
-    so each use may be laid out on its own (to sbpc, a constant)."""
+    so each use may be laid out on its own (to sbpc, a constant).  It reads
+    and prints as ``stablehlo.constant``."""
 
     name = "sdy.constant"
 
-    value = prop_def(DenseIntOrFPElementsAttr)
-    output = result_def(TensorType)
-
     traits = traits_def(Pure())
-
-    def __init__(self, value: DenseIntOrFPElementsAttr) -> None:
-        super().__init__(properties={"value": value}, result_types=[value.type])
-
-    def verify_(self) -> None:
-        if self.value.type != self.output.type:
-            raise VerifyException(
-                f"{self.name}: value type {self.value.type} differs from result "
-                f"type {self.output.type}"
-            )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ConstantOp:
-        attributes = parser.parse_optional_attr_dict()
-        pos = parser.pos
-        value = parser.parse_attribute()
-        if not isinstance(value, DenseIntOrFPElementsAttr):
-            parser.raise_error("expected a dense elements attribute", pos, parser.pos)
-        op = cls(value)
-        op.attributes |= attributes
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
 
 
 class CollectiveOp(IRDLOperation):
@@ -243,7 +181,7 @@ class CollectiveOp(IRDLOperation):
 
     def verify_(self) -> None:
         s = self.out_sharding
-        _check_in_module(self, s, self.result.type)
+        check_in_module(self, s, self.result.type)
         _check_axes(self, s, self.axis_refs())
         operand = sharding_of_value(self.tensor)
         if operand is None or self.parent_op() is None:
