@@ -75,6 +75,7 @@ from .axis_lists import (
 )
 from .mesh import mesh_of
 from .ops import (
+    ManualComputationOp,
     ShardingConstraintOp,
     TensorLayoutOp,
     check_in_module,
@@ -98,12 +99,28 @@ def sharding_of_value(value: SSAValue) -> TensorShardingAttr | None:
         return op.sharding
     if isinstance(op, CollectiveOp):
         return op.out_sharding
+    if isinstance(op, ManualComputationOp):
+        return op.out_shardings.shardings.data[value.index]
     per_value = op.attributes.get(SHARDING)
     if isinstance(per_value, TensorShardingPerValueAttr) and len(
         per_value.shardings.data
     ) == len(op.results):
         return per_value.shardings.data[value.index]
     return None
+
+
+def _surely_unsharded(value: SSAValue) -> bool:
+    """No sharding is written for ``value`` where Shardy would look for one:
+    a function argument, or the result of a plain tensor op (not one whose
+    regions or dialect may carry it otherwise)."""
+    if isinstance(value, BlockArgument):
+        return isinstance(value.block.parent_op(), func.FuncOp)
+    op = value.owner
+    return (
+        op.dialect_name() in ("stablehlo", "chlo", "arith")
+        and not op.regions
+        and SHARDING not in op.attributes
+    )
 
 
 def _dims(s: TensorShardingAttr) -> list[list[str]]:
@@ -162,6 +179,10 @@ class ConstantOp(DenseConstantOp):
 class CollectiveOp(IRDLOperation):
     """A collective: ``tensor`` laid out (or reduced) as ``out_sharding`` says."""
 
+    # all_slice, all_reduce and reduce_scatter take an operand without a
+    # sharding as replicated; the others need to know how it is split.
+    NEEDS_OPERAND_SHARDING: ClassVar[bool] = True
+
     T: ClassVar = VarConstraint("T", base(TensorType))
     tensor = operand_def(T)
     result = result_def(T)
@@ -184,7 +205,13 @@ class CollectiveOp(IRDLOperation):
         check_in_module(self, s, self.result.type)
         _check_axes(self, s, self.axis_refs())
         operand = sharding_of_value(self.tensor)
-        if operand is None or self.parent_op() is None:
+        if self.parent_op() is None:
+            return
+        if operand is None:
+            if self.NEEDS_OPERAND_SHARDING and _surely_unsharded(self.tensor):
+                raise VerifyException(
+                    f"{self.name}: collective on operand without sharding"
+                )
             return
         if not self._same_mesh(operand):
             raise VerifyException(
@@ -301,6 +328,8 @@ class AllGatherOp(_PerDimOp):
 class AllSliceOp(_PerDimOp):
     """Slices each dimension further over the axes listed for it."""
 
+    NEEDS_OPERAND_SHARDING: ClassVar[bool] = False
+
     name = "sdy.all_slice"
 
     slicing_axes = prop_def(ListOfAxisRefListsAttr)
@@ -317,6 +346,8 @@ class AllSliceOp(_PerDimOp):
 @irdl_op_definition
 class ReduceScatterOp(_PerDimOp):
     """Reduces over the listed axes and scatters each dimension over them."""
+
+    NEEDS_OPERAND_SHARDING: ClassVar[bool] = False
 
     name = "sdy.reduce_scatter"
 
@@ -478,6 +509,8 @@ class CollectivePermuteOp(CollectiveOp):
 class AllReduceOp(CollectiveOp):
     """Reduces over ``reduction_axes`` (axes the operand is unreduced over);
     the dimension shardings stay."""
+
+    NEEDS_OPERAND_SHARDING: ClassVar[bool] = False
 
     name = "sdy.all_reduce"
 

@@ -164,3 +164,23 @@ func.func @constant_type() -> tensor<2xf32> {
   %0 = "sdy.constant"() <{value = dense<[1, 2]> : tensor<2xi32>}> : () -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+sdy.mesh @m = <["x"=2, "y"=2]>
+func.func @gather_unsharded(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{sdy.all_gather: collective on operand without sharding}}
+  %0 = sdy.all_gather [{}, {}] %x out_sharding=<@m, [{}, {}]> : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=2, "y"=2]>
+func.func @slice_unsharded_is_replicated(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = stablehlo.tanh %x : tensor<8x8xf32>
+  %1 = sdy.all_slice [{"x"}, {}] %0 out_sharding=<@m, [{"x"}, {}]> : tensor<8x8xf32>
+  // expected-error @+1 {{sdy.all_to_all: collective on operand without sharding}}
+  %2 = sdy.all_to_all [{"x"}: 0->1] %0 out_sharding=<@m, [{}, {"x"}]> : tensor<8x8xf32>
+  return %1 : tensor<8x8xf32>
+}
