@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from io import StringIO
+from typing import Any
 
 import pytest
 from xdsl.context import Context
@@ -84,34 +85,17 @@ def _in_func(
     return f"{head} {{\n  func.func @f({args}) {{\n{body}\n    func.return\n  }}\n}}"
 
 
-@pytest.fixture
-def attr() -> Callable[[str], Attribute]:
-    return _attr
+def _fixture_of(helper: Callable[..., Any]) -> Any:
+    """A fixture named after ``helper`` (less its underscore) that gives it."""
+    return pytest.fixture(name=helper.__name__.lstrip("_"))(lambda: helper)
 
 
-@pytest.fixture
-def module() -> Callable[[str], ModuleOp]:
-    return _module
-
-
-@pytest.fixture
-def line_col() -> Callable[[ParseError], tuple[int, int]]:
-    return _line_col
-
-
-@pytest.fixture
-def pretty() -> Callable[[Operation], str]:
-    return _pretty
-
-
-@pytest.fixture
-def generic() -> Callable[[Operation], str]:
-    return _generic
-
-
-@pytest.fixture
-def in_func() -> Callable[..., str]:
-    return _in_func
+attr = _fixture_of(_attr)
+module = _fixture_of(_module)
+line_col = _fixture_of(_line_col)
+pretty = _fixture_of(_pretty)
+generic = _fixture_of(_generic)
+in_func = _fixture_of(_in_func)
 
 
 @pytest.fixture
