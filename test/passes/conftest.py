@@ -11,6 +11,7 @@ from types import ModuleType
 import jax
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import parse_nd_sbp
@@ -75,6 +76,27 @@ class ShardedRun:
             np.testing.assert_allclose(s, w, rtol=tol, atol=tol)
 
 
+def _distribute(
+    module: ModuleOp, mesh: tuple[int, ...], layouts: Mapping[int, str], strategy: str
+) -> ModuleOp:
+    """Place ``module`` on a mesh, pin its main function's argument layouts and
+    run ``sbp-inline,sbp-propagate{strategy},sbp-lower-boxing`` over it."""
+    sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
+    f = main_function(module)
+    for i, layout in layouts.items():
+        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
+    run_passes(
+        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
+    )
+    return module
+
+
+@pytest.fixture
+def distribute() -> Callable[..., ModuleOp]:
+    """``distribute(module, mesh, layouts, strategy)``: the module, distributed."""
+    return _distribute
+
+
 def _run_sharded(
     fn: Callable,
     args: Sequence[np.ndarray],
@@ -83,13 +105,8 @@ def _run_sharded(
     strategy: str,
     path: Path,
 ) -> ShardedRun:
-    module = parse_module(jax.jit(fn).lower(*args).as_text())
-    sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
-    f = main_function(module)
-    for i, layout in layouts.items():
-        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
-    run_passes(
-        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
+    module = _distribute(
+        parse_module(jax.jit(fn).lower(*args).as_text()), mesh, layouts, strategy
     )
     source = jax_source(module)
     emitted = _load(source, path)

@@ -87,24 +87,16 @@ def _inputs(name: str, rng: np.random.Generator) -> list[np.ndarray]:
     return out
 
 
-def _compile(name: str, layout: str, strategy: str):
-    module = parse_module((EXAMPLES / "stablehlo" / f"{name}.mlir").read_text())
-    sbp_dialect.set_module_placement(module, Placement.of_size((2, 4)))
-    f = main_function(module)
-    for i, text in LAYOUTS[name][layout].items():
-        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(text))
-    run_passes(
-        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
-    )
-    return module
+def _example(name: str):
+    return parse_module((EXAMPLES / "stablehlo" / f"{name}.mlir").read_text())
 
 
 @pytest.mark.parametrize("name", ["train_step", "transformer_train_step"])
 def test_line_templates_leave_the_emitted_program_byte_identical(
-    name: str, monkeypatch: pytest.MonkeyPatch
+    name: str, monkeypatch: pytest.MonkeyPatch, distribute
 ) -> None:
     """``sbpc.jax_backend.line_templates`` writes what the emitter writes."""
-    module = _compile(name, "2d", "greedy")
+    module = distribute(_example(name), (2, 4), LAYOUTS[name]["2d"], "greedy")
     templated = jax_source(module)
     monkeypatch.setattr(
         LineTemplates, "lines", lambda self, key, names, write: write(list(names))
@@ -114,9 +106,9 @@ def test_line_templates_leave_the_emitted_program_byte_identical(
 
 @pytest.mark.parametrize("name, layout, strategy", CASES)
 def test_sharded_program_matches_jax_jit(
-    name, layout, strategy, tmp_path, load_module
+    name, layout, strategy, tmp_path, load_module, distribute
 ) -> None:
-    module = _compile(name, layout, strategy)
+    module = distribute(_example(name), (2, 4), LAYOUTS[name][layout], strategy)
     emitted = load_module(
         jax_source(module), tmp_path / f"{name}_{layout}_{strategy}.py"
     )
