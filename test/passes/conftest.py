@@ -91,6 +91,24 @@ def _distribute(
     return module
 
 
+@pytest.fixture(params=["greedy", "bfs", "optimal"])
+def strategy(request) -> str:
+    """Each of the propagation strategies in turn (a test's own
+    ``parametrize("strategy", ...)`` takes precedence)."""
+    return request.param
+
+
+def _normal_args(shapes: Sequence[Sequence[int]], seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(s).astype(np.float32) for s in shapes]
+
+
+@pytest.fixture
+def normal_args() -> Callable[[Sequence[Sequence[int]], int], list[np.ndarray]]:
+    """``normal_args(shapes, seed)``: standard-normal f32 arrays of those shapes."""
+    return _normal_args
+
+
 @pytest.fixture
 def distribute() -> Callable[..., ModuleOp]:
     """``distribute(module, mesh, layouts, strategy)``: the module, distributed."""

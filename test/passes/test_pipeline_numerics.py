@@ -54,7 +54,6 @@ def _assert_simulation_matches(program, seed: int) -> None:
         np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
 
 
-@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_pipeline_matches_unsharded(case: str, strategy: str, distribute) -> None:
     name, layouts = CASES[case]

@@ -71,7 +71,6 @@ def _module(name: str):
     return parse_module(re.sub(r"sdy\.mesh[^\n]*\n", "", text))
 
 
-@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_simulated_regions_match_jit(name: str, strategy: str, distribute) -> None:
     fn, args, layouts, kind = PROGRAMS[name]
