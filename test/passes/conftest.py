@@ -77,16 +77,21 @@ class ShardedRun:
 
 
 def _distribute(
-    module: ModuleOp, mesh: tuple[int, ...], layouts: Mapping[int, str], strategy: str
+    module: ModuleOp,
+    mesh: tuple[int, ...],
+    layouts: Mapping[int, str],
+    strategy: str,
+    options: str = "",
 ) -> ModuleOp:
     """Place ``module`` on a mesh, pin its main function's argument layouts and
-    run ``sbp-inline,sbp-propagate{strategy},sbp-lower-boxing`` over it."""
+    run ``sbp-inline,sbp-propagate{strategy options},sbp-lower-boxing`` over it."""
     sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
     f = main_function(module)
     for i, layout in layouts.items():
         sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
     run_passes(
-        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
+        module,
+        f"sbp-inline,sbp-propagate{{strategy={strategy}{options}}},sbp-lower-boxing",
     )
     return module
 
@@ -111,7 +116,8 @@ def normal_args() -> Callable[[Sequence[Sequence[int]], int], list[np.ndarray]]:
 
 @pytest.fixture
 def distribute() -> Callable[..., ModuleOp]:
-    """``distribute(module, mesh, layouts, strategy)``: the module, distributed."""
+    """``distribute(module, mesh, layouts, strategy, options="")``: the module,
+    distributed (``options``: more of sbp-propagate's, e.g. `` report=...``)."""
     return _distribute
 
 
