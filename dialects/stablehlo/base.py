@@ -78,6 +78,17 @@ def check_result_type(
         )
 
 
+def check_result_shape(
+    op: Operation, result: SSAValue, expected: Sequence[int], what: str = ""
+) -> None:
+    """The result has shape ``expected`` (``what`` says what that is)."""
+    if shape_of(result) != tuple(expected):
+        raise VerifyException(
+            f"{op.name}: result shape {dims_text(shape_of(result))} should "
+            f"be {what}{dims_text(expected)}"
+        )
+
+
 def check_slice_sizes(
     op: Operation, sizes: Sequence[int], shape: Sequence[int]
 ) -> None:

@@ -54,7 +54,7 @@ from .attrs import (
     int_view,
     ints_view,
 )
-from .base import PrecisionConfigOp, shape_of
+from .base import PrecisionConfigOp, check_result_shape, shape_of
 from .syntax import dims_text, parse_int_list, print_functional_type, resolve_operands
 
 
@@ -573,10 +573,7 @@ class ConvolutionOp(PrecisionConfigOp):
             self.rhs_dilation,
             bgc,
         )
-        if out != expected:
-            raise VerifyException(
-                f"{name}: result shape {dims_text(out)} should be {dims_text(expected)}"
-            )
+        check_result_shape(self, self.result, expected)
 
 
 def _parse_window(parser: Parser) -> dict[str, Attribute]:

@@ -38,6 +38,7 @@ from .attrs import (
     plain_views,
 )
 from .base import (
+    check_alike,
     check_return,
     check_slice_sizes,
     check_unique_in_range,
@@ -281,11 +282,9 @@ class ScatterOp(IRDLOperation):
                 f"{name}: result type {self.result.type} differs from the operand's "
                 f"{self.operand.type}"
             )
-        if element_type(self.update) != element_type(self.operand):
-            raise VerifyException(
-                f"{name}: updates element type differs from the operand's: "
-                f"{self.update.type} vs {self.operand.type}"
-            )
+        check_alike(
+            self, self.update, self.operand, "updates and operand", shapes=False
+        )
         if not 0 <= ivd <= index_rank:
             raise VerifyException(
                 f"{name}: index_vector_dim {ivd} is out of range for scatter indices "

@@ -36,6 +36,7 @@ from .base import (
     SortedPropertiesOp,
     TensorOp,
     check_alike,
+    check_result_shape,
     check_result_type,
     check_slice_sizes,
     check_unique_in_range,
@@ -54,14 +55,6 @@ _FUNCTIONAL_TYPE = "attr-dict `:` functional-type(operands, results)"
 
 def _check_same_element_type(op: Operation, operand: SSAValue, result: SSAValue):
     check_alike(op, operand, result, "operand and result", shapes=False)
-
-
-def _check_result_shape(op: Operation, result: SSAValue, expected: Sequence[int]):
-    if shape_of(result) != tuple(expected):
-        raise VerifyException(
-            f"{op.name}: result shape {dims_text(shape_of(result))} should "
-            f"be {dims_text(expected)}"
-        )
 
 
 @irdl_op_definition
@@ -176,7 +169,7 @@ class TransposeOp(TensorOp):
                 f"{self.name}: {dims_text(perm)} is not a permutation of the "
                 f"operand's {len(shape)} dimensions"
             )
-        _check_result_shape(self, self.result, [shape[p] for p in perm])
+        check_result_shape(self, self.result, [shape[p] for p in perm])
         _check_same_element_type(self, self.operand, self.result)
 
 
@@ -279,7 +272,7 @@ class ConcatenateOp(IRDLOperation):
                     f"{self.name}: input {i} element type differs from the result's"
                 )
             total += shape[dim]
-        _check_result_shape(self, self.result, (*first[:dim], total, *first[dim + 1 :]))
+        check_result_shape(self, self.result, (*first[:dim], total, *first[dim + 1 :]))
 
 
 @irdl_op_definition
@@ -351,7 +344,7 @@ class SliceOp(TensorOp):
                     f"{self.name}: stride {stride} of dimension {d} must be positive"
                 )
             expected.append(-(-(limit - start) // stride))
-        _check_result_shape(self, self.result, expected)
+        check_result_shape(self, self.result, expected)
         _check_same_element_type(self, self.operand, self.result)
 
 
@@ -413,11 +406,7 @@ class DynamicSliceOp(IRDLOperation):
         _check_start_indices(self, self.start_indices, len(shape))
         sizes = self.slice_sizes
         check_slice_sizes(self, sizes, shape)
-        if shape_of(self.result) != sizes:
-            raise VerifyException(
-                f"{self.name}: result shape {dims_text(shape_of(self.result))} should "
-                f"be the slice sizes {dims_text(sizes)}"
-            )
+        check_result_shape(self, self.result, sizes, "the slice sizes ")
 
 
 @irdl_op_definition
@@ -464,10 +453,7 @@ class DynamicUpdateSliceOp(IRDLOperation):
                     f"{self.name}: update size {u} of dimension {d} exceeds the "
                     f"operand size {s}"
                 )
-        if element_type(self.update) != element_type(self.operand):
-            raise VerifyException(
-                f"{self.name}: update and operand element types differ"
-            )
+        check_alike(self, self.update, self.operand, "update and operand", shapes=False)
         check_result_type(self, self.result, self.operand)
 
 
@@ -551,7 +537,7 @@ class PadOp(SortedPropertiesOp):
                     f"{self.name}: interior padding {it} of dimension {d} is negative"
                 )
             expected.append(lo + hi + size + max(size - 1, 0) * it)
-        _check_result_shape(self, self.result, expected)
+        check_result_shape(self, self.result, expected)
 
 
 SHAPE_OPS: tuple[type[IRDLOperation], ...] = (

@@ -153,10 +153,7 @@ def op_expressions(
     fn = _emitter(op.name)
     if fn is None:
         raise UnsupportedOpError(f"the JAX emitter has no lowering for '{op.name}'")
-    if len(args) != len(op.operands):
-        raise UnsupportedOpError(
-            f"'{op.name}' takes {len(op.operands)} operands, got {len(args)}"
-        )
+    op.check_operand_count(len(args), UnsupportedOpError)
     try:
         exprs = fn(op, list(args), ctx, dynamic or {})
     except (KeyError, TypeError, ValueError) as err:

@@ -47,6 +47,15 @@ class OpSpec:
     def attr(self, key: str, default: Any = None) -> Any:
         return self.attrs.get(key, default)
 
+    def check_operand_count(
+        self, given: int, error: type[Exception] = ValueError
+    ) -> None:
+        """Raise ``error`` unless ``given`` values were handed for the operands."""
+        if given != len(self.operands):
+            raise error(
+                f"'{self.name}' takes {len(self.operands)} operands, got {given}"
+            )
+
     def replace(
         self,
         operands: Sequence[TensorType] | None = None,

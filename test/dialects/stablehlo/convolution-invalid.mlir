@@ -77,3 +77,11 @@ func.func @top_k(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
   %v, %i = chlo.top_k(%x, k = 9) : tensor<4x8xf32> -> (tensor<4x9xf32>, tensor<4x9xi32>)
   return %v : tensor<4x9xf32>
 }
+
+// -----
+
+func.func @top_k_values(%x: tensor<4x8xf32>) -> tensor<4x3xf16> {
+  // expected-error @+1 {{chlo.top_k: values and operand element types differ: tensor<4x3xf16> vs tensor<4x8xf32>}}
+  %v, %i = chlo.top_k(%x, k = 3) : tensor<4x8xf32> -> (tensor<4x3xf16>, tensor<4x3xi32>)
+  return %v : tensor<4x3xf16>
+}
