@@ -60,7 +60,9 @@ def _precision(op: OpSpec) -> str:
     preset = algorithm.preset(op.operands[0].element, op.operands[1].element)
     if preset is not None:
         return f", precision=lax.DotAlgorithmPreset.{preset}"
-    lhs, rhs, acc = (jnp_dtype(t) for t in algorithm[:3])
+    lhs, rhs, acc = (
+        jnp_dtype(t) for t in (*algorithm.work_dtypes, algorithm.accumulation_type)
+    )
     return (
         f", precision=lax.DotAlgorithm(lhs_precision_type={lhs}, "
         f"rhs_precision_type={rhs}, accumulation_type={acc}, "

@@ -64,7 +64,8 @@ class DotAlgorithm(NamedTuple):
             and (self.lhs_precision_type, self.rhs_precision_type) == (lhs, rhs)
             and is_fp8(rhs)
             and self.accumulation_type == "f32"
-            and self[3:6] == (1, 1, 1)
+            and self.lhs_component_count == self.rhs_component_count == 1
+            and self.num_primitive_operations == 1
         ):
             if self.allow_imprecise_accumulation:
                 return "ANY_F8_ANY_F8_F32_FAST_ACCUM"

@@ -78,15 +78,18 @@ def _algorithms(a, b, q, k):
     return scores, x, y
 
 
+@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize("layouts", [("B",) * 4, ("S(0)", "B", "S(0)", "S(0)")])
-def test_lowered_program_carries_the_inputs_dot_algorithms(layouts):
+def test_lowered_program_carries_the_inputs_dot_algorithms(layouts, strategy):
     rng = np.random.default_rng(1)
     a = rng.standard_normal((16, 32)).astype(np.float32)
     b = rng.standard_normal((32, 8)).astype(np.float32)
     q = rng.standard_normal((8, 16, 2, 8)).astype(jnp.bfloat16)
     k = rng.standard_normal((8, 16, 2, 8)).astype(jnp.bfloat16)
     want_text = jax.jit(_algorithms).lower(a, b, q, k).as_text()
-    dist = sj.distribute(_algorithms, a, b, q, k, mesh=4, in_layouts=layouts)
+    dist = sj.distribute(
+        _algorithms, a, b, q, k, mesh=4, in_layouts=layouts, strategy=strategy
+    )
     got_text = dist.step.lower(*dist.place(a, b, q, k)).as_text()
     want = sorted(_ALGORITHM.findall(want_text))
     assert len(want) == 3 and "num_primitive_operations = 3" in "".join(want)
