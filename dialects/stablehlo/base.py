@@ -268,3 +268,12 @@ class PrecisionConfigOp(TwoTensorOp, SortedPropertiesOp):
         if self.precision_config is None:
             return None
         return tuple(p.data.value for p in self.precision_config.data)
+
+    def verify_precision_config(self) -> None:
+        """One entry per operand, or none (the default for both)."""
+        precision = self.precision
+        if precision is not None and len(precision) not in (0, 2):
+            raise VerifyException(
+                f"{self.name}: precision_config needs 0 or 2 entries, "
+                f"got {len(precision)}"
+            )

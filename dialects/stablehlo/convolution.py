@@ -558,11 +558,7 @@ class ConvolutionOp(PrecisionConfigOp):
                 f"{name}: input batch ({lhs[n.input_batch_dimension]}) must be a "
                 f"multiple of batch_group_count ({bgc})"
             )
-        precision = self.precision
-        if precision is not None and len(precision) not in (0, 2):
-            raise VerifyException(
-                f"{name}: precision_config needs 0 or 2 entries, got {len(precision)}"
-            )
+        self.verify_precision_config()
         expected = conv_output_shape(
             lhs,
             rhs,

@@ -266,13 +266,10 @@ class DotGeneralOp(PrecisionConfigOp):
                         f"{self.name}: {kind} dimension sizes differ: "
                         f"{lhs_shape[ld]} vs {rhs_shape[rd]}"
                     )
-        precision = self.precision
-        if precision is not None and len(precision) not in (0, 2):
-            raise VerifyException(
-                f"{self.name}: precision_config needs 0 or 2 entries, "
-                f"got {len(precision)}"
-            )
-        if self.algorithm is not None and any(p != "DEFAULT" for p in precision or ()):
+        self.verify_precision_config()
+        if self.algorithm is not None and any(
+            p != "DEFAULT" for p in self.precision or ()
+        ):
             raise VerifyException(
                 f"{self.name}: precision_config must be DEFAULT when an "
                 "algorithm is given (the algorithm says the precision)"
