@@ -54,6 +54,7 @@ from sbpc.dialects.sbp.pipeline import (
     STAGE,
     AccumulateOp,
     MicrobatchOp,
+    count_option_error,
     pipeline_attr,
     pipeline_options,
     set_task,
@@ -111,12 +112,9 @@ class SbpPipelinePass(ModulePass):
     memory_budget: int | float | str | None = None
 
     def __post_init__(self) -> None:
-        for key in ("stages", "microbatches"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise OptionError(
-                    f"{key} must be a whole number >= 1 (0: searched), not {value}"
-                )
+        error = count_option_error(self.stages, self.microbatches)
+        if error is not None:
+            raise OptionError(error)
         one_of("schedule", self.schedule, (*SCHEDULES, "auto"))
         one_of("strategy", self.strategy, tuple(STRATEGIES))
         parse_cost_model(self.cost_model)

@@ -24,7 +24,12 @@ from typing import Any
 import jax
 
 from sbpc.dialects import sbp as sbp_dialect
-from sbpc.dialects.sbp.pipeline import BATCH_DIM, SCHEDULES, batch_dim_attr
+from sbpc.dialects.sbp.pipeline import (
+    BATCH_DIM,
+    SCHEDULES,
+    batch_dim_attr,
+    count_option_error,
+)
 from sbpc.passes.bridge.program import main_function
 from sbpc.passes.options import OptionError
 from sbpc.passes.pipelining import SbpPipelinePass
@@ -52,13 +57,9 @@ class Pipeline:
     batch_argnums: int | Sequence[int] | None = None
 
     def __post_init__(self) -> None:
-        for name in ("stages", "microbatches"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise PipelineError(
-                    f"Pipeline: {name} must be a whole number >= 1 (0: searched), "
-                    f"not {value!r}"
-                )
+        error = count_option_error(self.stages, self.microbatches)
+        if error is not None:
+            raise PipelineError(f"Pipeline: {error}")
         if self.schedule not in (*SCHEDULES, "auto"):
             raise PipelineError(
                 f"Pipeline: unknown schedule {self.schedule!r}, expected one of "

@@ -57,6 +57,15 @@ LOOP_PHASES = ("fwd", "bwd")
 SCHEDULES = ("gpipe", "1f1b")
 
 
+def count_option_error(stages: object, microbatches: object) -> str | None:
+    """What is wrong with a pipeline's stage or microbatch count (0:
+    searched), for the pass's and ``sbpc.jax.Pipeline``'s diagnostics."""
+    for key, value in (("stages", stages), ("microbatches", microbatches)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"{key} must be a whole number >= 1 (0: searched), not {value!r}"
+    return None
+
+
 @irdl_op_definition
 class MicrobatchOp(IRDLOperation):
     """``%m = sbp.microbatch %x along 0 : tensor<16x32xi32> -> tensor<4x32xi32>``:

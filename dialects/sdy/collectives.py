@@ -243,10 +243,19 @@ class CollectiveOp(IRDLOperation):
 
 
 class _PerDimOp(CollectiveOp):
-    """A collective with one axis list per dimension."""
+    """A collective with one axis list per dimension, in the property named
+    ``AXES``; it adds them to each dimension's sharding, or with ``GATHERS``
+    takes them off its end (``WORD`` names them in diagnostics)."""
+
+    AXES: ClassVar[str]
+    WORD: ClassVar[str]
+    GATHERS: ClassVar[bool]
 
     def per_dim(self) -> tuple[tuple[AxisRefAttr, ...], ...]:
-        raise NotImplementedError
+        return getattr(self, self.AXES).per_dim
+
+    def expected(self, dims, operand):
+        return self._apply(dims, self.WORD, gather=self.GATHERS)
 
     def axis_refs(self) -> list[AxisRefAttr]:
         return [a for axes in self.per_dim() for a in axes]
@@ -313,15 +322,13 @@ class AllGatherOp(_PerDimOp):
 
     name = "sdy.all_gather"
 
+    AXES: ClassVar[str] = "gathering_axes"
+    WORD: ClassVar[str] = "gathering"
+    GATHERS: ClassVar[bool] = True
+
     gathering_axes = prop_def(ListOfAxisRefListsAttr)
 
     assembly_format = f"$gathering_axes $tensor {_OUT}"
-
-    def per_dim(self) -> tuple[tuple[AxisRefAttr, ...], ...]:
-        return self.gathering_axes.per_dim
-
-    def expected(self, dims, operand):
-        return self._apply(dims, "gathering", gather=True)
 
 
 @irdl_op_definition
@@ -332,15 +339,13 @@ class AllSliceOp(_PerDimOp):
 
     name = "sdy.all_slice"
 
+    AXES: ClassVar[str] = "slicing_axes"
+    WORD: ClassVar[str] = "slicing"
+    GATHERS: ClassVar[bool] = False
+
     slicing_axes = prop_def(ListOfAxisRefListsAttr)
 
     assembly_format = f"$slicing_axes $tensor {_OUT}"
-
-    def per_dim(self) -> tuple[tuple[AxisRefAttr, ...], ...]:
-        return self.slicing_axes.per_dim
-
-    def expected(self, dims, operand):
-        return self._apply(dims, "slicing", gather=False)
 
 
 @irdl_op_definition
@@ -351,6 +356,10 @@ class ReduceScatterOp(_PerDimOp):
 
     name = "sdy.reduce_scatter"
 
+    AXES: ClassVar[str] = "reduce_scatter_axes"
+    WORD: ClassVar[str] = "reduce-scatter"
+    GATHERS: ClassVar[bool] = False
+
     reduce_scatter_axes = prop_def(ListOfAxisRefListsAttr)
     reduction_op = prop_def(ReductionAttr, default_value=ReductionAttr("sum"))
 
@@ -358,12 +367,6 @@ class ReduceScatterOp(_PerDimOp):
     assembly_format = (
         f"custom<Reduction>($reduction_op) $reduce_scatter_axes $tensor {_OUT}"
     )
-
-    def per_dim(self) -> tuple[tuple[AxisRefAttr, ...], ...]:
-        return self.reduce_scatter_axes.per_dim
-
-    def expected(self, dims, operand):
-        return self._apply(dims, "reduce-scatter", gather=False)
 
 
 @irdl_op_definition
@@ -373,15 +376,13 @@ class ShardedToUnreducedOp(_PerDimOp):
 
     name = "sdy.sharded_to_unreduced"
 
+    AXES: ClassVar[str] = "axes"
+    WORD: ClassVar[str] = "shard-to-unreduce"
+    GATHERS: ClassVar[bool] = True
+
     axes = prop_def(ListOfAxisRefListsAttr)
 
     assembly_format = f"$axes $tensor {_OUT}"
-
-    def per_dim(self) -> tuple[tuple[AxisRefAttr, ...], ...]:
-        return self.axes.per_dim
-
-    def expected(self, dims, operand):
-        return self._apply(dims, "shard-to-unreduce", gather=True)
 
 
 @irdl_op_definition

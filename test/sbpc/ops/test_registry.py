@@ -136,21 +136,9 @@ for k in ("shift_left", "shift_right_logical", "shift_right_arithmetic"):
 case("bitcast_convert", HLO + "bitcast_convert", [XU], [X])
 case("not_i1", HLO + "not", [XB], [XB])
 case("not_i32", HLO + "not", [XI], [XI])
-for k in (
-    "negate",
-    "abs",
-    "sign",
-    "floor",
-    "ceil",
-    "exponential",
-    "exponential_minus_one",
-    "tanh",
-    "logistic",
-    "cbrt",
-    "sine",
-    "cosine",
-    "round_nearest_afz",
-):
+UNARY_ANY_INPUT = """negate abs sign floor ceil exponential exponential_minus_one
+    tanh logistic cbrt sine cosine round_nearest_afz"""
+for k in UNARY_ANY_INPUT.split():
     case(k, HLO + k, [X], [X])
 case("negate_i32", HLO + "negate", [XI], [XI])
 for k in ("log", "log_plus_one", "sqrt", "rsqrt"):
