@@ -190,6 +190,24 @@ def _replicated(b: Builder, placement: Placement) -> NdSbp:
     return (B,) * placement.ndim
 
 
+def _pass_through(
+    b: Builder, op: Operation, x: SSAValue, placement: Placement, name: str
+) -> tuple[int, list[NdSbp]]:
+    """A node that hands ``x`` on unchanged in any layout, partial ones
+    included, at no compute cost: its value and its layouts."""
+    tensor = plain_type(x.type)
+    layouts = candidate_layouts(tensor, tuple(placement.hierarchy))
+    (v,) = b.out.graph(placement).add_op(
+        name,
+        [b.operand_value(op, x, placement)],
+        [tensor],
+        [Signature((nd,), (nd,)) for nd in layouts],
+        edge_weights=b.edge_weights([x]),
+        compute_costs=[0.0] * len(layouts),
+    )
+    return v, layouts
+
+
 def _add_while(b: Builder, op: WhileOp) -> None:
     placement = b.placement(op.results[0]) if op.results else b.default
     graph = b.out.graph(placement)
@@ -201,18 +219,9 @@ def _add_while(b: Builder, op: WhileOp) -> None:
     options: list[list[NdSbp]] = []
     nodes: list[int] = []
     for i, x in enumerate(op.operand):
-        tensor = plain_type(x.type)
         # Partial layouts too: a gradient accumulated over a scan stays
         # P(sum) through the loop and is reduced once, after it.
-        layouts = candidate_layouts(tensor, tuple(placement.hierarchy))
-        (v,) = graph.add_op(
-            f"{label} carry #{i}",
-            [b.operand_value(op, x, placement)],
-            [tensor],
-            [Signature((nd,), (nd,)) for nd in layouts],
-            edge_weights=b.edge_weights([x]),
-            compute_costs=[0.0] * len(layouts),
-        )
+        v, layouts = _pass_through(b, op, x, placement, f"{label} carry #{i}")
         carried.append(v)
         options.append(layouts)
         nodes.append(graph.values[v].producer)
@@ -299,16 +308,7 @@ def _add_barrier(b: Builder, op: OptimizationBarrierOp) -> None:
     label = op_label(op)
     nodes: list[int] = []
     for i, (x, r) in enumerate(zip(op.operand, op.results, strict=True)):
-        tensor = plain_type(x.type)
-        # Every layout passes through, partial ones included.
-        layouts = candidate_layouts(tensor, tuple(placement.hierarchy))
-        (v,) = graph.add_op(
-            f"{label} #{i}",
-            [b.operand_value(op, x, placement)],
-            [tensor],
-            [Signature((nd,), (nd,)) for nd in layouts],
-            edge_weights=b.edge_weights([x]),
-        )
+        v, _ = _pass_through(b, op, x, placement, f"{label} #{i}")
         b.bind(placement, r, v)
         b.def_weight[r] = b.weight
         nodes.append(graph.values[v].producer)
