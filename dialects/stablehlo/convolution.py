@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
+from xdsl.ir import Attribute, ParametrizedAttribute
 from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
@@ -326,40 +326,6 @@ class ConvolutionOp(PrecisionConfigOp):
     batch_group_count_attr = prop_def(IntegerAttr, prop_name="batch_group_count")
 
     traits = traits_def(Pure())
-
-    def __init__(
-        self,
-        lhs: SSAValue | Operation,
-        rhs: SSAValue | Operation,
-        dimension_numbers: ConvDimensionNumbersAttr,
-        result_type: Attribute,
-        *,
-        window_strides: Sequence[int] | None = None,
-        padding: Sequence[tuple[int, int]] | None = None,
-        lhs_dilation: Sequence[int] | None = None,
-        rhs_dilation: Sequence[int] | None = None,
-        window_reversal: Sequence[bool] | None = None,
-        feature_group_count: int = 1,
-        batch_group_count: int = 1,
-        precision: Sequence[str] | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        props: dict[str, Attribute] = {
-            "batch_group_count": IntegerAttr(batch_group_count, i64),
-            "dimension_numbers": dimension_numbers,
-            "feature_group_count": IntegerAttr(feature_group_count, i64),
-        }
-        if window_strides is not None:
-            props["window_strides"] = i64_array(window_strides)
-        if padding is not None:
-            props["padding"] = padding_attr(padding)
-        if lhs_dilation is not None:
-            props["lhs_dilation"] = i64_array(lhs_dilation)
-        if rhs_dilation is not None:
-            props["rhs_dilation"] = i64_array(rhs_dilation)
-        if window_reversal is not None:
-            props["window_reversal"] = bool_array(window_reversal)
-        self._build(lhs, rhs, result_type, props, precision, attributes)
 
     # -- plain accessors (defaults filled in) --
 

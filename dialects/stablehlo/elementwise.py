@@ -202,15 +202,6 @@ class IsFiniteOp(UnaryTensorOp):
 
     assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
 
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        result_type = result_type or TensorType(i1, shape_of(SSAValue.get(operand)))
-        super().__init__(operand, result_type, attributes)
-
     def verify_(self) -> None:
         check_alike(
             self, self.operand, self.result, "operand and result", elements=False

@@ -31,7 +31,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .attrs import i64_array, i64_array_prop, i64_attr, int_view, ints_view
+from .attrs import i64_array, i64_array_prop, int_view, ints_view
 from .base import (
     SortedPropertiesOp,
     TensorOp,
@@ -111,14 +111,6 @@ class ReshapeOp(TensorOp):
 
     assembly_format = "$operand " + _FUNCTIONAL_TYPE
 
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        result_type: Attribute,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        super().__init__(operand, result_type, attributes)
-
     def verify_(self) -> None:
         before = math.prod(shape_of(self.operand))
         after = math.prod(shape_of(self.result))
@@ -187,16 +179,6 @@ class ReverseOp(TensorOp):
     )
     custom_directives = (SameOperandsAndResultType,)
 
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        dimensions: Sequence[int],
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        properties = {"dimensions": i64_array(dimensions)}
-        super().__init__(operand, result_type, attributes, properties=properties)
-
     dimensions = ints_view("dimensions_attr")
 
     def verify_(self) -> None:
@@ -223,25 +205,6 @@ class ConcatenateOp(IRDLOperation):
         + _FUNCTIONAL_TYPE
     )
     custom_directives = (VariadicOperandWithAttribute,)
-
-    def __init__(
-        self,
-        inputs: Sequence[SSAValue | Operation],
-        dimension: int,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        values = [SSAValue.get(v) for v in inputs]
-        if result_type is None:
-            shape = list(shape_of(values[0]))
-            shape[dimension] = sum(shape_of(v)[dimension] for v in values)
-            result_type = TensorType(element_type(values[0]), shape)
-        super().__init__(
-            operands=[values],
-            result_types=[result_type],
-            properties={"dimension": i64_attr(dimension)},
-            attributes=attributes,
-        )
 
     dimension = int_view("dimension_attr")
 
@@ -290,33 +253,6 @@ class SliceOp(TensorOp):
         + _FUNCTIONAL_TYPE
     )
     custom_directives = (SliceRanges,)
-
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        start_indices: Sequence[int],
-        limit_indices: Sequence[int],
-        strides: Sequence[int] | None = None,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand = SSAValue.get(operand)
-        if strides is None:
-            strides = [1] * len(start_indices)
-        if result_type is None:
-            shape = [
-                max(0, -(-(limit - start) // stride))
-                for start, limit, stride in zip(
-                    start_indices, limit_indices, strides, strict=True
-                )
-            ]
-            result_type = TensorType(element_type(operand), shape)
-        properties = {
-            "limit_indices": i64_array(limit_indices),
-            "start_indices": i64_array(start_indices),
-            "strides": i64_array(strides),
-        }
-        super().__init__(operand, result_type, attributes, properties=properties)
 
     start_indices = ints_view("start_indices_attr")
     limit_indices = ints_view("limit_indices_attr")
@@ -381,24 +317,6 @@ class DynamicSliceOp(IRDLOperation):
     )
     custom_directives = (VariadicOperandWithAttribute,)
 
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        start_indices: Sequence[SSAValue | Operation],
-        slice_sizes: Sequence[int],
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand = SSAValue.get(operand)
-        if result_type is None:
-            result_type = TensorType(element_type(operand), slice_sizes)
-        super().__init__(
-            operands=[operand, list(start_indices)],
-            result_types=[result_type],
-            properties={"slice_sizes": i64_array(slice_sizes)},
-            attributes=attributes,
-        )
-
     slice_sizes = ints_view("slice_sizes_attr")
 
     def verify_(self) -> None:
@@ -423,21 +341,6 @@ class DynamicUpdateSliceOp(IRDLOperation):
     traits = traits_def(Pure())
 
     assembly_format = "operands " + _FUNCTIONAL_TYPE
-
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        update: SSAValue | Operation,
-        start_indices: Sequence[SSAValue | Operation],
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand = SSAValue.get(operand)
-        super().__init__(
-            operands=[operand, update, list(start_indices)],
-            result_types=[result_type or operand.type],
-            attributes=attributes,
-        )
 
     def verify_(self) -> None:
         shape, update = shape_of(self.operand), shape_of(self.update)
@@ -477,34 +380,6 @@ class PadOp(SortedPropertiesOp):
         "`high` `=` $edge_padding_high `,` `interior` `=` $interior_padding "
         + _FUNCTIONAL_TYPE
     )
-
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        padding_value: SSAValue | Operation,
-        low: Sequence[int],
-        high: Sequence[int],
-        interior: Sequence[int] | None = None,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand = SSAValue.get(operand)
-        if interior is None:
-            interior = [0] * len(low)
-        if result_type is None:
-            sizes = zip(shape_of(operand), low, high, interior, strict=True)
-            shape = [lo + hi + d + max(d - 1, 0) * it for d, lo, hi, it in sizes]
-            result_type = TensorType(element_type(operand), shape)
-        super().__init__(
-            operands=[operand, padding_value],
-            result_types=[result_type],
-            properties={
-                "edge_padding_high": i64_array(high),
-                "edge_padding_low": i64_array(low),
-                "interior_padding": i64_array(interior),
-            },
-            attributes=attributes,
-        )
 
     edge_padding_low = ints_view("edge_padding_low_attr")
     edge_padding_high = ints_view("edge_padding_high_attr")
