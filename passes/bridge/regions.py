@@ -190,6 +190,23 @@ def _replicated(b: Builder, placement: Placement) -> NdSbp:
     return (B,) * placement.ndim
 
 
+def _replicated_read(
+    b: Builder, op: Operation, x: SSAValue, placement: Placement, name: str
+) -> NdSbp:
+    """A node that reads ``x`` replicated on every device (a loop's
+    condition, a branch index: each device takes the same path); that
+    layout."""
+    everywhere_b = _replicated(b, placement)
+    b.out.graph(placement).add_op(
+        name,
+        [b.operand_value(op, x, placement)],
+        [],
+        [Signature((everywhere_b,), ())],
+        edge_weights=b.edge_weights([x]),
+    )
+    return everywhere_b
+
+
 def _pass_through(
     b: Builder, op: Operation, x: SSAValue, placement: Placement, name: str
 ) -> tuple[int, list[NdSbp]]:
@@ -232,15 +249,7 @@ def _add_while(b: Builder, op: WhileOp) -> None:
             b.bind(placement, arg, v)
             b.def_weight[arg] = rw
     ret = _walk(b, op.cond, w * (trips + 1))
-    pred = ret.operands[0]
-    everywhere_b = _replicated(b, placement)
-    graph.add_op(
-        f"{label} condition",
-        [b.operand_value(ret, pred, placement)],
-        [],
-        [Signature((everywhere_b,), ())],
-        edge_weights=b.edge_weights([pred]),
-    )
+    _replicated_read(b, ret, ret.operands[0], placement, f"{label} condition")
     ret = _walk(b, op.body, w * trips)
     for i, y in enumerate(ret.operands):
         graph.add_op(
@@ -264,14 +273,7 @@ def _add_case(b: Builder, op: CaseOp | IfOp) -> None:
     graph = b.out.graph(placement)
     label = op_label(op)
     selector = op.index if isinstance(op, CaseOp) else op.pred
-    everywhere_b = _replicated(b, placement)
-    graph.add_op(
-        f"{label} index",
-        [b.operand_value(op, selector, placement)],
-        [],
-        [Signature((everywhere_b,), ())],
-        edge_weights=b.edge_weights([selector]),
-    )
+    everywhere_b = _replicated_read(b, op, selector, placement, f"{label} index")
     yields = [_walk(b, region, b.weight).operands for region in op.branches]
     nodes: list[int] = []
     for j, r in enumerate(op.results):
