@@ -121,14 +121,13 @@ def swiglu(x, w1, w3, w2):
     return (jax.nn.silu(x @ w1) * (x @ w3)) @ w2
 
 
-def experts(x, p, cfg: Config):
-    """Top-k routed experts with GShard's dispatch: each token goes to its k
-    best experts while they have room (``capacity`` slots each)."""
-    b, t, d = x.shape
-    tokens = x.reshape(b * t, d)
+def routing(tokens, router, cfg: Config):
+    """(dispatch ``[n, e, c]``, combine ``[n, e, c]``): each token goes to
+    its k best experts while they have room (``capacity`` slots each);
+    which slot it takes, and its gate there."""
     n = tokens.shape[0]
     capacity = max(1, int(cfg.capacity_factor * n * cfg.top_k / cfg.experts))
-    logits = (tokens @ p["router"]).astype(jnp.float32)
+    logits = (tokens @ router).astype(jnp.float32)
     gates, chosen = jax.lax.top_k(jax.nn.softmax(logits, -1), cfg.top_k)
     gates = gates / jnp.sum(gates, -1, keepdims=True)
     mask = jax.nn.one_hot(chosen, cfg.experts, dtype=jnp.int32)  # [n, k, e]
@@ -136,9 +135,16 @@ def experts(x, p, cfg: Config):
     order = jnp.cumsum(mask.transpose(1, 0, 2).reshape(-1, cfg.experts), 0)
     slot = order.reshape(cfg.top_k, n, cfg.experts).transpose(1, 0, 2) * mask - 1
     keep = (slot >= 0) & (slot < capacity)
-    where = jax.nn.one_hot(jnp.where(keep, slot, -1), capacity, dtype=x.dtype)
-    dispatch = jnp.sum(where, 1)  # [n, e, c]
-    combine = jnp.einsum("nk,nkec->nec", gates.astype(x.dtype), where)
+    where = jax.nn.one_hot(jnp.where(keep, slot, -1), capacity, dtype=tokens.dtype)
+    combine = jnp.einsum("nk,nkec->nec", gates.astype(tokens.dtype), where)
+    return jnp.sum(where, 1), combine
+
+
+def experts(x, p, cfg: Config):
+    """Top-k routed experts with GShard's dispatch and combine einsums."""
+    b, t, d = x.shape
+    tokens = x.reshape(b * t, d)
+    dispatch, combine = routing(tokens, p["router"], cfg)
     inputs = jnp.einsum("nec,nd->ecd", dispatch, tokens)
     h = jax.nn.silu(jnp.einsum("ecd,edh->ech", inputs, p["w1"]))
     h = h * jnp.einsum("ecd,edh->ech", inputs, p["w3"])
