@@ -61,6 +61,12 @@ def _pipeline() -> type[ModulePass]:
     return SbpPipelinePass
 
 
+def _remat() -> type[ModulePass]:
+    from sbpc.passes.remat import SbpRematPass
+
+    return SbpRematPass
+
+
 def _propagate() -> type[ModulePass]:
     from sbpc.passes.propagate import SbpPropagatePass
 
@@ -86,6 +92,7 @@ SBPC_UNIVERSE = Universe(
         "sbp-export-sdy": _export_sdy,
         "sbp-inline": _inline,
         "sbp-pipeline": _pipeline,
+        "sbp-remat": _remat,
         "sbp-propagate": _propagate,
         "sbp-lower-boxing": _lower_boxing,
     },

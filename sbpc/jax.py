@@ -98,6 +98,7 @@ from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline import default_context
 from sbpc.passes.pipeline_target import pipeline_costs
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
+from sbpc.passes.remat import SbpRematPass
 from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
 from sbpc.timing import Timer, phase
@@ -640,6 +641,7 @@ def plan(
     combine_bytes: int = DEFAULT_MAX_BYTES,
     quiet: bool = False,
     pipeline: Pipeline | None = None,
+    remat: str = "none",
     **kwargs: Any,
 ) -> Planned:
     """Plan ``fn`` for ``mesh`` without its devices: ``args`` may be
@@ -660,7 +662,14 @@ def plan(
     )
     combine_bytes = int(combine_bytes)  # a numpy integer too
     request = _Request(
-        fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
+        fn,
+        args,
+        kwargs,
+        mesh,
+        in_layouts,
+        out_layouts,
+        _pipeline(pipeline),
+        remat=_remat(remat, propagate),
     )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
@@ -685,6 +694,7 @@ def distribute(
     donate_argnums: int | Sequence[int] | None = (),
     quiet: bool = False,
     pipeline: Pipeline | None = None,
+    remat: str = "none",
     **kwargs: Any,
 ) -> Distributed:
     """Distribute ``fn`` over ``mesh`` (see the module docstring): ``plan``,
@@ -718,6 +728,7 @@ def distribute(
         out_layouts,
         _pipeline(pipeline),
         donated,
+        _remat(remat, propagate),
     )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
@@ -745,6 +756,22 @@ class _Request(NamedTuple):
     out_layouts: LayoutTree
     pipeline: Pipeline | None = None
     donated: tuple[int, ...] = ()  # flat argument positions given up
+    remat: SbpRematPass | None = None
+
+
+def _remat(layers: Any, propagate: SbpPropagatePass) -> SbpRematPass | None:
+    """The ``remat`` option as a pass (None: recompute nothing)."""
+    if layers == "none":
+        return None
+    try:
+        return SbpRematPass(
+            layers=str(layers),
+            memory_budget=propagate.limits()[0],
+            strategy=propagate.strategy,
+            cost_model=propagate.cost_model,
+        )
+    except OptionError as e:
+        raise SbpcError(f"remat: {e}") from e
 
 
 def _pipeline(pipeline: Any) -> Pipeline | None:
@@ -785,7 +812,7 @@ def _plan(
             except PipelineError as e:
                 raise SbpcError(str(e)) from e
     module, plans, source = _compile(
-        annotated, propagate, combine_bytes, shown, request.pipeline
+        annotated, propagate, combine_bytes, shown, request.pipeline, request.remat
     )
     f = main_function(module)
     chosen_in = [sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))]
@@ -828,6 +855,7 @@ def _compile(
     combine_bytes: int,
     shown: Progress,
     pipeline: Pipeline | None = None,
+    remat: SbpRematPass | None = None,
 ) -> tuple[ModuleOp, list[FunctionPlan], str]:
     """The passes and the emitter on an annotated module, each timed and shown."""
     module = annotated.module
@@ -835,6 +863,9 @@ def _compile(
     try:
         with phase("sbp-inline"), shown.phase("sbp-inline"):
             SbpInlinePass().apply(ctx, module)
+        if remat is not None:
+            with phase("sbp-remat"), shown.phase(f"sbp-remat ({remat.layers})"):
+                remat.apply(ctx, module)
         if pipeline is not None:
             with phase("sbp-pipeline"), shown.phase("sbp-pipeline"):
                 pipeline.pass_for(

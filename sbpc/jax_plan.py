@@ -20,7 +20,7 @@ from itertools import count
 from typing import Any
 
 from jax.sharding import PartitionSpec
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
@@ -29,6 +29,7 @@ from sbpc.jax_backend.program_code import program_code
 from sbpc.output import OutputError, write_file
 from sbpc.passes.pipeline_target import with_section
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
+from sbpc.passes.remat import RECOMPUTED
 from sbpc.propagation.report.dot import ReportError
 from sbpc.propagation.report.summary import format_report
 from sbpc.timing import Timer
@@ -114,6 +115,9 @@ class Planned:
     @property
     def report(self) -> str:
         text = "\n".join(format_report(p.plan, "text") for p in self.plans)
+        if self.recomputed_layers:
+            layers = ", ".join(str(k) for k in self.recomputed_layers)
+            text += f"\nrecomputed layers: {layers}"
         if self.pipeline_search is not None:
             text += "\n" + self.pipeline_search
         if self.pipeline is not None:
@@ -121,6 +125,16 @@ class Planned:
         if self.timing is not None:
             text += "\n" + self.timing.format(f"{self._caller} {self.name}")
         return text
+
+    @property
+    def recomputed_layers(self) -> tuple[int, ...]:
+        """The repeated layers whose activations the backward recomputes
+        (``remat``; docs/memory.md)."""
+        for f in self.module.ops:
+            got = f.attributes.get(RECOMPUTED)
+            if isinstance(got, ArrayAttr):
+                return tuple(a.data for a in got.data)
+        return ()
 
     @property
     def plan_json(self) -> str:
