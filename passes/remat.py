@@ -70,13 +70,9 @@ class SbpRematPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         choice = self.layers.strip()
-        if choice == "auto":
-            count = self._fewest(op)
-            for f in _functions(op):
-                recompute(f, lambda found: found[:count])
-            return
+        wanted: str | int = self._fewest(op) if choice == "auto" else choice
         for f in _functions(op):
-            recompute(f, lambda found: _named(f, found, choice))
+            recompute(f, wanted)
 
     def _fewest(self, op: ModuleOp) -> int:
         """The fewest leading layers to recompute for the plan to fit."""
@@ -85,7 +81,7 @@ class SbpRematPass(ModulePass):
         for count in range(most + 1):
             trial = op.clone()
             for f in _functions(trial):
-                recompute(f, lambda found: found[:count])
+                recompute(f, count)
             plans = propagate.plan_module(trial)
             peak = max((p.plan.peak_memory for p in plans), default=0.0)
             if peak <= self.memory_budget:  # type: ignore[operator]
@@ -108,7 +104,10 @@ def _is_barrier(op: Operation) -> bool:
     return isinstance(op, OptimizationBarrierOp)
 
 
-def _named(f: func.FuncOp, found: list[Layer], choice: str) -> list[Layer]:
+def _named(f: func.FuncOp, found: list[Layer], choice: str | int) -> list[Layer]:
+    """The layers ``choice`` names (a number: that many leading ones)."""
+    if isinstance(choice, int):
+        return found[:choice]
     if choice == "none":
         return []
     if choice == "all":
@@ -125,13 +124,14 @@ def _named(f: func.FuncOp, found: list[Layer], choice: str) -> list[Layer]:
     return [by_index[k] for k in wanted]
 
 
-def recompute(f: func.FuncOp, pick) -> list[int]:
-    """Recompute the layers ``pick`` chooses among ``f``'s; write and return
-    their indices (a step carrying remat already: none)."""
+def recompute(f: func.FuncOp, choice: str | int) -> list[int]:
+    """Recompute the layers ``choice`` names (``layers``' syntax, or a number
+    of leading layers) among ``f``'s; write and return their indices (a
+    step carrying remat already: none)."""
     read = read_function(f)
     if carries_remat(read.function, lambda n: _is_barrier(read.ops[n])):
         return []
-    chosen = pick(layers(read.function))
+    chosen = _named(f, layers(read.function), choice)
     end = turn(read.function)
     done = [layer.index for layer in chosen if _rewrite(read, layer, end)]
     if done:
