@@ -47,13 +47,17 @@ class SbpRematPass(ModulePass):
 
     name = "sbp-remat"
 
-    layers: str = "none"
+    # ``layers=0,2`` reaches the pass as a tuple of ints, ``layers=1`` as one
+    layers: str | int | tuple[int, ...] = "none"
     memory_budget: int | float | str | None = None
     strategy: str = "greedy"
     cost_model: str = "default"
 
     def __post_init__(self) -> None:
-        choice = self.layers.strip()
+        if isinstance(self.layers, int | tuple):
+            numbers = self.layers if isinstance(self.layers, tuple) else (self.layers,)
+            object.__setattr__(self, "layers", ",".join(str(k) for k in numbers))
+        choice = str(self.layers).strip()
         if choice not in ("none", "all", "auto"):
             parts = [p.strip() for p in choice.split(",")]
             if not all(p.isdigit() for p in parts):
@@ -69,7 +73,7 @@ class SbpRematPass(ModulePass):
         SbpPropagatePass(strategy=self.strategy, cost_model=self.cost_model)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        choice = self.layers.strip()
+        choice = str(self.layers).strip()
         wanted: str | int = self._fewest(op) if choice == "auto" else choice
         for f in _functions(op):
             recompute(f, wanted)
