@@ -13,7 +13,7 @@ before, so the recomputation cannot run earlier than its use.
 ``layers``: ``none``, ``all``, a comma list of layer indices (``0,2``), or
 ``auto``: the fewest layers (first ones first) whose plan, propagated by
 ``strategy`` and ``cost_model`` without a budget, has a peak memory per
-device within ``memory_budget`` (none when nothing is needed; all when even
+device within ``memory_budget`` (default: the cost model's ``mem=``; none when nothing is needed; all when even
 that does not fit, so the budgeted propagation names what would).  A step
 that carries remat already (an ``optimization_barrier``) keeps its own.
 The recomputed layers are written on the function as
@@ -66,11 +66,15 @@ class SbpRematPass(ModulePass):
                     f"not '{self.layers}'"
                 )
         budget = positive_number("memory_budget", self.memory_budget, "bytes")
-        if choice == "auto" and budget is None:
-            raise OptionError("layers=auto needs a memory_budget")
-        object.__setattr__(self, "memory_budget", budget)
         # checked here, as the pipeline is parsed
-        SbpPropagatePass(strategy=self.strategy, cost_model=self.cost_model)
+        propagate = SbpPropagatePass(strategy=self.strategy, cost_model=self.cost_model)
+        if budget is None:
+            budget = propagate.parsed_cost_model.memory_capacity
+        if choice == "auto" and budget is None:
+            raise OptionError(
+                "layers=auto needs a memory_budget (or a cost model with mem=)"
+            )
+        object.__setattr__(self, "memory_budget", budget)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         choice = str(self.layers).strip()
