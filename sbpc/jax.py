@@ -662,15 +662,8 @@ def plan(
     )
     combine_bytes = int(combine_bytes)  # a numpy integer too
     request = _Request(
-        fn,
-        args,
-        kwargs,
-        mesh,
-        in_layouts,
-        out_layouts,
-        _pipeline(pipeline),
-        remat=_remat(remat, propagate),
-    )
+        fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
+    )._replace(remat=_remat(remat, propagate))
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
@@ -710,6 +703,10 @@ def distribute(
     ``quiet``: no progress lines (shown only when stderr is a terminal).
     ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run
     the step as (``sbpc.jax_pipeline``, docs/pipeline.md).
+    ``remat``: the repeated layers of a training step to recompute in its
+    backward pass: ``"none"``, ``"all"``, indices (``"0,2"``) or ``"auto"``
+    (the fewest that fit the memory budget; ``sbp-remat``,
+    docs/memory.md); ``recomputed_layers`` says which were.
     """
     propagate = _check_plan_options(
         fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
