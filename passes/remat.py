@@ -76,6 +76,19 @@ class SbpRematPass(ModulePass):
             )
         object.__setattr__(self, "memory_budget", budget)
 
+    @staticmethod
+    def along(layers: str, propagate: SbpPropagatePass) -> SbpRematPass | None:
+        """The pass for ``layers`` before ``propagate`` (its strategy, cost
+        model and budget); None for ``none``."""
+        if layers == "none":
+            return None
+        return SbpRematPass(
+            layers=layers,
+            memory_budget=propagate.limits()[0],
+            strategy=propagate.strategy,
+            cost_model=propagate.cost_model,
+        )
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         choice = str(self.layers).strip()
         wanted: str | int = self._fewest(op) if choice == "auto" else choice

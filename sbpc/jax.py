@@ -78,7 +78,7 @@ from sbpc.jax_dispatch import (
     whole_call,
 )
 from sbpc.jax_pipeline import Pipeline, PipelineError, as_pipeline, mark_batch
-from sbpc.jax_plan import Planned, SbpcError, load_program
+from sbpc.jax_plan import Planned, SbpcError, load_program, remat_pass
 from sbpc.jax_sharding import (
     ShardingError,
     find_mesh,
@@ -663,7 +663,7 @@ def plan(
     combine_bytes = int(combine_bytes)  # a numpy integer too
     request = _Request(
         fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
-    )._replace(remat=_remat(remat, propagate))
+    )._replace(remat=remat_pass(remat, propagate))
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
@@ -703,10 +703,7 @@ def distribute(
     ``quiet``: no progress lines (shown only when stderr is a terminal).
     ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run
     the step as (``sbpc.jax_pipeline``, docs/pipeline.md).
-    ``remat``: the repeated layers of a training step to recompute in its
-    backward pass: ``"none"``, ``"all"``, indices (``"0,2"``) or ``"auto"``
-    (the fewest that fit the memory budget; ``sbp-remat``,
-    docs/memory.md); ``recomputed_layers`` says which were.
+    ``remat``: ``remat_pass``'s ``layers``: which layers to recompute.
     """
     propagate = _check_plan_options(
         fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
@@ -725,7 +722,7 @@ def distribute(
         out_layouts,
         _pipeline(pipeline),
         donated,
-        _remat(remat, propagate),
+        remat_pass(remat, propagate),
     )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
@@ -754,21 +751,6 @@ class _Request(NamedTuple):
     pipeline: Pipeline | None = None
     donated: tuple[int, ...] = ()  # flat argument positions given up
     remat: SbpRematPass | None = None
-
-
-def _remat(layers: Any, propagate: SbpPropagatePass) -> SbpRematPass | None:
-    """The ``remat`` option as a pass (None: recompute nothing)."""
-    if layers == "none":
-        return None
-    try:
-        return SbpRematPass(
-            layers=str(layers),
-            memory_budget=propagate.limits()[0],
-            strategy=propagate.strategy,
-            cost_model=propagate.cost_model,
-        )
-    except OptionError as e:
-        raise SbpcError(f"remat: {e}") from e
 
 
 def _pipeline(pipeline: Any) -> Pipeline | None:
@@ -861,7 +843,7 @@ def _compile(
         with phase("sbp-inline"), shown.phase("sbp-inline"):
             SbpInlinePass().apply(ctx, module)
         if remat is not None:
-            with phase("sbp-remat"), shown.phase(f"sbp-remat ({remat.layers})"):
+            with phase("sbp-remat"), shown.phase("sbp-remat"):
                 remat.apply(ctx, module)
         if pipeline is not None:
             with phase("sbp-pipeline"), shown.phase("sbp-pipeline"):

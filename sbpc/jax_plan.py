@@ -27,9 +27,10 @@ from sbpc.algebra.sbp import NdSbp
 from sbpc.boxing.cost_model import CostModel
 from sbpc.jax_backend.program_code import program_code
 from sbpc.output import OutputError, write_file
+from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline_target import with_section
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
-from sbpc.passes.remat import RECOMPUTED
+from sbpc.passes.remat import RECOMPUTED, SbpRematPass
 from sbpc.propagation.report.dot import ReportError
 from sbpc.propagation.report.summary import format_report
 from sbpc.timing import Timer
@@ -228,3 +229,14 @@ def divisible(
         pieces = math.prod(axis_sizes[a] for a in names)
         dims.append(axes if size % pieces == 0 else None)
     return PartitionSpec(*dims)
+
+
+def remat_pass(layers: Any, propagate: SbpPropagatePass) -> SbpRematPass | None:
+    """``sbp-remat`` for ``remat=`` (docs/memory.md): a training step's
+    repeated layers to recompute in its backward pass (``"none"``,
+    ``"all"``, indices ``"0,2"``, or ``"auto"``: the fewest that fit the
+    memory budget), planned with ``propagate``'s options."""
+    try:
+        return SbpRematPass.along(str(layers), propagate)
+    except OptionError as e:
+        raise SbpcError(f"remat: {e}") from e
