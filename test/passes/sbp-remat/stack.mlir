@@ -18,6 +18,8 @@
 // RUN: not sbpc-opt %s -p 'sbp-remat{layers=2}' 2>&1 | filecheck %s --check-prefix=MISSING
 // RUN: not sbpc-opt %s -p 'sbp-remat{layers=auto}' 2>&1 | filecheck %s --check-prefix=BUDGET
 // RUN: sbpc-opt %s -p "sbp-remat{layers=auto cost_model=mem=1e9}" | filecheck %s --check-prefix=NONE
+// Not with a pipeline (yet): the microbatch analysis cannot read the barrier.
+// RUN: not sbpc-opt %s -p 'sbp-remat{layers=0},sbp-pipeline{microbatches=2}' 2>&1 | filecheck %s --check-prefix=PIPE
 
 // CHECK: func.func public @main
 // CHECK-SAME: sbp.recomputed_layers = [#builtin.int<0>, #builtin.int<1>]
@@ -53,6 +55,7 @@
 
 // MISSING: error: sbp-remat: no layer 2 to recompute: the step has 2 repeated layers
 // BUDGET: layers=auto needs a memory_budget
+// PIPE: error: this op computes on per-microbatch values but sbp-pipeline cannot read it
 
 module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
   func.func public @main(%arg0: tensor<4x8xf32>, %arg1: tensor<8x4xf32>, %arg2: tensor<4x8xf32>, %arg3: tensor<8x4xf32>, %arg4: tensor<16x4xf32>, %arg5: tensor<16x4xf32>) -> (tensor<f32> {jax.result_info = "result[0]"}, tensor<4x8xf32> {jax.result_info = "result[1][0][0]"}, tensor<8x4xf32> {jax.result_info = "result[1][0][1]"}, tensor<4x8xf32> {jax.result_info = "result[1][1][0]"}, tensor<8x4xf32> {jax.result_info = "result[1][1][1]"}) {
