@@ -32,6 +32,7 @@ SBPC_UNIVERSE = Universe(
         "sbp-export-sdy": _lazy("sbpc.passes.export_sdy", "SbpExportSdyPass"),
         "sbp-inline": _lazy("sbpc.passes.inline", "SbpInlinePass"),
         "sbp-pipeline": _lazy("sbpc.passes.pipelining", "SbpPipelinePass"),
+        "sbp-remat": _lazy("sbpc.passes.remat", "SbpRematPass"),
         "sbp-propagate": _lazy("sbpc.passes.propagate", "SbpPropagatePass"),
         "sbp-lower-boxing": _lazy("sbpc.passes.lower_boxing", "SbpLowerBoxingPass"),
     },

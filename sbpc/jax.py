@@ -78,7 +78,7 @@ from sbpc.jax_dispatch import (
     whole_call,
 )
 from sbpc.jax_pipeline import Pipeline, PipelineError, as_pipeline, mark_batch
-from sbpc.jax_plan import Planned, SbpcError, load_program
+from sbpc.jax_plan import Planned, SbpcError, load_program, remat_pass
 from sbpc.jax_sharding import (
     ShardingError,
     find_mesh,
@@ -98,6 +98,7 @@ from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline import default_context
 from sbpc.passes.pipeline_target import pipeline_costs
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
+from sbpc.passes.remat import SbpRematPass
 from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
 from sbpc.timing import Timer, phase
@@ -640,6 +641,7 @@ def plan(
     combine_bytes: int = DEFAULT_MAX_BYTES,
     quiet: bool = False,
     pipeline: Pipeline | None = None,
+    remat: str = "none",
     **kwargs: Any,
 ) -> Planned:
     """Plan ``fn`` for ``mesh`` without its devices: ``args`` may be
@@ -661,7 +663,7 @@ def plan(
     combine_bytes = int(combine_bytes)  # a numpy integer too
     request = _Request(
         fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
-    )
+    )._replace(remat=remat_pass(remat, propagate))
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
@@ -685,6 +687,7 @@ def distribute(
     donate_argnums: int | Sequence[int] | None = (),
     quiet: bool = False,
     pipeline: Pipeline | None = None,
+    remat: str = "none",
     **kwargs: Any,
 ) -> Distributed:
     """Distribute ``fn`` over ``mesh`` (see the module docstring): ``plan``,
@@ -700,6 +703,7 @@ def distribute(
     ``quiet``: no progress lines (shown only when stderr is a terminal).
     ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run
     the step as (``sbpc.jax_pipeline``, docs/pipeline.md).
+    ``remat``: ``remat_pass``'s ``layers``: which layers to recompute.
     """
     propagate = _check_plan_options(
         fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
@@ -718,6 +722,7 @@ def distribute(
         out_layouts,
         _pipeline(pipeline),
         donated,
+        remat_pass(remat, propagate),
     )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
@@ -745,6 +750,7 @@ class _Request(NamedTuple):
     out_layouts: LayoutTree
     pipeline: Pipeline | None = None
     donated: tuple[int, ...] = ()  # flat argument positions given up
+    remat: SbpRematPass | None = None
 
 
 def _pipeline(pipeline: Any) -> Pipeline | None:
@@ -785,7 +791,7 @@ def _plan(
             except PipelineError as e:
                 raise SbpcError(str(e)) from e
     module, plans, source = _compile(
-        annotated, propagate, combine_bytes, shown, request.pipeline
+        annotated, propagate, combine_bytes, shown, request.pipeline, request.remat
     )
     f = main_function(module)
     chosen_in = [sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))]
@@ -828,6 +834,7 @@ def _compile(
     combine_bytes: int,
     shown: Progress,
     pipeline: Pipeline | None = None,
+    remat: SbpRematPass | None = None,
 ) -> tuple[ModuleOp, list[FunctionPlan], str]:
     """The passes and the emitter on an annotated module, each timed and shown."""
     module = annotated.module
@@ -835,6 +842,9 @@ def _compile(
     try:
         with phase("sbp-inline"), shown.phase("sbp-inline"):
             SbpInlinePass().apply(ctx, module)
+        if remat is not None:
+            with phase("sbp-remat"), shown.phase("sbp-remat"):
+                remat.apply(ctx, module)
         if pipeline is not None:
             with phase("sbp-pipeline"), shown.phase("sbp-pipeline"):
                 pipeline.pass_for(

@@ -20,15 +20,17 @@ from itertools import count
 from typing import Any
 
 from jax.sharding import PartitionSpec
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.boxing.cost_model import CostModel
 from sbpc.jax_backend.program_code import program_code
 from sbpc.output import OutputError, write_file
+from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline_target import with_section
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
+from sbpc.passes.remat import RECOMPUTED, SbpRematPass
 from sbpc.propagation.report.dot import ReportError
 from sbpc.propagation.report.summary import format_report
 from sbpc.timing import Timer
@@ -114,6 +116,9 @@ class Planned:
     @property
     def report(self) -> str:
         text = "\n".join(format_report(p.plan, "text") for p in self.plans)
+        if self.recomputed_layers:
+            layers = ", ".join(str(k) for k in self.recomputed_layers)
+            text += f"\nrecomputed layers: {layers}"
         if self.pipeline_search is not None:
             text += "\n" + self.pipeline_search
         if self.pipeline is not None:
@@ -121,6 +126,16 @@ class Planned:
         if self.timing is not None:
             text += "\n" + self.timing.format(f"{self._caller} {self.name}")
         return text
+
+    @property
+    def recomputed_layers(self) -> tuple[int, ...]:
+        """The repeated layers whose activations the backward recomputes
+        (``remat``; docs/memory.md)."""
+        for f in self.module.ops:
+            got = f.attributes.get(RECOMPUTED)
+            if isinstance(got, ArrayAttr):
+                return tuple(a.data for a in got.data)
+        return ()
 
     @property
     def plan_json(self) -> str:
@@ -214,3 +229,14 @@ def divisible(
         pieces = math.prod(axis_sizes[a] for a in names)
         dims.append(axes if size % pieces == 0 else None)
     return PartitionSpec(*dims)
+
+
+def remat_pass(layers: Any, propagate: SbpPropagatePass) -> SbpRematPass | None:
+    """``sbp-remat`` for ``remat=`` (docs/memory.md): a training step's
+    repeated layers to recompute in its backward pass (``"none"``,
+    ``"all"``, indices ``"0,2"``, or ``"auto"``: the fewest that fit the
+    memory budget), planned with ``propagate``'s options."""
+    try:
+        return SbpRematPass.along(str(layers), propagate)
+    except OptionError as e:
+        raise SbpcError(f"remat: {e}") from e

@@ -1,0 +1,200 @@
+"""``sbp-remat``: recompute a training step's layers in its backward pass.
+
+For each chosen repeated layer (``sbpc.pipeline.remat`` finds them and the
+activations their backward reads), the ops those activations come from are
+cloned just before the first backward op that reads one, reading the
+layer's inputs through a ``stablehlo.optimization_barrier``, and the
+backward reads the clones.  The forward's copies then die with the
+forward's last use; the clones live only around their backward use.  As
+``jax.checkpoint`` does, the barrier keeps XLA from merging the clones with
+the forward's ops (CSE); it also passes the backward value computed just
+before, so the recomputation cannot run earlier than its use.
+
+``layers``: ``none``, ``all``, a comma list of layer indices (``0,2``), or
+``auto``: the fewest layers (first ones first) whose plan, propagated by
+``strategy`` and ``cost_model`` without a budget, has a peak memory per
+device within ``memory_budget`` (default: the cost model's ``mem=``; none when nothing is needed; all when even
+that does not fit, so the budgeted propagation names what would).  A step
+that carries remat already (an ``optimization_barrier``) keeps its own.
+The recomputed layers are written on the function as
+``sbp.recomputed_layers``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from sbpc.dialects.diagnostics import LocatedError
+from sbpc.dialects.stablehlo import OptimizationBarrierOp
+from sbpc.pipeline.remat import Layer, carries_remat, layers, turn
+
+from .bridge.function import ReadFunction, read_function
+from .options import OptionError, positive_number
+from .propagate import SbpPropagatePass
+
+RECOMPUTED = "sbp.recomputed_layers"
+
+
+@dataclass(frozen=True)
+class SbpRematPass(ModulePass):
+    """Recompute chosen layers' activations in the backward pass."""
+
+    name = "sbp-remat"
+
+    # ``layers=0,2`` reaches the pass as a tuple of ints, ``layers=1`` as one
+    layers: str | int | tuple[int, ...] = "none"
+    memory_budget: int | float | str | None = None
+    strategy: str = "greedy"
+    cost_model: str = "default"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.layers, int | tuple):
+            numbers = self.layers if isinstance(self.layers, tuple) else (self.layers,)
+            object.__setattr__(self, "layers", ",".join(str(k) for k in numbers))
+        choice = str(self.layers).strip()
+        if choice not in ("none", "all", "auto"):
+            parts = [p.strip() for p in choice.split(",")]
+            if not all(p.isdigit() for p in parts):
+                raise OptionError(
+                    "layers must be none, all, auto or layer indices such as 0,2, "
+                    f"not '{self.layers}'"
+                )
+        budget = positive_number("memory_budget", self.memory_budget, "bytes")
+        # checked here, as the pipeline is parsed
+        propagate = SbpPropagatePass(strategy=self.strategy, cost_model=self.cost_model)
+        if budget is None:
+            budget = propagate.parsed_cost_model.memory_capacity
+        if choice == "auto" and budget is None:
+            raise OptionError(
+                "layers=auto needs a memory_budget (or a cost model with mem=)"
+            )
+        object.__setattr__(self, "memory_budget", budget)
+
+    @staticmethod
+    def along(layers: str, propagate: SbpPropagatePass) -> SbpRematPass | None:
+        """The pass for ``layers`` before ``propagate`` (its strategy, cost
+        model and budget); None for ``none``."""
+        if layers == "none":
+            return None
+        return SbpRematPass(
+            layers=layers,
+            memory_budget=propagate.limits()[0],
+            strategy=propagate.strategy,
+            cost_model=propagate.cost_model,
+        )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        choice = str(self.layers).strip()
+        wanted: str | int = self._fewest(op) if choice == "auto" else choice
+        for f in _functions(op):
+            recompute(f, wanted)
+
+    def _fewest(self, op: ModuleOp) -> int:
+        """The fewest leading layers to recompute for the plan to fit."""
+        most = max((len(_found(f)) for f in _functions(op)), default=0)
+        propagate = SbpPropagatePass(strategy=self.strategy, cost_model=self.cost_model)
+        for count in range(most + 1):
+            trial = op.clone()
+            for f in _functions(trial):
+                recompute(f, count)
+            plans = propagate.plan_module(trial)
+            peak = max((p.plan.peak_memory for p in plans), default=0.0)
+            if peak <= self.memory_budget:  # type: ignore[operator]
+                return count
+        return most
+
+
+def _functions(op: ModuleOp) -> list[func.FuncOp]:
+    return [f for f in op.ops if isinstance(f, func.FuncOp) and not f.is_declaration]
+
+
+def _found(f: func.FuncOp) -> list[Layer]:
+    read = read_function(f)
+    if carries_remat(read.function, lambda n: _is_barrier(read.ops[n])):
+        return []
+    return layers(read.function)
+
+
+def _is_barrier(op: Operation) -> bool:
+    return isinstance(op, OptimizationBarrierOp)
+
+
+def _named(f: func.FuncOp, found: list[Layer], choice: str | int) -> list[Layer]:
+    """The layers ``choice`` names (a number: that many leading ones)."""
+    if isinstance(choice, int):
+        return found[:choice]
+    if choice == "none":
+        return []
+    if choice == "all":
+        return found
+    wanted = sorted({int(p) for p in choice.split(",")})
+    by_index = {layer.index: layer for layer in found}
+    missing = [k for k in wanted if k not in by_index]
+    if missing:
+        raise LocatedError(
+            f,
+            f"sbp-remat: no layer {missing[0]} to recompute: the step has "
+            f"{len(found)} repeated layers whose backward reads activations",
+        )
+    return [by_index[k] for k in wanted]
+
+
+def recompute(f: func.FuncOp, choice: str | int) -> list[int]:
+    """Recompute the layers ``choice`` names (``layers``' syntax, or a number
+    of leading layers) among ``f``'s; write and return their indices (a
+    step carrying remat already: none)."""
+    read = read_function(f)
+    if carries_remat(read.function, lambda n: _is_barrier(read.ops[n])):
+        return []
+    chosen = _named(f, layers(read.function), choice)
+    end = turn(read.function)
+    done = [layer.index for layer in chosen if _rewrite(read, layer, end)]
+    if done:
+        f.attributes[RECOMPUTED] = ArrayAttr([IntAttr(k) for k in done])
+    return done
+
+
+def _rewrite(read: ReadFunction, layer: Layer, end: int) -> bool:
+    """Clone ``layer``'s recompute before its first backward use, reading its
+    inputs through a barrier, and point the backward at the clones."""
+    inputs = [read.values[v] for v in layer.inputs]
+    if not all(isinstance(v.type, TensorType) for v in inputs):
+        return False
+    anchor = _anchor(read, layer.first_use, end)
+    fenced = inputs + ([anchor] if anchor is not None else [])
+    at = read.ops[layer.first_use]
+    block = at.parent_block()
+    assert block is not None
+    barrier = OptimizationBarrierOp(fenced)
+    block.insert_op_before(barrier, at)
+    mapping: dict[SSAValue, SSAValue] = dict(
+        zip(inputs, barrier.results[: len(inputs)], strict=True)
+    )
+    for n in layer.recompute:
+        clone = read.ops[n].clone(value_mapper=mapping)
+        block.insert_op_before(clone, at)
+        for old, new in zip(read.ops[n].results, clone.results, strict=True):
+            mapping[old] = new
+    backward = set(read.ops[end:])
+    for v in layer.saved:
+        old = read.values[v]
+        for use in list(old.uses):
+            if use.operation in backward:
+                use.operation.operands[use.index] = mapping[old]
+    return True
+
+
+def _anchor(read: ReadFunction, first_use: int, end: int) -> SSAValue | None:
+    """The last tensor a backward op computes before ``first_use`` (the
+    recomputation waits for it), None before any."""
+    for n in range(first_use - 1, end - 1, -1):
+        for r in read.ops[n].results:
+            if isinstance(r.type, TensorType):
+                return r
+    return None

@@ -1,0 +1,126 @@
+// sbp-remat on a two-layer residual tanh stack's training step (jax.grad,
+// flat): each layer's tanh output is what its backward reads.  Recomputing a
+// layer clones the ops that make it just before the first backward op that
+// reads it, from the layer's inputs passed through an optimization_barrier
+// (with the backward value computed just before, so it cannot run earlier),
+// and the backward reads the clones.  The forward's own ops stay.
+// RUN: sbpc-opt %s -p 'sbp-remat{layers=all}' | filecheck %s
+// RUN: sbpc-opt %s -p 'sbp-remat{layers=0}' | filecheck %s --check-prefix=ONE
+// RUN: sbpc-opt %s -p 'sbp-remat' | filecheck %s --check-prefix=NONE
+// auto: the fewest leading layers whose plan (greedy) fits the budget.  The
+// plan needs 3460 B per device as it is, 3332 B with layer 0 recomputed
+// (recomputing layer 1 as well saves nothing more); when nothing fits, all.
+// RUN: sbpc-opt %s -p 'sbp-remat{layers=auto memory_budget=1e9}' | filecheck %s --check-prefix=NONE
+// RUN: sbpc-opt %s -p 'sbp-remat{layers=auto memory_budget=3400}' | filecheck %s --check-prefix=ONE
+// RUN: sbpc-opt %s -p 'sbp-remat{layers=auto memory_budget=3000}' | filecheck %s
+// RUN: sbpc-opt %s -p 'sbp-remat{layers=all},sbp-remat{layers=all}' | filecheck %s --check-prefix=TWICE
+// RUN: sbpc-opt %s -p 'sbp-remat{layers=all},sbp-propagate,sbp-lower-boxing' -t jax | filecheck %s --check-prefix=JAX
+// RUN: not sbpc-opt %s -p 'sbp-remat{layers=2}' 2>&1 | filecheck %s --check-prefix=MISSING
+// RUN: not sbpc-opt %s -p 'sbp-remat{layers=auto}' 2>&1 | filecheck %s --check-prefix=BUDGET
+// RUN: sbpc-opt %s -p "sbp-remat{layers=auto cost_model=mem=1e9}" | filecheck %s --check-prefix=NONE
+// Not with a pipeline (yet): the microbatch analysis cannot read the barrier.
+// RUN: not sbpc-opt %s -p 'sbp-remat{layers=0},sbp-pipeline{microbatches=2}' 2>&1 | filecheck %s --check-prefix=PIPE
+
+// CHECK: func.func public @main
+// CHECK-SAME: sbp.recomputed_layers = [#builtin.int<0>, #builtin.int<1>]
+// CHECK: %[[H0:.*]] = stablehlo.dot_general %arg4, %arg0
+// CHECK: %[[T0:.*]] = stablehlo.tanh %[[H0]]
+// CHECK: %[[X1:.*]] = stablehlo.add %arg4,
+// CHECK: %[[H1:.*]] = stablehlo.dot_general %[[X1]], %arg2
+// CHECK: %[[T1:.*]] = stablehlo.tanh %[[H1]]
+// CHECK: %[[BX1:[0-9]+]], %[[BW1:[0-9]+]], %{{[0-9]+}} = stablehlo.optimization_barrier %[[X1]], %arg2, %[[G:[0-9]+]]
+// CHECK-NEXT: %[[R1:.*]] = stablehlo.dot_general %[[BX1]], %[[BW1]]
+// CHECK-NEXT: %[[RT1:.*]] = stablehlo.tanh %[[R1]]
+// CHECK: stablehlo.dot_general %[[G]], %[[RT1]]
+// CHECK: %[[BX0:[0-9]+]], %[[BW0:[0-9]+]], %{{[0-9]+}}, %{{[0-9]+}} = stablehlo.optimization_barrier %arg4, %arg0, %arg1,
+// CHECK-NEXT: %[[R0:.*]] = stablehlo.dot_general %[[BX0]], %[[BW0]]
+// CHECK-NEXT: %[[RT0:.*]] = stablehlo.tanh %[[R0]]
+// CHECK: stablehlo.dot_general %{{.*}}, %[[RT0]], contracting_dims = [0] x [0]
+// CHECK-NOT: %[[T0]]
+// CHECK: func.return
+
+// ONE: sbp.recomputed_layers = [#builtin.int<0>]
+// ONE-COUNT-1: stablehlo.optimization_barrier
+// ONE-NOT: stablehlo.optimization_barrier
+
+// NONE-NOT: sbp.recomputed_layers
+// NONE-NOT: stablehlo.optimization_barrier
+
+// A step that recomputes already keeps its own: the second run adds nothing.
+// TWICE-COUNT-2: stablehlo.optimization_barrier
+// TWICE-NOT: stablehlo.optimization_barrier
+
+// JAX: lax.optimization_barrier((
+// JAX: lax.optimization_barrier((
+
+// MISSING: error: sbp-remat: no layer 2 to recompute: the step has 2 repeated layers
+// BUDGET: layers=auto needs a memory_budget
+// PIPE: error: this op computes on per-microbatch values but sbp-pipeline cannot read it
+
+module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
+  func.func public @main(%arg0: tensor<4x8xf32>, %arg1: tensor<8x4xf32>, %arg2: tensor<4x8xf32>, %arg3: tensor<8x4xf32>, %arg4: tensor<16x4xf32>, %arg5: tensor<16x4xf32>) -> (tensor<f32> {jax.result_info = "result[0]"}, tensor<4x8xf32> {jax.result_info = "result[1][0][0]"}, tensor<8x4xf32> {jax.result_info = "result[1][0][1]"}, tensor<4x8xf32> {jax.result_info = "result[1][1][0]"}, tensor<8x4xf32> {jax.result_info = "result[1][1][1]"}) {
+    %0 = stablehlo.dot_general %arg4, %arg0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<16x4xf32>, tensor<4x8xf32>) -> tensor<16x8xf32>
+    %1 = stablehlo.tanh %0 : tensor<16x8xf32>
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x8xf32>
+    %3 = stablehlo.subtract %2, %1 : tensor<16x8xf32>
+    %4 = stablehlo.dot_general %1, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<16x8xf32>, tensor<8x4xf32>) -> tensor<16x4xf32>
+    %5 = stablehlo.add %arg4, %4 : tensor<16x4xf32>
+    %6 = stablehlo.dot_general %5, %arg2, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<16x4xf32>, tensor<4x8xf32>) -> tensor<16x8xf32>
+    %7 = stablehlo.tanh %6 : tensor<16x8xf32>
+    %cst_1 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %8 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<16x8xf32>
+    %9 = stablehlo.subtract %8, %7 : tensor<16x8xf32>
+    %10 = stablehlo.dot_general %7, %arg3, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<16x8xf32>, tensor<8x4xf32>) -> tensor<16x4xf32>
+    %11 = stablehlo.add %5, %10 : tensor<16x4xf32>
+    %12 = stablehlo.subtract %11, %arg5 : tensor<16x4xf32>
+    %13 = stablehlo.multiply %12, %12 : tensor<16x4xf32>
+    %cst_2 = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %14 = stablehlo.broadcast_in_dim %cst_2, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
+    %15 = stablehlo.multiply %14, %12 : tensor<16x4xf32>
+    %cst_3 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %16 = stablehlo.reduce(%13 init: %cst_3) applies stablehlo.add across dimensions = [0, 1] : (tensor<16x4xf32>, tensor<f32>) -> tensor<f32>
+    %cst_4 = stablehlo.constant dense<6.400000e+01> : tensor<f32>
+    %17 = stablehlo.divide %16, %cst_4 : tensor<f32>
+    %cst_5 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %cst_6 = stablehlo.constant dense<6.400000e+01> : tensor<f32>
+    %18 = stablehlo.divide %cst_5, %cst_6 : tensor<f32>
+    %19 = stablehlo.broadcast_in_dim %18, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
+    %20 = stablehlo.multiply %19, %15 : tensor<16x4xf32>
+    %21 = stablehlo.dot_general %20, %7, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<16x4xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    %22 = stablehlo.transpose %21, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    %23 = stablehlo.dot_general %20, %arg3, contracting_dims = [1] x [1], precision = [DEFAULT, DEFAULT] : (tensor<16x4xf32>, tensor<8x4xf32>) -> tensor<16x8xf32>
+    %24 = stablehlo.multiply %23, %9 : tensor<16x8xf32>
+    %25 = stablehlo.multiply %24, %7 : tensor<16x8xf32>
+    %26 = stablehlo.add %24, %25 : tensor<16x8xf32>
+    %27 = stablehlo.dot_general %26, %5, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<16x8xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+    %28 = stablehlo.transpose %27, dims = [1, 0] : (tensor<8x4xf32>) -> tensor<4x8xf32>
+    %29 = stablehlo.dot_general %26, %arg2, contracting_dims = [1] x [1], precision = [DEFAULT, DEFAULT] : (tensor<16x8xf32>, tensor<4x8xf32>) -> tensor<16x4xf32>
+    %30 = stablehlo.add %20, %29 : tensor<16x4xf32>
+    %31 = stablehlo.dot_general %30, %1, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<16x4xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    %32 = stablehlo.transpose %31, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    %33 = stablehlo.dot_general %30, %arg1, contracting_dims = [1] x [1], precision = [DEFAULT, DEFAULT] : (tensor<16x4xf32>, tensor<8x4xf32>) -> tensor<16x8xf32>
+    %34 = stablehlo.multiply %33, %3 : tensor<16x8xf32>
+    %35 = stablehlo.multiply %34, %1 : tensor<16x8xf32>
+    %36 = stablehlo.add %34, %35 : tensor<16x8xf32>
+    %37 = stablehlo.dot_general %36, %arg4, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<16x8xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+    %38 = stablehlo.transpose %37, dims = [1, 0] : (tensor<8x4xf32>) -> tensor<4x8xf32>
+    %cst_7 = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+    %39 = stablehlo.broadcast_in_dim %cst_7, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+    %40 = stablehlo.multiply %39, %38 : tensor<4x8xf32>
+    %41 = stablehlo.subtract %arg0, %40 : tensor<4x8xf32>
+    %cst_8 = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+    %42 = stablehlo.broadcast_in_dim %cst_8, dims = [] : (tensor<f32>) -> tensor<8x4xf32>
+    %43 = stablehlo.multiply %42, %32 : tensor<8x4xf32>
+    %44 = stablehlo.subtract %arg1, %43 : tensor<8x4xf32>
+    %cst_9 = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+    %45 = stablehlo.broadcast_in_dim %cst_9, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+    %46 = stablehlo.multiply %45, %28 : tensor<4x8xf32>
+    %47 = stablehlo.subtract %arg2, %46 : tensor<4x8xf32>
+    %cst_10 = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+    %48 = stablehlo.broadcast_in_dim %cst_10, dims = [] : (tensor<f32>) -> tensor<8x4xf32>
+    %49 = stablehlo.multiply %48, %22 : tensor<8x4xf32>
+    %50 = stablehlo.subtract %arg3, %49 : tensor<8x4xf32>
+    func.return %17, %41, %44, %47, %50 : tensor<f32>, tensor<4x8xf32>, tensor<8x4xf32>, tensor<4x8xf32>, tensor<8x4xf32>
+  }
+}

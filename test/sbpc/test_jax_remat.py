@@ -1,0 +1,153 @@
+"""``remat=`` in ``sbpc.jax``: a training step's repeated layers recomputed
+in the backward pass (``sbp-remat``, docs/memory.md), on 8 simulated devices.
+
+A residual tanh stack whose activations (``batch x hidden``) dwarf its
+weights fits a budget only when some layers are recomputed: ``auto`` picks
+the fewest, the plan's modelled peak is under the budget, one layer fewer
+is not, and the numbers equal ``jax.jit`` of the original step.  The GPT
+example's Adam step with every layer recomputed equals ``jax.jit`` too.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import sbpc.jax
+from sbpc.jax import SbpcError
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "examples"))
+
+from models import gpt  # noqa: E402
+
+BATCH, MODEL, HIDDEN, LAYERS = 256, 32, 1024, 4
+
+
+def layer(x, w):
+    return x + jnp.tanh(x @ w[0]) @ w[1]
+
+
+def make_step(block):
+    def loss(ws, x, y):
+        for w in ws:
+            x = block(x, w)
+        return jnp.mean((x - y) ** 2)
+
+    def step(ws, x, y):
+        value, grads = jax.value_and_grad(loss)(ws, x, y)
+        return value, jax.tree.map(lambda a, g: a - 0.1 * g, ws, grads)
+
+    return step
+
+
+step = make_step(layer)
+
+
+def stack_args():
+    rng = np.random.default_rng(0)
+
+    def normal(*shape):
+        return (rng.standard_normal(shape) * 0.1).astype(np.float32)
+
+    ws = [(normal(MODEL, HIDDEN), normal(HIDDEN, MODEL)) for _ in range(LAYERS)]
+    return ws, normal(BATCH, MODEL), normal(BATCH, MODEL)
+
+
+def equal_jit(d: sbpc.jax.Distributed, fn, args, atol: float = 1e-5) -> None:
+    want = jax.tree.leaves(jax.jit(fn)(*args))
+    got = d.step(*d.flatten(*args))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=atol)
+
+
+def planned(remat: str, budget: float | None = None) -> sbpc.jax.Planned:
+    return sbpc.jax.plan(
+        step,
+        *stack_args(),
+        mesh=8,
+        strategy="greedy",
+        memory_budget=budget,
+        quiet=True,
+        remat=remat,
+    )
+
+
+@pytest.fixture(scope="module")
+def peaks() -> dict[str, float]:
+    return {r: planned(r).peak_memory for r in ("none", "all")}
+
+
+def test_recomputing_every_layer_lowers_the_modelled_peak(peaks) -> None:
+    # each layer keeps its tanh output (batch x hidden) for the backward
+    saved = BATCH * HIDDEN * 4 / 8  # per device, the batch split 8 ways
+    assert peaks["none"] - peaks["all"] >= (LAYERS - 1) * saved
+
+
+def test_auto_recomputes_the_fewest_layers_that_fit(peaks) -> None:
+    budget = (peaks["none"] + peaks["all"]) / 2
+    d = sbpc.jax.distribute(
+        step,
+        *stack_args(),
+        mesh=8,
+        strategy="greedy",
+        memory_budget=budget,
+        quiet=True,
+        remat="auto",
+    )
+    chosen = d.recomputed_layers
+    assert 0 < len(chosen) < LAYERS
+    assert chosen == tuple(range(len(chosen)))
+    assert d.peak_memory <= budget
+    fewer = ",".join(str(k) for k in chosen[:-1]) or "none"
+    assert planned(fewer).peak_memory > budget
+    assert f"recomputed layers: {', '.join(map(str, chosen))}" in d.report
+    equal_jit(d, step, stack_args())
+    # one barrier per recomputed layer reaches XLA (jax.checkpoint's way)
+    text = d.step.lower(*d.place(*stack_args())).as_text()
+    assert text.count("optimization_barrier") == len(chosen)
+
+
+def test_auto_recomputes_nothing_when_the_plan_fits(peaks) -> None:
+    assert planned("auto", peaks["none"] * 1.01).recomputed_layers == ()
+
+
+def test_a_step_that_carries_remat_keeps_its_own() -> None:
+    own = make_step(jax.checkpoint(layer))
+
+    def source(remat: str) -> sbpc.jax.Planned:
+        return sbpc.jax.plan(
+            own, *stack_args(), mesh=8, strategy="greedy", quiet=True, remat=remat
+        )
+
+    kept, asked = source("none"), source("all")
+    assert asked.recomputed_layers == ()
+    barriers = asked.source.count("lax.optimization_barrier(")
+    assert barriers == kept.source.count("lax.optimization_barrier(") > 0
+
+
+def test_the_gpt_adam_step_with_every_layer_recomputed_equals_jit() -> None:
+    args = gpt.train_args()
+    d = sbpc.jax.distribute(
+        gpt.train_step, *args, mesh=8, strategy="greedy", quiet=True, remat="all"
+    )
+    assert d.recomputed_layers == tuple(range(gpt.LAYERS))
+    equal_jit(d, gpt.train_step, args)
+
+
+@pytest.mark.parametrize(
+    ("remat", "budget", "message"),
+    [
+        ("some", None, "layers must be none, all, auto or layer indices"),
+        ("auto", None, "layers=auto needs a memory_budget"),
+        ("7", None, "no layer 7 to recompute"),
+    ],
+)
+def test_bad_remat_options_are_errors(remat, budget, message) -> None:
+    with pytest.raises(SbpcError, match=message):
+        planned(remat, budget)
