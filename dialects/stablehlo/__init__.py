@@ -60,6 +60,7 @@ from .collectives import (
     AllToAllOp,
     ChannelHandleAttr,
     CollectivePermuteOp,
+    PartitionIdOp,
     ReduceScatterOp,
 )
 from .constants import ConstantOp, IotaOp
@@ -172,6 +173,7 @@ StableHLO = Dialect(
         SortOp,
         *UNSUPPORTED_OPS,
         *COLLECTIVE_OPS,
+        PartitionIdOp,
         *CONTROL_FLOW_OPS,
     ],
     [
@@ -251,6 +253,7 @@ __all__ = [
     "OptimizationBarrierOp",
     "OrOp",
     "PadOp",
+    "PartitionIdOp",
     "PopulationCountOp",
     "PowOp",
     "Precision",
