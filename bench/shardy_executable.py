@@ -734,6 +734,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["XLA_FLAGS"] = (
         f"{flags} --xla_force_host_platform_device_count={DEVICES}"
     )
+    # The tests compute in i64 and complex<f64> too.
+    os.environ.setdefault("JAX_ENABLE_X64", "1")
     cases: list[Case] = []
     with tempfile.TemporaryDirectory() as tmp:
         for path in paths:

@@ -63,6 +63,7 @@ from .collectives import (
     PartitionIdOp,
     ReduceScatterOp,
 )
+from .complex import COMPLEX_ATTRS, COMPLEX_OPS, ComplexOp, FftOp, ImagOp, RealOp
 from .constants import ConstantOp, IotaOp
 from .control_flow import (
     CONTROL_FLOW_OPS,
@@ -172,6 +173,7 @@ StableHLO = Dialect(
         SelectAndScatterOp,
         SortOp,
         *UNSUPPORTED_OPS,
+        *COMPLEX_OPS,
         *COLLECTIVE_OPS,
         PartitionIdOp,
         *CONTROL_FLOW_OPS,
@@ -187,12 +189,14 @@ StableHLO = Dialect(
         ScatterDimensionNumbersAttr,
         ConvDimensionNumbersAttr,
         RngAlgorithmAttr,
+        *COMPLEX_ATTRS,
     ],
 )
 
 __all__ = [
     "BINARY_ELEMENTWISE_OPS",
     "COLLECTIVE_OPS",
+    "COMPLEX_OPS",
     "CONTROL_FLOW_OPS",
     "REDUCTION_OPS",
     "UNARY_ELEMENTWISE_OPS",
@@ -219,6 +223,7 @@ __all__ = [
     "ComparisonDirectionAttr",
     "ComparisonType",
     "ComparisonTypeAttr",
+    "ComplexOp",
     "ConcatenateOp",
     "ConstantOp",
     "ConvDimensionNumbersAttr",
@@ -236,10 +241,12 @@ __all__ = [
     "Elementwise",
     "ExpOp",
     "Expm1Op",
+    "FftOp",
     "FloorOp",
     "GatherDimensionNumbersAttr",
     "GatherOp",
     "IfOp",
+    "ImagOp",
     "IotaOp",
     "IsFiniteOp",
     "Log1pOp",
@@ -258,6 +265,7 @@ __all__ = [
     "PowOp",
     "Precision",
     "PrecisionAttr",
+    "RealOp",
     "ReduceOp",
     "ReduceScatterOp",
     "ReduceWindowOp",
