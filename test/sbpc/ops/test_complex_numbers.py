@@ -17,7 +17,6 @@ import sbpc.jax as sj
 from sbpc.algebra.sbp import B, P, S
 from sbpc.jax import _parse
 from sbpc.ops.check import check_signature
-from sbpc.ops.evaluate import evaluate
 from sbpc.ops.registry import nd_signatures, signatures_1d
 from sbpc.ops.spec import OpSpec
 from sbpc.passes.bridge.ops import op_spec_of
@@ -60,19 +59,8 @@ def ops_of(fn: Callable[..., object], *args: np.ndarray) -> list[OpSpec]:
 
 
 @pytest.mark.parametrize(("pid", "fn", "args"), PROGRAMS, ids=[p[0] for p in PROGRAMS])
-def test_references_equal_jax(pid, fn, args) -> None:
-    module = _parse(jax.jit(fn).lower(*args).as_text(), pid)
-    SbpInlinePass().apply(default_context(), module)
-    env: dict[object, np.ndarray] = {}
-    main = next(op for op in module.walk() if op.name == "func.func")
-    for arg, value in zip(main.body.blocks.first.args, args, strict=True):
-        env[arg] = np.asarray(value)
-    for op in main.body.blocks.first.ops:
-        if op.name == "func.return":
-            got = [env[v] for v in op.operands]
-            break
-        ys = evaluate(op_spec_of(op), [env[v] for v in op.operands])
-        env.update(zip(op.results, ys, strict=True))
+def test_references_equal_jax(pid, fn, args, references) -> None:
+    got = references(fn, args, pid)
     want = jax.tree.leaves(jax.jit(fn)(*args))
     for g, w in zip(got, want, strict=True):
         assert g.dtype == np.asarray(w).dtype
