@@ -60,8 +60,10 @@ from .collectives import (
     AllToAllOp,
     ChannelHandleAttr,
     CollectivePermuteOp,
+    PartitionIdOp,
     ReduceScatterOp,
 )
+from .complex import COMPLEX_ATTRS, COMPLEX_OPS, ComplexOp, FftOp, ImagOp, RealOp
 from .constants import ConstantOp, IotaOp
 from .control_flow import (
     CONTROL_FLOW_OPS,
@@ -171,7 +173,9 @@ StableHLO = Dialect(
         SelectAndScatterOp,
         SortOp,
         *UNSUPPORTED_OPS,
+        *COMPLEX_OPS,
         *COLLECTIVE_OPS,
+        PartitionIdOp,
         *CONTROL_FLOW_OPS,
     ],
     [
@@ -185,12 +189,14 @@ StableHLO = Dialect(
         ScatterDimensionNumbersAttr,
         ConvDimensionNumbersAttr,
         RngAlgorithmAttr,
+        *COMPLEX_ATTRS,
     ],
 )
 
 __all__ = [
     "BINARY_ELEMENTWISE_OPS",
     "COLLECTIVE_OPS",
+    "COMPLEX_OPS",
     "CONTROL_FLOW_OPS",
     "REDUCTION_OPS",
     "UNARY_ELEMENTWISE_OPS",
@@ -217,6 +223,7 @@ __all__ = [
     "ComparisonDirectionAttr",
     "ComparisonType",
     "ComparisonTypeAttr",
+    "ComplexOp",
     "ConcatenateOp",
     "ConstantOp",
     "ConvDimensionNumbersAttr",
@@ -234,10 +241,12 @@ __all__ = [
     "Elementwise",
     "ExpOp",
     "Expm1Op",
+    "FftOp",
     "FloorOp",
     "GatherDimensionNumbersAttr",
     "GatherOp",
     "IfOp",
+    "ImagOp",
     "IotaOp",
     "IsFiniteOp",
     "Log1pOp",
@@ -251,10 +260,12 @@ __all__ = [
     "OptimizationBarrierOp",
     "OrOp",
     "PadOp",
+    "PartitionIdOp",
     "PopulationCountOp",
     "PowOp",
     "Precision",
     "PrecisionAttr",
+    "RealOp",
     "ReduceOp",
     "ReduceScatterOp",
     "ReduceWindowOp",

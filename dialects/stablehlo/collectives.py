@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerAttr,
+    IntegerType,
+    Signedness,
     TensorType,
     UnitAttr,
 )
@@ -30,6 +32,7 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
     region_def,
+    result_def,
     traits_def,
     var_operand_def,
     var_result_def,
@@ -265,6 +268,37 @@ class CollectivePermuteOp(_Collective):
         super().verify_()
         if any(len(p) != 2 for p in self.pairs):
             raise VerifyException(f"{self.name}: source_target_pairs must be Nx2")
+
+
+MANUAL_COMPUTATION = "sdy.manual_computation"
+
+
+@irdl_op_definition
+class PartitionIdOp(IRDLOperation):
+    """``%0 = stablehlo.partition_id : tensor<ui32>``: the running device's id
+    (JAX's ``axis_index`` inside ``shard_map`` reads it), meaningful only in
+    per-device code, a manual computation's body."""
+
+    name = "stablehlo.partition_id"
+
+    output = result_def(TensorType)
+
+    assembly_format = "attr-dict `:` type($output)"
+
+    def verify_(self) -> None:
+        t = self.output.type
+        ui32 = IntegerType(32, Signedness.UNSIGNED)
+        if not isinstance(t, TensorType) or shape_of(t) or t.element_type != ui32:
+            raise VerifyException(f"{self.name}: result must be tensor<ui32>, got {t}")
+        parent = self.parent_op()
+        while parent is not None and parent.name != MANUAL_COMPUTATION:
+            parent = parent.parent_op()
+        if parent is None:
+            raise VerifyException(
+                f"{self.name} outside a manual computation (shard_map) is not "
+                "supported: sbpc compiles a global-view program, where no device "
+                "id exists; read it inside sdy.manual_computation"
+            )
 
 
 COLLECTIVE_OPS = (

@@ -15,6 +15,7 @@ import numpy as np
 from xdsl.dialects.builtin import (
     I64,
     BFloat16Type,
+    ComplexType,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -57,6 +58,9 @@ def numpy_dtype(element: Attribute) -> Any:
     names = {Float16Type: "float16", Float32Type: "float32", Float64Type: "float64"}
     if type(element) in names:
         return np.dtype(names[type(element)])
+    if isinstance(element, ComplexType) and type(element.element_type) in names:
+        part = np.dtype(names[type(element.element_type)])
+        return np.result_type(part, np.complex64)
     raise NotImplementedError(f"no numpy dtype for {element}")
 
 
@@ -68,6 +72,8 @@ def constant_array(value: DenseIntOrFPElementsAttr) -> np.ndarray:
         mask = (1 << element.width.data) - 1
         if element.signedness.data == Signedness.UNSIGNED:
             values = tuple(int(v) & mask for v in values)
+    if isinstance(element, ComplexType):  # (re, im) pairs
+        values = tuple(complex(*v) for v in values)
     array = np.array(values, dtype=numpy_dtype(element))
     return array.reshape(tuple(value.get_shape()))
 

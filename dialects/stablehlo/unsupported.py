@@ -1,13 +1,11 @@
 """StableHLO ops JAX emits that sbpc does not handle, named so that a program
 using them stops with a clear, located error rather than "not registered".
 
-``jnp.fft.*`` lowers to ``stablehlo.fft`` on complex tensors, ``jnp.real`` /
-``jnp.imag`` to ``stablehlo.real`` / ``imag``; ``jnp.linalg.cholesky`` and
-``jax.scipy.linalg.solve_triangular`` to ``stablehlo.cholesky`` /
-``triangular_solve`` (or, on CPU and GPU, a ``stablehlo.custom_call`` of a
-LAPACK/cuSOLVER kernel).  sbpc has no complex element types and no rules for
-these: the pretty form fails to parse at the op, the generic form fails to
-verify, both saying so.
+``jnp.linalg.cholesky`` and ``jax.scipy.linalg.solve_triangular`` lower to
+``stablehlo.cholesky`` / ``triangular_solve`` (or, on CPU and GPU, a
+``stablehlo.custom_call`` of a LAPACK/cuSOLVER kernel).  sbpc has no rules
+for these: the pretty form fails to parse at the op, the generic form fails
+to verify, both saying so.
 """
 
 from __future__ import annotations
@@ -49,7 +47,6 @@ class UnsupportedOp(IRDLOperation):
         raise VerifyException(self.message())
 
 
-_COMPLEX = "complex numbers have no SBP rules, reference or JAX lowering"
 _LINALG = "no SBP rules, reference or JAX lowering for matrix factorisations"
 
 
@@ -61,19 +58,11 @@ def _unsupported(name: str, why: str) -> type[UnsupportedOp]:
     return irdl_op_definition(type(cls_name, (UnsupportedOp,), namespace))
 
 
-FftOp = _unsupported("stablehlo.fft", _COMPLEX)
-RealOp = _unsupported("stablehlo.real", _COMPLEX)
-ImagOp = _unsupported("stablehlo.imag", _COMPLEX)
-ComplexOp = _unsupported("stablehlo.complex", _COMPLEX)
 CholeskyOp = _unsupported("stablehlo.cholesky", _LINALG)
 TriangularSolveOp = _unsupported("stablehlo.triangular_solve", _LINALG)
 
 
 UNSUPPORTED_OPS: tuple[type[UnsupportedOp], ...] = (
-    FftOp,
-    RealOp,
-    ImagOp,
-    ComplexOp,
     CholeskyOp,
     TriangularSolveOp,
 )

@@ -273,9 +273,15 @@ def _collective_spec(op: Operation, spec: OpSpec, hierarchy: Sequence[int]) -> O
 
 
 def manual_body(
-    op: sdy.ManualComputationOp, hierarchy: Sequence[int]
+    op: sdy.ManualComputationOp,
+    hierarchy: Sequence[int],
+    device_ids: Sequence[int] = (),
 ) -> tuple[tuple[BodyOp, ...], tuple[int, ...]]:
-    """The body as plain ``BodyOp``s over numbered values, and the returned ids."""
+    """The body as plain ``BodyOp``s over numbered values, and the returned ids.
+
+    ``stablehlo.partition_id`` gets the mesh's ``device_ids`` (its
+    ``ids``, the device id at each mesh position; the position itself where
+    none are written, as JAX's meshes are) and every hierarchy dim."""
     block = op.body.block
     ids: dict[SSAValue, int] = {a: i for i, a in enumerate(block.args)}
     body: list[BodyOp] = []
@@ -296,6 +302,9 @@ def manual_body(
             raise LocatedError(inner, str(e)) from e
         if isinstance(inner, shlo.COLLECTIVE_OPS):
             spec = _collective_spec(inner, spec, hierarchy)
+        if isinstance(inner, shlo.PartitionIdOp):
+            devices = tuple(device_ids) or tuple(range(math.prod(hierarchy)))
+            spec = spec.replace(dims=tuple(range(len(hierarchy))), ids=devices)
         for v in inner.operands:
             if v not in ids:
                 raise LocatedError(inner, "operand defined outside the manual body")
@@ -313,7 +322,7 @@ def _manual(op: sdy.ManualComputationOp, spec: OpSpec) -> dict[str, Any]:
     if mesh is None:
         raise LocatedError(op, "a manual computation needs the sdy.mesh it names")
     ins, outs = manual_layouts(op, mesh)
-    body, returns = manual_body(op, [s for _, s in mesh.axes])
+    body, returns = manual_body(op, [s for _, s in mesh.axes], mesh.ids)
     return {
         "in_layouts": ins,
         "out_layouts": outs,

@@ -19,6 +19,9 @@ ELEMENT_BYTES: dict[str, int] = {
     "bf16": 2,
     "f32": 4,
     "f64": 8,
+    # Complex numbers (``jnp.fft``, ``lax.complex``): two floats each.
+    "complex<f32>": 8,
+    "complex<f64>": 16,
 }
 
 # MLIR's eight-bit floats (fp8 training and inference), one byte each; numpy
@@ -50,6 +53,8 @@ NUMPY_DTYPE: dict[str, str] = {
     "bf16": "bfloat16",
     "f32": "float32",
     "f64": "float64",
+    "complex<f32>": "complex64",
+    "complex<f64>": "complex128",
     **{e: "float8_" + e[2:].lower() for e in FP8_ELEMENTS},
 }
 

@@ -9,6 +9,7 @@ imports another family).
 
 from sbpc.jax_backend import (  # noqa: F401 (registers the op emitters)
     bits,
+    complex_ops,
     contraction,
     elementwise,
     layout,

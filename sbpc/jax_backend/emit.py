@@ -834,13 +834,16 @@ class _Emitter:
             block = f"jnp.full({py_tuple(local)}, {self.const(flat[0], result.element)}, {jdt})"
         else:
             name = self.const(value, result.element)
+            # axis_index is int32: so are the zero starts (a Python 0 is
+            # int64 under jax_enable_x64, and dynamic_slice wants one type).
+            zero = "jnp.int32(0)"
             starts = []
             for d in range(result.rank):
                 axes = [k for k, s in enumerate(nd) if s == Split(d)]
                 starts.append(
-                    f"lax.axis_index({axes_expr(axes)}) * {local[d]}" if axes else "0"
+                    f"lax.axis_index({axes_expr(axes)}) * {local[d]}" if axes else zero
                 )
-            if any(s != "0" for s in starts):
+            if any(s != zero for s in starts):
                 block = (
                     f"lax.dynamic_slice(jnp.asarray({name}, {jdt}), "
                     f"({', '.join(starts)},), {py_tuple(local)})"

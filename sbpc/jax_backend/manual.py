@@ -146,3 +146,14 @@ def _collective_permute(op: OpSpec, args: list[str]) -> str:
     if not op.attrs["dims"]:
         return args[0]
     return f"lax.ppermute({args[0]}, {_dims(op)}, perm={perm})"
+
+
+@emits("stablehlo.partition_id")
+def _partition_id(op: OpSpec, args: list[str]) -> str:
+    """The device's id: the mesh's device id (``ids``) at the device's
+    position, the linear index of all mesh axes, major first, as XLA numbers
+    partitions."""
+    ids = list(op.attrs["ids"])
+    return (
+        f"jnp.asarray({ids}, jnp.uint32)[lax.axis_index({axes_expr(op.attrs['dims'])})]"
+    )

@@ -13,7 +13,8 @@ division truncates, ``dynamic_slice`` and ``gather`` clamp their starts,
 result types' dtypes.
 
 The emitters themselves live in one module per op family (``elementwise``,
-``layout``, ``contraction``, ``bits``, ``window_ops``, ``manual``), each
+``layout``, ``contraction``, ``bits``, ``window_ops``, ``manual``,
+``complex_ops``), each
 importing only this module; the package's ``__init__`` imports them all, so
 every emitter is registered once anything of ``sbpc.jax_backend`` is.
 
@@ -80,6 +81,8 @@ JNP_DTYPE = {
     "bf16": "jnp.bfloat16",
     "f32": "jnp.float32",
     "f64": "jnp.float64",
+    "complex<f32>": "jnp.complex64",
+    "complex<f64>": "jnp.complex128",
     **{e: "jnp." + NUMPY_DTYPE[e] for e in FP8_ELEMENTS},
 }
 

@@ -15,6 +15,7 @@ from sbpc.ops import (
     arith,
     bits,
     chlo,
+    complex_numbers,
     control_flow,
     convolution,
     linalg,
@@ -40,6 +41,7 @@ RULE_MODULES = (
     convolution,
     windows,
     sorting,
+    complex_numbers,
     manual,
     microbatch,
 )

@@ -101,12 +101,14 @@ def check_signature(
                 f"{op.name} {sig} on {tuple(hierarchy)}: result {k} has shape "
                 f"{g.shape}, expected {e.shape}"
             )
+        # complex results compare as complex128 (both parts), others as float64
+        wide = np.complex128 if np.iscomplexobj(e) else np.float64
         if np.issubdtype(e.dtype, np.inexact):
             finite = np.abs(e[np.isfinite(e)]).astype(np.float64)
             scale = max(1.0, float(finite.max())) if finite.size else 1.0
             ok = np.allclose(
-                g.astype(np.float64),
-                e.astype(np.float64),
+                g.astype(wide),
+                e.astype(wide),
                 rtol=rtol,
                 atol=atol * scale,
                 equal_nan=True,
@@ -114,7 +116,7 @@ def check_signature(
         else:
             ok = np.array_equal(g, e)
         if not ok:
-            bad = np.argwhere(~np.isclose(g.astype(float), e.astype(float)))[:1]
+            bad = np.argwhere(~np.isclose(g.astype(wide), e.astype(wide)))[:1]
             where = tuple(int(i) for i in bad[0]) if len(bad) else ()
             raise SignatureCheckError(
                 f"{op.name} {sig} on {tuple(hierarchy)}: result {k} differs"

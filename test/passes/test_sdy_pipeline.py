@@ -114,6 +114,27 @@ def _shard_map_two_results(m: jax.sharding.Mesh) -> Case:
     return Case(f, [(16, 32), (32, 8)], m, None)
 
 
+def _shard_map_axis_index(m: jax.sharding.Mesh) -> Case:
+    """``axis_index`` lowers to ``stablehlo.partition_id`` and arithmetic on
+    it: the device's position in the mesh."""
+
+    @partial(jax.shard_map, mesh=m, in_specs=P("x", "y"), out_specs=P("x", "y"))
+    def body(a):
+        x, y = jax.lax.axis_index("x"), jax.lax.axis_index("y")
+        both = jax.lax.axis_index(("x", "y"))
+        return a + y + 10.0 * x + 100.0 * both
+
+    return Case(body, [(4, 8)], m, None)
+
+
+def permuted_mesh() -> jax.sharding.Mesh:
+    """A 2x4 mesh whose devices are not in id order."""
+    devices = np.asarray(jax.devices()[:8])[[3, 1, 0, 2, 7, 5, 6, 4]]
+    return jax.sharding.Mesh(
+        devices.reshape(2, 4), ("x", "y"), axis_types=(AxisType.Auto,) * 2
+    )
+
+
 def cases() -> dict[str, Callable[[], Case]]:
     m = mesh((2, 4), ("x", "y"))
     return {
@@ -123,6 +144,8 @@ def cases() -> dict[str, Callable[[], Case]]:
         "shard_map-psum": lambda: _shard_map_psum(m),
         "shard_map-collectives": lambda: _shard_map_collectives(m),
         "shard_map-two-results": lambda: _shard_map_two_results(m),
+        "shard_map-axis-index": lambda: _shard_map_axis_index(m),
+        "shard_map-axis-index-permuted": lambda: _shard_map_axis_index(permuted_mesh()),
     }
 
 

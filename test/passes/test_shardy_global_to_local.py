@@ -14,6 +14,7 @@ of a replicated operand, the constant for ``sdy.constant``.
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 
@@ -133,3 +134,16 @@ def test_shardy_collective_in_global_view(name, tmp_path, load_module) -> None:
     got = got[0] if isinstance(got, tuple | list) else got
     want = expected(args[0] if args else None)
     np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_a_split_dense_constant_runs_with_x64(tmp_path, load_module) -> None:
+    """Under ``jax_enable_x64`` the constant's block starts are still one
+    integer type (axis_index is int32; a bare 0 would be int64)."""
+
+    text, _, expected = CASES["sharded_dense_constant"]
+    module = run_passes(parse_module(text), PIPELINE)
+    emitted = load_module(jax_source(module), tmp_path / "dense_x64.py")
+    with jax.enable_x64(True):
+        got = emitted.logical(emitted.build()())
+    got = got[0] if isinstance(got, tuple | list) else got
+    np.testing.assert_array_equal(np.asarray(got), expected(None))

@@ -159,6 +159,29 @@ def test_a_mesh_in_another_device_order_is_kept() -> None:
     _check(dist, dense, [a, b])
 
 
+@pytest.mark.parametrize("order", ["ids", "permuted"])
+def test_axis_index_inside_shard_map_is_the_device_position(order) -> None:
+    """``axis_index`` (``stablehlo.partition_id`` and arithmetic) numbers the
+    device by its place in the mesh, whatever devices the mesh holds."""
+    devices = np.array(jax.devices()[:8])
+    if order == "permuted":
+        devices = devices[[3, 1, 0, 2, 7, 5, 6, 4]]
+    m = Mesh(devices.reshape(2, 4), ("x", "y"), axis_types=AUTO2)
+
+    @partial(jax.shard_map, mesh=m, in_specs=P("x", "y"), out_specs=P("x", "y"))
+    def body(a):
+        both = jax.lax.axis_index(("x", "y"))
+        return (
+            a + jax.lax.axis_index("y") + 10.0 * jax.lax.axis_index("x") + 100.0 * both
+        )
+
+    (a,) = _args((4, 8))
+    dist = sj.distribute(body, a, mesh=m, strategy="greedy")
+    assert "stablehlo.partition_id" in dist.mlir
+    assert "lax.axis_index" in dist.source
+    _check(dist, body, [a])
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -98,3 +98,26 @@ func.func @all_to_all_result(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %0 = "stablehlo.all_to_all"(%a) <{concat_dimension = 1 : i64, replica_groups = dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>, split_count = 4 : i64, split_dimension = 0 : i64}> : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+// partition_id is per-device code: outside a manual computation sbpc's
+// global view has no device to number.
+
+func.func @partition_id_global() -> tensor<ui32> {
+  // expected-error @+1 {{stablehlo.partition_id outside a manual computation (shard_map) is not supported: sbpc compiles a global-view program, where no device id exists; read it inside sdy.manual_computation}}
+  %0 = stablehlo.partition_id : tensor<ui32>
+  return %0 : tensor<ui32>
+}
+
+// -----
+
+sdy.mesh @mesh = <["x"=2]>
+func.func @partition_id_type(%arg0: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%arg1: tensor<2xi32>) {
+    // expected-error @+1 {{stablehlo.partition_id: result must be tensor<ui32>, got tensor<i32>}}
+    %1 = stablehlo.partition_id : tensor<i32>
+    sdy.return %arg1 : tensor<2xi32>
+  } : (tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

@@ -79,3 +79,22 @@ func.func @replicated_sum(%arg0: tensor<4x4xi32> {sdy.sharding = #sdy.sharding<@
   %2 = sdy.all_reduce max {"x"} %arg1 out_sharding=<@mesh, [{}]> : tensor<4xf32>
   return %0, %1, %2 : tensor<4x4xi32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// An op's result with no sharding written (Shardy's executable tests: a dot
+// contracting a split dimension, then all_reduce) is unreduced on the
+// reduction axes: the sum is its value, no multiplication.
+
+// CHECK-LABEL: func.func @unwritten_op_result
+// CHECK-NEXT: %0 = stablehlo.dot_general
+// CHECK-NEXT: %1 = sbp.cast %0 to #sbp.nd<[B]> : tensor<2x2xi32>
+// CHECK-NEXT: %2 = sbp.cast %0 to #sbp.nd<[S(0)]> : tensor<2x2xi32>
+// CHECK-NEXT: return %1, %2
+sdy.mesh @mesh = <["x"=2]>
+func.func @unwritten_op_result(%a: tensor<2x4xi32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>}, %b: tensor<4x2xi32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<2x2xi32>, tensor<2x2xi32>) {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x4xi32>, tensor<4x2xi32>) -> tensor<2x2xi32>
+  %1 = sdy.all_reduce {"x"} %0 out_sharding=<@mesh, [{}, {}]> : tensor<2x2xi32>
+  %2 = sdy.reduce_scatter [{"x"}, {}] %0 out_sharding=<@mesh, [{"x"}, {}]> : tensor<2x2xi32>
+  return %1, %2 : tensor<2x2xi32>, tensor<2x2xi32>
+}

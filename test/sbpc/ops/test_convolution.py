@@ -21,12 +21,9 @@ from sbpc.algebra.sbp import B, P, S
 from sbpc.jax import _parse
 from sbpc.ops.check import SignatureCheckError, check_signature
 from sbpc.ops.derive import sig1d
-from sbpc.ops.evaluate import evaluate
 from sbpc.ops.registry import local_op, nd_signatures, signatures_1d
 from sbpc.ops.spec import OpSpec
 from sbpc.passes.bridge.ops import op_spec_of
-from sbpc.passes.inline import SbpInlinePass
-from sbpc.passes.pipeline import default_context
 
 NAMES = (
     "stablehlo.convolution",
@@ -146,20 +143,9 @@ def _inputs(op: OpSpec, seed: int) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize(("pid", "fn", "args"), PROGRAMS, ids=IDS)
-def test_references_equal_jax(pid, fn, args) -> None:
+def test_references_equal_jax(pid, fn, args, references) -> None:
     """The numpy reference of each op gives JAX's numbers on the same inputs."""
-    module = _parse(jax.jit(fn).lower(*args).as_text(), pid)
-    SbpInlinePass().apply(default_context(), module)
-    env: dict[object, np.ndarray] = {}
-    main = next(op for op in module.walk() if op.name == "func.func")
-    for arg, value in zip(main.body.blocks.first.args, args, strict=True):
-        env[arg] = np.asarray(value)
-    for op in main.body.blocks.first.ops:
-        if op.name == "func.return":
-            got = [env[v] for v in op.operands]
-            break
-        ys = evaluate(op_spec_of(op), [env[v] for v in op.operands])
-        env.update(zip(op.results, ys, strict=True))
+    got = references(fn, args, pid)
     want = jax.tree.leaves(jax.jit(fn)(*args))
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, np.asarray(w), rtol=1e-4, atol=1e-4)
