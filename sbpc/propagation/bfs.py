@@ -36,6 +36,7 @@ class Bfs(Strategy):
     """
 
     name = "bfs"
+    improvable = True
 
     def __init__(self, memoise: bool = True) -> None:
         self.memoise = memoise

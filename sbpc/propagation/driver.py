@@ -14,9 +14,16 @@ from sbpc.propagation.bfs import Bfs
 from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
 from sbpc.propagation.graph import EdgeCost, OpNode, SbpGraph, SourceNode
 from sbpc.propagation.greedy import Greedy
+from sbpc.propagation.improve import improve as improve_choice
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
-from sbpc.propagation.strategy import UNDECIDED, Problem, Strategy, budget_error
+from sbpc.propagation.strategy import (
+    UNDECIDED,
+    Choice,
+    Problem,
+    Strategy,
+    budget_error,
+)
 from sbpc.timing import phase
 
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Greedy(), Bfs(), Optimal())}
@@ -49,13 +56,15 @@ def propagate(
     edge_table: EdgeTable | None = None,
     memory_budget: float | None = None,
     time_limit: float | None = None,
+    improve: bool = True,
 ) -> Plan:
     """Plan ``graph`` with ``strategy`` (a registered name or an instance).
 
     ``memory_budget`` reaches only strategies that honour one; ``time_limit``
     is the strategy's to use or ignore.  ``edge_table`` prices whole tables
     of layout pairs at once (it must agree with ``edge_cost``); strategies
-    that price tables use it.
+    that price tables use it.  ``improve``: move an improvable strategy's
+    choice downhill (``improve.py``); off, its plan is exactly its choice.
     """
     chosen = strategy_named(strategy) if isinstance(strategy, str) else strategy
     costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device, edge_table)
@@ -65,6 +74,10 @@ def propagate(
     problem = Problem(graph, costs, budget, time_limit)
     with phase(f"strategy {chosen.name}"):
         choice = chosen.choose(problem)
+    if improve and chosen.improvable:
+        with phase("improve"):
+            better = improve_choice(graph, costs, choice.options)
+        choice = Choice(better.options, {**choice.stats, **better.stats})
     with phase("price plan"):
         return build_plan(graph, choice.options, costs, chosen.name, choice.stats)
 

@@ -58,6 +58,7 @@ class Greedy(Strategy):
     """
 
     name = "greedy"
+    improvable = True
 
     def __init__(self, memoise: bool = True) -> None:
         self.memoise = memoise

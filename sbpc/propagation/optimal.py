@@ -126,7 +126,7 @@ class Optimal(Strategy):
         records: list[Record] = []
         if self.shrink_graph:
             with phase("shrink"):
-                records = _shrink_all(pairwise, frozen, self.prune_labels)
+                records = shrink_all(pairwise, frozen, self.prune_labels)
         core = [v for v in range(len(pairwise)) if pairwise.alive[v]]
         shrunk = time.perf_counter()
         report = progress.current()
@@ -232,7 +232,7 @@ class Optimal(Strategy):
         return budget_error(budget, peak.objective, peak.stats["proven"])
 
 
-def _shrink_all(
+def shrink_all(
     pairwise: PairwiseProblem,
     frozen: set[int],
     prune: bool = True,
@@ -251,14 +251,15 @@ def _shrink_all(
     return records
 
 
-def _solve_exact(
-    problem: PairwiseProblem, rel_gap: float, threads: int | None
+def solve_exact(
+    problem: PairwiseProblem, rel_gap: float, threads: int | None, prune: bool = True
 ) -> tuple[list[int], float] | None:
     """(labels of every node, a lower bound on the optimum) of a problem
     with no memory budget: shrink, then the LP; when the LP is fractional,
     the MIP's labels and no bound (``-inf``: nothing is certified by it).
-    None when HiGHS finds no labelling."""
-    records = _shrink_all(problem, set())
+    None when HiGHS finds no labelling.  ``prune``: also drop dominated
+    labels (off for small problems, where the LP costs less than pruning)."""
+    records = shrink_all(problem, set(), prune)
     core = [v for v in range(len(problem)) if problem.alive[v]]
     labels = [0] * len(problem)
     bound = problem.constant
@@ -360,7 +361,7 @@ def _clustered_at(
         # the residual's own copies bounded it too loosely: its exact LP
         with phase("residual"):
             rest, _ = residual(pairwise, messages)
-            solved = _solve_exact(rest, rel_gap, threads)
+            solved = solve_exact(rest, rel_gap, threads)
         rest_bound = -math.inf if solved is None else solved[1]
         gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
         by_copies = False
@@ -402,7 +403,7 @@ def _replicated(
     HiGHS finds no labelling)."""
     middle = copies.count // 2
     fixed = {part[k]: source[part[middle]] for part in copies.tuples for k in which}
-    plan = _solve_exact(condition(pairwise, fixed), rel_gap, threads)
+    plan = solve_exact(condition(pairwise, fixed), rel_gap, threads)
     if plan is None:
         return None
     labels = plan[0]
@@ -452,7 +453,7 @@ def _residual_bound(
     That bound is valid whatever the messages, but may be loose: the
     caller then asks for the exact one.  Without copies: ``rest``'s LP
     (``-inf`` when HiGHS finds nothing)."""
-    _shrink_all(rest, set())
+    shrink_all(rest, set())
     core = [v for v in range(len(rest)) if rest.alive[v]]
     copies = find_copies(rest, core) if core else None
     covered = covered_factors(rest, copies) if copies else set()
@@ -460,10 +461,10 @@ def _residual_bound(
         _, _, messages = _window_messages(rest, copies, covered, rel_gap, threads)
         if messages is not None:
             inner, covered_min = residual(rest, messages)
-            solved = _solve_exact(inner, rel_gap, threads)
+            solved = solve_exact(inner, rel_gap, threads)
             if solved is not None:
                 return rest.constant + covered_min + solved[1], True
-    solved = _solve_exact(rest, rel_gap, threads)
+    solved = solve_exact(rest, rel_gap, threads)
     return (-math.inf if solved is None else solved[1]), False
 
 
