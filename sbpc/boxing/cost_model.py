@@ -77,10 +77,16 @@ class Link:
             )
 
 
-# Inside a node: NVLink-like, 100 GB/s per device and 1 us per round.
-NVLINK_LIKE = Link(bandwidth=100e9, latency=1e-6)
-# Between nodes: network-like (200 Gb/s InfiniBand), 25 GB/s and 5 us per round.
-NETWORK_LIKE = Link(bandwidth=25e9, latency=5e-6)
+# Inside a node: NVLink-like, 100 GB/s per device, 1 us per round and 5 us
+# per launch (a kernel launch and NCCL's setup: a small all-reduce on 8 GPUs
+# of one node takes tens of microseconds, whatever its size).
+NVLINK_LIKE = Link(bandwidth=100e9, latency=1e-6, overhead=5e-6)
+# Between nodes: network-like (200 Gb/s InfiniBand), 25 GB/s, 5 us per round
+# and 10 us per launch.
+NETWORK_LIKE = Link(bandwidth=25e9, latency=5e-6, overhead=10e-6)
+# Between placements (pipeline stages): the network, its launch cost not
+# modeled (a ``transfer``'s overhead is 0 unless set through the Python API).
+TRANSFER_LIKE = Link(bandwidth=25e9, latency=5e-6)
 
 
 @dataclass(frozen=True)
@@ -135,12 +141,13 @@ class CostModel:
     """
 
     links: tuple[Link, ...] = (NETWORK_LIKE, NVLINK_LIKE)
-    transfer: Link = field(default=NETWORK_LIKE)
+    transfer: Link = field(default=TRANSFER_LIKE)
     device: Device = field(default=GPU_LIKE)
     # Independent collectives of one kind run as one (the JAX emitter
     # combines them): the search then prices latency once per combinable
     # group (``sbpc.propagation.combined_cost``), not once per collective.
-    combine: bool = False
+    # On by default: the search prices what the emitter runs.
+    combine: bool = True
     # The same machine with other links (``|`` in the option text): the
     # search keeps the plan whose worst regret across all of them is least
     # (``sbpc.propagation.scenarios``).  Empty: this model alone.
@@ -232,8 +239,8 @@ class CostModel:
         ``flops`` and ``hbm`` (one device's flop/s and memory bytes/s),
         ``flops_half`` (the extent at which a product runs at half the flop
         rate, ``Device.half_extent``; default 0: every product at the full
-        rate), ``combine`` (1: price latency once per combinable group, 0: per
-        collective, the default).
+        rate), ``combine`` (1, the default: price latency once per combinable
+        group, as the emitter combines; 0: once per collective).
         Omitted keys keep the default.  ``default`` or an empty text gives
         the default model.  Further ``|``-separated parts are *scenarios*:
         the same machine with the link keys they list changed (e.g.
@@ -290,11 +297,23 @@ def _build(values: dict[str, list[float]]) -> CostModel:
     default = CostModel()
     if not values:
         return default
+    given = {len(v) for k, v in values.items() if k in _PER_DIM_KEYS and len(v) > 1}
+    length = given.pop() if len(given) == 1 else 1  # else: they disagree
+
+    def per_dim(key: str, defaults: list[float]) -> list[float]:
+        """The key's values; a key not given takes the default links',
+        aligned on the innermost dimension to the lists that are given."""
+        if key in values:
+            return values[key]
+        if length <= 1:
+            return defaults
+        return [defaults[0]] * (length - len(defaults)) + defaults[-length:]
+
     bws, lats, overheads = _per_dim_lists(
         {
-            "bw": values.get("bw", [x.bandwidth for x in default.links]),
-            "lat": values.get("lat", [x.latency for x in default.links]),
-            "overhead": values.get("overhead", [0.0]),  # none by default
+            "bw": per_dim("bw", [x.bandwidth for x in default.links]),
+            "lat": per_dim("lat", [x.latency for x in default.links]),
+            "overhead": per_dim("overhead", [x.overhead for x in default.links]),
         }
     )
     for key in ("transfer_bw", "transfer_lat", "flops", "hbm", "flops_half", "combine"):
@@ -303,13 +322,14 @@ def _build(values: dict[str, list[float]]) -> CostModel:
     transfer = Link(
         bandwidth=values.get("transfer_bw", [default.transfer.bandwidth])[0],
         latency=values.get("transfer_lat", [default.transfer.latency])[0],
+        overhead=default.transfer.overhead,
     )
     device = Device(
         flops=values.get("flops", [default.device.flops])[0],
         memory_bandwidth=values.get("hbm", [default.device.memory_bandwidth])[0],
         half_extent=values.get("flops_half", [default.device.half_extent])[0],
     )
-    combine = values.get("combine", [0.0])[0]
+    combine = values.get("combine", [1.0])[0]
     if combine not in (0.0, 1.0):
         raise CostModelError(f"'combine' takes 0 or 1, got {combine:g}")
     links = tuple(
@@ -331,6 +351,7 @@ _KEYS = (
     "flops_half",
     "combine",
 )
+_PER_DIM_KEYS = ("bw", "lat", "overhead")
 # What a scenario may change: the links, not the device or the search.
 _LINK_KEYS = ("bw", "lat", "overhead", "transfer_bw", "transfer_lat")
 
