@@ -18,14 +18,16 @@ Options: ``strategy``, ``cost_model`` (``CostModel.parse`` syntax),
 optimal only), ``trip_count`` (iterations assumed for a ``while`` whose count
 is not JAX's counted form; see ``bridge/regions.py``), ``cluster`` (optimal
 only; 0: solve the whole core's LP instead of one repeated layer certified
-by a bound, ``docs/planning-time.md``).
+by a bound, ``docs/planning-time.md``), ``improve`` (greedy and bfs: 0
+keeps the strategy's own choice, without the local improvement of
+``sbpc/propagation/improve.py``).
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -39,6 +41,7 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
+from sbpc.boxing.collective_kind import LOCAL_KINDS, CollectiveKind
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
@@ -55,6 +58,11 @@ from sbpc.propagation.graph import (
     GraphError,
     PropagationError,
     SbpGraph,
+)
+from sbpc.propagation.lower_bound import (
+    combined_lower_bound,
+    lower_bound,
+    proven_bound,
 )
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
@@ -95,6 +103,7 @@ class SbpPropagatePass(ModulePass):
     time_limit: int | float | str | None = None
     trip_count: int = 1
     cluster: int = 1
+    improve: int = 1
 
     def __post_init__(self) -> None:
         """Bad values fail as the pipeline is parsed (``OptionError``), before
@@ -220,14 +229,37 @@ class SbpPropagatePass(ModulePass):
             if graph.is_single_device:
                 return self._propagate(graph, placement, cost_model, limits)
             if cost_model.scenarios:
-                return self._solve_scenarios(graph, placement, cost_model, limits)
+                plan = self._solve_scenarios(graph, placement, cost_model, limits)
+                plan.bound = self._bound(graph, placement, cost_model, None)
+                return plan
             if not cost_model.combine:
-                return self._propagate(graph, placement, cost_model, limits)
+                plan = self._propagate(graph, placement, cost_model, limits)
+                plan.bound = self._bound(graph, placement, cost_model, plan)
+                return plan
             best, tried = self._search_combined(graph, placement, cost_model, limits)
             repriced = _reprice(graph, best.plan, placement, cost_model)
-            return combined_plan(best, tried, repriced)
+            plan = combined_plan(best, tried, repriced)
+            free = next((c.plan for c in tried if c.scale == 0.0), None)
+            plan.bound = _combined_bound(graph, placement, cost_model, free)
+            return plan
         except (PropagationError, GraphError) as e:
             raise LocatedError(f, str(e)) from e
+
+    def _bound(
+        self,
+        graph: SbpGraph,
+        placement: Placement,
+        cost_model: CostModel,
+        solved: Plan | None,
+    ) -> float | Callable[[], float | None] | None:
+        """A lower bound on every plan's total under ``cost_model``: the one
+        an optimal plan ``solved`` under it proved, else a computation of
+        one for the report to run when read (``Plan.bound``)."""
+        if solved is not None and solved.strategy == Optimal.name:
+            return proven_bound(solved.stats)
+        edge_cost, edge_bytes, edge_table = _edge_prices(placement, cost_model)
+        costs = EdgeCosts(edge_cost, edge_bytes, False, edge_table)
+        return lambda: lower_bound(graph, costs)
 
     def _search_combined(
         self,
@@ -317,7 +349,40 @@ class SbpPropagatePass(ModulePass):
             edge_table=edge_table,
             memory_budget=limits[0],
             time_limit=limits[1],
+            improve=bool(self.improve),
         )
+
+
+def _combined_bound(
+    graph: SbpGraph, placement: Placement, cost_model: CostModel, free: Plan | None
+) -> Callable[[], float | None]:
+    """``lower_bound.combined_lower_bound`` of ``graph`` under ``cost_model``,
+    to compute when read; ``free``: an optimal plan with fixed costs free
+    (its proven bound is the first term)."""
+    free_bound = None
+    if free is not None and free.strategy == Optimal.name:
+        free_bound = proven_bound(free.stats)
+    time, nbytes, table = _edge_prices(placement, cost_model.with_latency_scale(0.0))
+    free_costs = EdgeCosts(time, nbytes, False, table)
+
+    def local_time(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
+        try:
+            steps = boxing.plan(src, dst, tensor, placement, cost_model)
+        except boxing.BoxingError:
+            return math.inf
+        if any(s.kind not in LOCAL_KINDS for s in steps.steps):
+            return math.inf
+        return steps.time
+
+    hierarchy = placement.hierarchy
+    fixed = min(
+        float(cost_model.step_latency(CollectiveKind.ALL_GATHER, (d,), hierarchy))
+        for d, n in enumerate(hierarchy)
+        if n > 1
+    )
+    return lambda: combined_lower_bound(
+        graph, free_costs, EdgeCosts(local_time), fixed, free_bound
+    )
 
 
 def _reprice(
