@@ -78,6 +78,7 @@ from sbpc.jax_sharding import (
     mesh_placement,
     resolve_layouts,
 )
+from sbpc.jax_ties import state_ties
 from sbpc.passes.bridge.program import main_function
 from sbpc.passes.bridge.sdy import MESH_AXES, mesh_axes
 from sbpc.passes.import_sdy import SbpImportSdyPass
@@ -281,13 +282,18 @@ def annotate(
     mesh: Placement | int | Sequence[int] | str | Mesh | None = None,
     in_layouts: LayoutTree = None,
     out_layouts: LayoutTree = None,
+    tie_state: bool = True,
+    donate_argnums: int | Sequence[int] = (),
     **kwargs: Any,
 ) -> Annotated:
     """Lower ``fn`` on example ``args`` and write placement and layouts into it.
 
     The shardings JAX writes itself (a ``jax.jit``-wrapped ``fn``'s own
     in/out shardings, ``with_sharding_constraint``, ``shard_map``) are read by
-    ``sbp-import-sdy``; ``mesh`` may then be left out.
+    ``sbp-import-sdy``; ``mesh`` may then be left out.  ``tie_state``: a
+    result that is an argument's new state (``sbpc.jax_ties``; donated
+    arguments, ``donate_argnums``, settle ambiguous ones) and has no layout
+    of its own comes back in the argument's layout (``sbp.tied_to``).
     """
     name = getattr(fn, "__name__", "fn")
     try:
@@ -358,6 +364,15 @@ def annotate(
         if nd is not None:
             _agree(sbp_dialect.get_nd_sbp_res_attr(f, i), nd, name, "result", i)
             sbp_dialect.set_nd_sbp_res_attr(f, i, nd)
+    ties = {}
+    if tie_state:
+        donated = (
+            (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
+        )
+        ties = state_ties(lowered.in_avals[0], lowered.out_info, tuple(donated))
+    for r, a in ties.items():
+        if key_impls[r] is None and sbp_dialect.get_nd_sbp_res_attr(f, r) is None:
+            sbp_dialect.set_tied_to(f, r, a)
     try:
         sbp_dialect.verify_sbp_annotations(module)
     except DiagnosticException as e:
@@ -687,6 +702,7 @@ def distribute(
     time_limit: float | None = None,
     combine_bytes: int = DEFAULT_MAX_BYTES,
     donate_argnums: int | Sequence[int] = (),
+    tie_state: bool = True,
     quiet: bool = False,
     **kwargs: Any,
 ) -> Distributed:
@@ -699,6 +715,10 @@ def distribute(
     reuse for its results, as in ``jax.jit`` (a training step that updates
     parameters in place then needs no second copy of them); a donated
     argument must not be used after the call.
+    ``tie_state``: results that are the next call's arguments (a training
+    step's new parameters and optimizer state, found by their pytree
+    structure, ``sbpc.jax_ties``) come back in the layout their argument
+    came in, unless ``out_layouts`` gives them one; False frees them.
     ``quiet``: no progress lines (shown only when stderr is a terminal).
     """
     propagate = _check_options(strategy, cost_model, memory_budget, time_limit)
@@ -707,6 +727,8 @@ def distribute(
     if mesh is not None:  # else read from the shardings, checked below
         _check_devices(parse_mesh(mesh))
     donated = _donated_leaves(donate_argnums, args)
+    if not isinstance(tie_state, bool):
+        raise SbpcError(f"tie_state must be True or False, not {tie_state!r}")
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
@@ -717,6 +739,8 @@ def distribute(
                 mesh=mesh,
                 in_layouts=in_layouts,
                 out_layouts=out_layouts,
+                tie_state=tie_state,
+                donate_argnums=donate_argnums,
                 **kwargs,
             )
             _check_devices(annotated.placement)

@@ -34,7 +34,13 @@ CORE_ORDER = (
     "sbpc.jax_backend",
     "sbpc.testing",
 )
-DRIVERS = ("sbpc.tools", "sbpc.jax", "sbpc.jax_sharding", "sbpc.jax_dispatch")
+DRIVERS = (
+    "sbpc.tools",
+    "sbpc.jax",
+    "sbpc.jax_sharding",
+    "sbpc.jax_dispatch",
+    "sbpc.jax_ties",
+)
 IR = ("sbpc.dialects", "sbpc.passes")
 
 
