@@ -45,10 +45,11 @@ from sbpc.boxing.collective_kind import LOCAL_KINDS, CollectiveKind
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
-from sbpc.propagation.combined_cost import combined_cost
+from sbpc.propagation.combined_cost import CombinedCost, combined_cost
 from sbpc.propagation.combining import (
     Candidate,
     combined_plan,
+    refine_with_combining,
     search_with_combining,
 )
 from sbpc.propagation.driver import STRATEGIES, propagate
@@ -59,6 +60,7 @@ from sbpc.propagation.graph import (
     PropagationError,
     SbpGraph,
 )
+from sbpc.propagation.improve import improve_each
 from sbpc.propagation.lower_bound import (
     combined_lower_bound,
     lower_bound,
@@ -268,13 +270,28 @@ class SbpPropagatePass(ModulePass):
         cost_model: CostModel,
         limits: tuple[float | None, float | None],
     ) -> tuple[Candidate, list[Candidate]]:
-        """``search_with_combining`` under ``cost_model``."""
-        return search_with_combining(
-            lambda scale: self._propagate(
-                graph, placement, cost_model.with_latency_scale(scale), limits
-            ),
-            lambda plan: combined_cost(plan, placement, cost_model),
-        )
+        """The search that sees combining, under ``cost_model``: the
+        strategy's plan under the plain model, then local improvements at
+        the latency scales combining leaves (``refine_with_combining``).
+        Under a memory budget, which only the strategy honours, or with
+        ``improve=0`` (the strategy's own plans only), the strategy plans
+        every scale instead (``search_with_combining``)."""
+
+        def solve(scale: float) -> Plan:
+            model = cost_model.with_latency_scale(scale)
+            return self._propagate(graph, placement, model, limits)
+
+        def price(plan: Plan) -> CombinedCost:
+            return combined_cost(plan, placement, cost_model)
+
+        if limits[0] is not None or not self.improve:
+            return search_with_combining(solve, price)
+
+        def refine(scale: float, plan: Plan) -> list[Plan]:
+            model = cost_model.with_latency_scale(scale)
+            return _refined(graph, placement, model, plan, scale)
+
+        return refine_with_combining(solve, refine, price)
 
     def _solve_scenarios(
         self,
@@ -351,6 +368,28 @@ class SbpPropagatePass(ModulePass):
             time_limit=limits[1],
             improve=bool(self.improve),
         )
+
+
+def _refined(
+    graph: SbpGraph,
+    placement: Placement,
+    cost_model: CostModel,
+    plan: Plan,
+    scale: float,
+) -> list[Plan]:
+    """``plan`` improved locally under ``cost_model`` (latency scaled by
+    ``scale``), from itself and from the replicated plan: each a candidate
+    (``improve.improve_each``); those with no finite price are dropped."""
+    time, nbytes, table = _edge_prices(placement, cost_model)
+    costs = EdgeCosts(time, nbytes, False, table)
+    out = []
+    for found in improve_each(graph, costs, plan.options, sweeps=1):
+        stats = {"refined_at_scale": round(scale, 4), **found.stats}
+        try:
+            out.append(build_plan(graph, found.options, costs, plan.strategy, stats))
+        except PropagationError:
+            continue
+    return out
 
 
 def _combined_bound(

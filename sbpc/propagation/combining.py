@@ -1,25 +1,39 @@
 """Search that sees collective combining: plan, combine, re-price, iterate.
 
 Every strategy prices an edge alone, so it cannot know that the emitter will
-run independent collectives of one kind as one.  This loop lets any strategy
-(greedy, bfs, optimal) plan anyway: it plans with every link latency scaled
-by ``s``, prices the plan with combining (``combined_cost``), and replans
-with ``s`` set to the share of latency that combining left (a fixed point:
-a plan whose collectives all combine sees latency nearly free, one with a
-serial chain sees all of it).  It starts from both ends, ``s = 1`` (the plain
-model: so the plan the search without combining would give is always a
-candidate, and the combined search never returns a costlier one) and
-``s = 0`` (latency free), follows each for a bounded number of rounds, and
-keeps the plan that is cheapest under the combined model.  No latency is
-chosen by hand: the machine's own latency is priced as combined.
+run independent collectives of one kind as one.  These searches let any
+strategy (greedy, bfs, optimal) plan anyway: plan with every link latency
+scaled by ``s``, price the plan with combining (``combined_cost``), and look
+again at ``s`` set to the share of latency that combining left (a fixed
+point: a plan whose collectives all combine sees latency nearly free, one
+with a serial chain sees all of it).  No latency is chosen by hand.
 
-This search is the default (``CostModel.combine``), so its price is every
-plan's: a third start from the middle, ``s = 1/2``, once found a plan both
-ends' fixed points missed (the MLP training step on a 2x4 mesh with a fixed
-cost per launch of 0.7 ms: 13.4 ms modeled against 13.9 ms), but on the
-examples under the default and calibrated models it found nothing the two
-ends did not, for a third more solves; it is no longer tried.  Scales within
-``SAME_SCALE`` of one already planned are not planned again.
+``refine_with_combining``, the default: the strategy plans once under the
+plain model (``s = 1``: the plan the search without combining gives is
+always a candidate), then a few rounds of *local improvement*
+(``improve.py``) at the scales combining leaves, from the best plan so far
+and from the replicated plan, each result a candidate.  It replaced
+replanning with the strategy at every scale because that cost too much as a
+default: on the 8-layer GPT training step on 2x4, the optimal strategy at
+``s = 0`` could not certify its repeated layers (every tie free) and solved
+the whole core's LP, 32 s of a 70 s ``sbp-propagate`` against 2.9 s without
+combining (docs/performance.md, "Issue 37"); and it found worse plans: a
+plan whose collectives all run as one group can cost more per edge at every
+scale than the strategy's and still be the cheapest combined (the GPT
+training step, tensor parallel: 32 us against 83 us).
+
+``search_with_combining``: the strategy at every scale, from both ends
+(``s = 1``, then ``s = 0``), each followed for a bounded number of rounds;
+under a memory budget (which only the strategy honours) and with
+``improve=0``.  A third start from the middle, ``s = 1/2``, once found a
+plan both ends' fixed points missed (the MLP training step on a 2x4 mesh
+with a fixed cost per launch of 0.7 ms: 13.4 ms modeled against 13.9 ms),
+but on the examples it found nothing the two ends did not; it is no longer
+tried.  Scales within ``SAME_SCALE`` of one already planned are not planned
+again.
+
+Either keeps the plan cheapest under the combined model, a near tie going
+to the one that keeps work split (``split_work``).
 """
 
 from __future__ import annotations
@@ -34,6 +48,8 @@ from sbpc.propagation.plan import Plan
 STARTS = (1.0, 0.0)  # the plain model first, then latency free
 ROUNDS_PER_START = 2  # replans after each start (so at most 6 plans)
 SAME_SCALE = 0.05  # a scale this close to one planned is not planned again
+REFINES = 3  # rounds of local improvement after the plain plan (the default)
+DESCENT = 4  # a stalled refinement tries a quarter of the least scale tried
 # Plans whose modeled times differ by less than this share are a tie: the
 # model's error.  Calibrations of one machine a day apart moved a plan's
 # modeled time by more (docs/performance.md), and two plans it priced 3-4%
@@ -77,6 +93,36 @@ def search_with_combining(
             candidate = Candidate(scale, plan, price(plan))
             tried.append(candidate)
             scale = candidate.cost.latency_scale
+    return split_work(tried), tried
+
+
+def refine_with_combining(
+    solve: Callable[[float], Plan],
+    refine: Callable[[float, Plan], list[Plan]],
+    price: Callable[[Plan], CombinedCost],
+    rounds: int = REFINES,
+) -> tuple[Candidate, list[Candidate]]:
+    """The default search: one plan at ``s = 1`` (``solve``), then ``rounds``
+    of ``refine(s, best)`` (local improvements of the best plan so far at
+    scale ``s``, each priced as a candidate).  ``s`` is the share of latency
+    the best plan leaves, as in ``search_with_combining``; when that comes
+    back (to ``SAME_SCALE``) the search descends instead, to a quarter of
+    the least scale tried: a plan of many combinable collectives is found
+    at a low scale, which a plan of few uncombined ones never points to."""
+    plan = solve(1.0)
+    tried = [Candidate(1.0, plan, price(plan))]
+    scales = [1.0]
+    for _ in range(rounds):
+        best = min(tried, key=lambda c: c.total_time)
+        scale = best.cost.latency_scale
+        if any(abs(s - scale) < SAME_SCALE for s in scales):
+            scale = min(scales) / DESCENT
+        scales.append(scale)
+        tried += [
+            Candidate(scale, p, price(p))
+            for p in refine(scale, best.plan)
+            if all(p.options != c.plan.options for c in tried)
+        ]
     return split_work(tried), tried
 
 

@@ -77,40 +77,66 @@ def improve(
     choice of infinite total (which no plan is built from) is returned as it
     is.
     """
+    return _improve(graph, costs, options, block_nodes, sweeps, each=False)[0]
+
+
+def improve_each(
+    graph: SbpGraph,
+    costs: EdgeCosts,
+    options: Sequence[int],
+    block_nodes: int = BLOCK_NODES,
+    sweeps: int = SWEEPS,
+) -> list[Improvement]:
+    """``improve`` from each start apart (the choice, then the replicated
+    plan when it differs), each with its block sweeps: the combining search
+    prices both, since the cheaper of them per edge need not be the cheaper
+    once collectives are combined."""
+    return _improve(graph, costs, options, block_nodes, sweeps, each=True)
+
+
+def _improve(
+    graph: SbpGraph,
+    costs: EdgeCosts,
+    options: Sequence[int],
+    block_nodes: int,
+    sweeps: int,
+    each: bool,
+) -> list[Improvement]:
+    """``improve`` (the better start only) or ``improve_each``."""
     started = time.perf_counter()
     first = complete_sinks(graph, options, costs)
     with phase("improve: pairwise problem"):
         problem = PairwiseProblem.from_graph(graph, costs)
     before = problem.energy(first)
-    stats: dict[str, Any] = {"improved_from": before}
     if not math.isfinite(before):
-        return Improvement(first, stats)
+        return [Improvement(first, {"improved_from": before})]
     starts = [("strategy", first)]
     replicated = complete_sinks(graph, replicated_options(graph, options), costs)
-    if math.isfinite(problem.energy(replicated)):
+    if replicated != first and math.isfinite(problem.energy(replicated)):
         starts.append(("replicated", replicated))
     with phase("improve: shrink"):
         records = shrink_all(problem, set())
     core = [v for v in range(len(problem)) if problem.alive[v]]
-    best: list[int] | None = None
-    moved = 0
-    for name, labels in starts:  # node moves from each start, keep the best
+    moved = []
+    for _, labels in starts:  # node moves from each start
         relabel_forward(records, labels)
-        moved += _descend(problem, labels, core)
-        if best is None or problem.energy(labels) < problem.energy(best):
-            best = labels
-            stats["improve_start"] = name
-    assert best is not None
-    with phase("improve: blocks"):
-        stats.update(_block_sweeps(problem, best, core, block_nodes, sweeps))
-    stats["improve_node_moves"] = moved + stats.pop("node_moves")
-    stats["improve_core_nodes"] = len(core)
-    after = problem.energy(best)
-    expand(records, best)
-    stats["seconds_improve"] = time.perf_counter() - started
-    if not _saves(after, before):  # nothing to report: the choice stands
-        return Improvement(best, {})
-    return Improvement(best, stats)
+        moved.append(_descend(problem, labels, core))
+    if not each:  # blocks from the better start only
+        k = min(range(len(starts)), key=lambda i: problem.energy(starts[i][1]))
+        starts, moved = [starts[k]], [sum(moved)]
+    out = []
+    for (name, labels), nodes in zip(starts, moved, strict=True):
+        stats: dict[str, Any] = {"improved_from": before, "improve_start": name}
+        with phase("improve: blocks"):
+            stats.update(_block_sweeps(problem, labels, core, block_nodes, sweeps))
+        stats["improve_node_moves"] = nodes + stats.pop("node_moves")
+        stats["improve_core_nodes"] = len(core)
+        after = problem.energy(labels)
+        expand(records, labels)
+        stats["seconds_improve"] = time.perf_counter() - started
+        # nothing saved, nothing to report: the choice stands
+        out.append(Improvement(labels, stats if _saves(after, before) else {}))
+    return out
 
 
 def replicated_options(graph: SbpGraph, options: Sequence[int]) -> list[int]:

@@ -11,7 +11,7 @@
 // pays three.
 
 // CHECK: total: 600.8 us (communication 600.7 us,
-// CHECK: stats: {{.*}}combining_plans=3, latency_scale=1.0, collectives=3, combined_collectives=1, uncombined_comm_time=0.0018
+// CHECK: stats: {{.*}}combining_plans=1, latency_scale=1.0, collectives=3, combined_collectives=1, uncombined_comm_time=0.0018
 // CHECK-NOT: trade:
 // ALONE: total: 1.801 ms (communication 1.801 ms,
 // ALONE-NOT: combined_collectives

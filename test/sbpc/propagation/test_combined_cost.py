@@ -25,6 +25,7 @@ from sbpc.propagation.combining import (
     Candidate,
     combined_plan,
     combining_stats,
+    refine_with_combining,
     search_with_combining,
     split_work,
 )
@@ -265,3 +266,29 @@ def test_local_work_is_paid_but_counts_no_collective() -> None:
     cost = price_collectives([local, reduce])
     assert cost.comm_time == pytest.approx(7e-3)
     assert (cost.collectives, cost.groups) == (1, 1)
+
+
+def test_the_default_search_refines_the_plain_plan_at_lower_scales() -> None:
+    """One plan under the plain model, then local refinements at the share
+    of latency the best plan leaves, descending to a quarter of the least
+    scale tried when that share comes back; refinements equal to a plan
+    already priced are no candidates."""
+    graph = replicate_or_reduce(8)
+    refined: list[float] = []
+
+    def refine(scale: float, plan: Plan) -> list[Plan]:
+        refined.append(scale)
+        return [plan_of(graph, "optimal", 0.0), plan]  # the split plan, and again
+
+    best, tried = refine_with_combining(
+        lambda s: plan_of(graph, "optimal", s),  # priced alone: replicated
+        refine,
+        lambda p: combined_cost(p, PLACEMENT, MODEL),
+    )
+    assert tried[0].scale == 1.0 and tried[0].cost.collectives == 0
+    # no collective leaves all latency (share 1, tried): descend to 1/4;
+    # then the split plan's share (8 all-reduces, one launch: 1/8), then
+    # a quarter of that
+    assert refined == pytest.approx([0.25, 0.125, 0.03125])
+    assert len(tried) == 2  # the split plan once; the others were priced
+    assert best is tried[1] and best.cost.groups == 1
