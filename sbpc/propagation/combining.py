@@ -48,7 +48,7 @@ from sbpc.propagation.plan import Plan
 STARTS = (1.0, 0.0)  # the plain model first, then latency free
 ROUNDS_PER_START = 2  # replans after each start (so at most 6 plans)
 SAME_SCALE = 0.05  # a scale this close to one planned is not planned again
-REFINES = 3  # rounds of local improvement after the plain plan (the default)
+REFINES = 4  # rounds of local improvement after the plain plan (the default)
 DESCENT = 4  # a stalled refinement tries a quarter of the least scale tried
 # Plans whose modeled times differ by less than this share are a tie: the
 # model's error.  Calibrations of one machine a day apart moved a plan's
@@ -102,21 +102,26 @@ def refine_with_combining(
     price: Callable[[Plan], CombinedCost],
     rounds: int = REFINES,
 ) -> tuple[Candidate, list[Candidate]]:
-    """The default search: one plan at ``s = 1`` (``solve``), then ``rounds``
-    of ``refine(s, best)`` (local improvements of the best plan so far at
-    scale ``s``, each priced as a candidate).  ``s`` is the share of latency
-    the best plan leaves, as in ``search_with_combining``; when that comes
+    """The default search: one plan at ``s = 1`` (``solve``), then up to
+    ``rounds`` of ``refine(s, best)`` (local improvements of the best plan
+    so far at scale ``s``, each priced as a candidate): first latency free
+    (``s = 0``; where the reductions leave no core, as in forward passes,
+    that is the exact plan there), then at the share of latency the best
+    plan leaves, as in ``search_with_combining``.  When that share comes
     back (to ``SAME_SCALE``) the search descends instead, to a quarter of
-    the least scale tried: a plan of many combinable collectives is found
-    at a low scale, which a plan of few uncombined ones never points to."""
+    the least positive scale tried (a plan of many combinable collectives
+    is found at a low scale, which a plan of few uncombined ones never
+    points to), and stops once that is below ``SAME_SCALE``."""
     plan = solve(1.0)
     tried = [Candidate(1.0, plan, price(plan))]
     scales = [1.0]
-    for _ in range(rounds):
+    for k in range(rounds):
         best = min(tried, key=lambda c: c.total_time)
-        scale = best.cost.latency_scale
+        scale = 0.0 if k == 0 else best.cost.latency_scale
         if any(abs(s - scale) < SAME_SCALE for s in scales):
-            scale = min(scales) / DESCENT
+            scale = min(s for s in scales if s > 0) / DESCENT
+            if scale < SAME_SCALE:  # as good as latency free, which is tried
+                break
         scales.append(scale)
         tried += [
             Candidate(scale, p, price(p))

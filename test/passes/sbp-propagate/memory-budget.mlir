@@ -7,7 +7,7 @@
 // budget it pays a little more communication to fit; below the smallest
 // feasible peak it is an error that names that peak.
 
-// FREE: total: 8.033 us (communication 8.015 us, {{.*}} peak memory 30.31 KiB per device
+// FREE: total: 8.033 us (communication 8.015 us, {{.*}} peak memory 30.5 KiB per device
 // BUDGET: total: 8.076 us (communication 8.061 us, {{.*}} peak memory 18.12 KiB per device
 // TOO-SMALL: memory-budget.mlir:[[# @LINE + 2]]:3: error: no plan fits the memory budget of 1000 B (1000 bytes) per device; the smallest feasible budget is 14.06 KiB (14400 bytes)
 module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1, 2, 3], [4, 5, 6, 7]]>} {

@@ -269,9 +269,10 @@ def test_local_work_is_paid_but_counts_no_collective() -> None:
 
 
 def test_the_default_search_refines_the_plain_plan_at_lower_scales() -> None:
-    """One plan under the plain model, then local refinements at the share
-    of latency the best plan leaves, descending to a quarter of the least
-    scale tried when that share comes back; refinements equal to a plan
+    """One plan under the plain model, then local refinements: latency free,
+    then at the share of latency the best plan leaves; when that comes back,
+    a quarter of the least positive scale, unless that is as good as free
+    (below SAME_SCALE): the search stops.  Refinements equal to a plan
     already priced are no candidates."""
     graph = replicate_or_reduce(8)
     refined: list[float] = []
@@ -286,9 +287,8 @@ def test_the_default_search_refines_the_plain_plan_at_lower_scales() -> None:
         lambda p: combined_cost(p, PLACEMENT, MODEL),
     )
     assert tried[0].scale == 1.0 and tried[0].cost.collectives == 0
-    # no collective leaves all latency (share 1, tried): descend to 1/4;
-    # then the split plan's share (8 all-reduces, one launch: 1/8), then
-    # a quarter of that
-    assert refined == pytest.approx([0.25, 0.125, 0.03125])
+    # latency free, then the split plan's share (8 all-reduces, one launch:
+    # 1/8); it comes back, and a quarter of it is below SAME_SCALE: stop
+    assert refined == pytest.approx([0.0, 0.125])
     assert len(tried) == 2  # the split plan once; the others were priced
     assert best is tried[1] and best.cost.groups == 1
