@@ -9,16 +9,15 @@ strategies are priced by the same code.  Strategies are found by name in
 
 from __future__ import annotations
 
-from sbpc.algebra.sbp import Broadcast
 from sbpc.propagation.bfs import Bfs
 from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
-from sbpc.propagation.graph import EdgeCost, OpNode, SbpGraph, SourceNode
+from sbpc.propagation.graph import EdgeCost, SbpGraph
 from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.improve import improve as improve_choice
+from sbpc.propagation.improve import replicated_options
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.strategy import (
-    UNDECIDED,
     Choice,
     Problem,
     Strategy,
@@ -94,23 +93,7 @@ def _single_device_plan(
     constraints.  Every layout holds the whole tensor on one device, so this
     plan's peak is the smallest there is.
     """
-    chosen = [UNDECIDED] * len(graph.nodes)
-    for node in graph.nodes:
-        if isinstance(node, OpNode):
-            chosen[node.id] = next(
-                (
-                    i
-                    for i, sig in enumerate(node.options)
-                    if all(
-                        isinstance(s, Broadcast)
-                        for nd in (*sig.inputs, *sig.outputs)
-                        for s in nd
-                    )
-                ),
-                0,
-            )
-        elif isinstance(node, SourceNode):
-            chosen[node.id] = node.greedy_option()
+    chosen = replicated_options(graph, [0] * len(graph.nodes))
     plan = build_plan(graph, chosen, costs, strategy, {"single_device": True})
     if budget is not None and plan.peak_memory > budget:
         raise budget_error(budget, plan.peak_memory, proven=True)

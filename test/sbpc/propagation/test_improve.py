@@ -13,20 +13,20 @@ from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import SbpGraph
-from sbpc.propagation.improve import improve, replicated_options
+from sbpc.propagation.improve import improve, improve_each, replicated_options
 from sbpc.testing.synthetic_graphs import RingCost, random_graph
 
 T = TensorType((8, 8))
 
 
+# Per entry changed: gathering a split costs 1 a byte, reducing a partial 2;
+# slicing a broadcast or making a partial is free.
+ENTRY_PRICE = {S(0): 1.0, S(1): 1.0, P: 2.0}
+
+
 def cost(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
-    """Gathering a split is 1 per byte, reducing a partial 2, else free."""
-    price = 0.0
-    for a, b in zip(src, dst, strict=True):
-        if a in (b, B) or b == P:
-            continue
-        price += 2.0 if a == P else 1.0
-    return price * tensor.nbytes
+    changed = [a for a, b in zip(src, dst, strict=True) if a != b and b != P]
+    return sum(ENTRY_PRICE.get(a, 0.0) for a in changed) * tensor.nbytes
 
 
 def a2a_cheap(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
@@ -156,3 +156,20 @@ def test_an_infinite_choice_is_left_alone() -> None:
     assert found.options[:5] == options[:5]
     assert math.isinf(found.stats["improved_from"])
     assert "improve_node_moves" not in found.stats
+
+
+def test_each_start_is_improved_apart() -> None:
+    """``improve_each``: the strategy's choice and the replicated plan, each
+    improved on its own, whichever is cheaper per edge."""
+    g, costs = clique_graph(third=False)
+    options = derive_greedy(g, costs)
+    found = improve_each(g, costs, options, block_nodes=1)
+    assert [f.stats.get("improve_start") for f in found] == [None, "replicated"]
+    assert _total(g, costs, found[0].options) == 8.0  # stuck: nothing saved
+    assert _total(g, costs, found[1].options) == 5.0
+    replicated = replicated_options(g, options)
+    assert len(improve_each(g, costs, replicated)) == 1  # one start only
+
+
+def derive_greedy(g: SbpGraph, costs: EdgeCosts) -> list[int]:
+    return propagate(g, costs._cost, "greedy", improve=False).options
