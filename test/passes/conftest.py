@@ -82,14 +82,19 @@ def _run_sharded(
     layouts: Mapping[int, str],
     strategy: str,
     path: Path,
+    cost_model: str = "default",
+    improve: int = 1,
 ) -> ShardedRun:
     module = parse_module(jax.jit(fn).lower(*args).as_text())
     sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
     f = main_function(module)
     for i, layout in layouts.items():
         sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
+    model = f'cost_model="{cost_model}"'
     run_passes(
-        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
+        module,
+        f"sbp-inline,sbp-propagate{{strategy={strategy} {model} improve={improve}}},"
+        f"sbp-lower-boxing{{{model}}}",
     )
     source = jax_source(module)
     emitted = _load(source, path)
@@ -108,6 +113,7 @@ def _run_sharded(
 @pytest.fixture
 def run_sharded() -> Callable[..., ShardedRun]:
     """Distribute ``fn`` through ``sbp-inline,sbp-propagate,sbp-lower-boxing``
-    on a mesh with some arguments' layouts pinned, then run the emitted module
+    on a mesh with some arguments' layouts pinned (under ``cost_model``;
+    ``improve=0``: greedy's and bfs's own plans), then run the emitted module
     and the simulator on ``args`` beside ``jax.jit``."""
     return _run_sharded
