@@ -233,8 +233,10 @@ class CostModel:
         """Build from a pass option such as ``bw=25e9:100e9,lat=5e-6:1e-6``.
 
         Keys: ``bw``, ``lat`` and ``overhead`` (seconds per collective
-        launch, default 0) (one value per hierarchy dimension, dim 0 first,
-        ``:``-separated; a single value applies to every dimension),
+        launch; by default 10 us between nodes and 5 us inside one) (one
+        value per hierarchy dimension, dim 0 first, ``:``-separated; a
+        single value applies to every dimension; a key not given takes the
+        default links' values, aligned on the innermost dimension),
         ``transfer_bw`` and ``transfer_lat`` (the inter-placement link),
         ``flops`` and ``hbm`` (one device's flop/s and memory bytes/s),
         ``flops_half`` (the extent at which a product runs at half the flop
