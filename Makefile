@@ -43,8 +43,9 @@ test: test-setup
 	$(BIN)/lit -sv test
 	$(BIN)/pytest -q
 
-# The fuzzer (test/fuzz/harness.py): 2,000 mutated inputs through sbpc-opt,
-# counts per outcome; fails on any traceback, internal error or hang.
+# The fuzzer (test/fuzz/harness.py): 2,000 mutated inputs through sbpc-opt and
+# sbpc.jax.distribute, counts per outcome; fails on any traceback, internal
+# error, hang, leaked warning, wrong number or broken output file.
 FUZZ_COUNT ?= 2000
 FUZZ_SEED ?= 0
 fuzz: setup

@@ -63,7 +63,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import (
     EqAttrConstraint,
     IRDLOperation,
@@ -76,7 +76,13 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .stablehlo.base import BinaryTensorOp, UnaryTensorOp, element_type, shape_of
+from .stablehlo.base import (
+    BinaryTensorOp,
+    UnaryTensorOp,
+    check_alike,
+    element_type,
+    shape_of,
+)
 
 _FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 
@@ -104,55 +110,46 @@ _ACCEPTS = {
 }
 
 
-def _verify_elementwise(op: Operation, accepts: str) -> None:
-    result = op.results[0]
-    for value in op.operands:
-        if shape_of(value) != shape_of(result):
+class _ElementwiseOp(IRDLOperation):
+    """What CHLO's elementwise ops check: operands and result of one shape and
+    one element type, of the kind ``ACCEPTS`` names (a key of ``_ACCEPTS``)."""
+
+    ACCEPTS: ClassVar[str] = "float"
+
+    def verify_(self) -> None:
+        result = self.results[0]
+        for value in self.operands:
+            check_alike(self, value, result, "operand and result")
+        what, test = _ACCEPTS[self.ACCEPTS]
+        if not test(element_type(result)):
             raise VerifyException(
-                f"{op.name}: operand and result shapes differ: "
-                f"{value.type} vs {result.type}"
+                f"{self.name}: expected a tensor of {what} values, got {result.type}"
             )
-        if element_type(value) != element_type(result):
-            raise VerifyException(
-                f"{op.name}: operand and result element types differ: "
-                f"{value.type} vs {result.type}"
-            )
-    what, test = _ACCEPTS[accepts]
-    if not test(element_type(result)):
-        raise VerifyException(
-            f"{op.name}: expected a tensor of {what} values, got {result.type}"
-        )
 
 
-class UnaryOp(UnaryTensorOp):
+class UnaryOp(_ElementwiseOp, UnaryTensorOp):
     """``%r = chlo.<op> %x : T -> T``."""
 
     assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
 
-    # Key of _ACCEPTS: the element types the op takes.
-    ACCEPTS: ClassVar[str] = "float"
 
-    def verify_(self) -> None:
-        _verify_elementwise(self, self.ACCEPTS)
+class ComplexUnaryOp(UnaryOp):
+    """A unary op on floats or complex numbers (trigonometric, hyperbolic)."""
+
+    ACCEPTS: ClassVar[str] = "float_or_complex"
 
 
-class BinaryOp(BinaryTensorOp):
+class BinaryOp(_ElementwiseOp, BinaryTensorOp):
     """``%r = chlo.<op> %a, %b : A, B -> R`` (same shapes: no broadcasting)."""
 
     assembly_format = (
         "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     )
 
-    ACCEPTS: ClassVar[str] = "float"
-
-    def verify_(self) -> None:
-        _verify_elementwise(self, self.ACCEPTS)
-
 
 @irdl_op_definition
-class SquareOp(UnaryOp):
+class SquareOp(ComplexUnaryOp):
     name = "chlo.square"
-    ACCEPTS: ClassVar[str] = "float_or_complex"
 
 
 @irdl_op_definition
@@ -171,51 +168,43 @@ class ErfInvOp(UnaryOp):
 
 
 @irdl_op_definition
-class SinhOp(UnaryOp):
+class SinhOp(ComplexUnaryOp):
     name = "chlo.sinh"
-    ACCEPTS: ClassVar[str] = "float_or_complex"
 
 
 @irdl_op_definition
-class CoshOp(UnaryOp):
+class CoshOp(ComplexUnaryOp):
     name = "chlo.cosh"
-    ACCEPTS: ClassVar[str] = "float_or_complex"
 
 
 @irdl_op_definition
-class AsinOp(UnaryOp):
+class AsinOp(ComplexUnaryOp):
     name = "chlo.asin"
-    ACCEPTS: ClassVar[str] = "float_or_complex"
 
 
 @irdl_op_definition
-class AcosOp(UnaryOp):
+class AcosOp(ComplexUnaryOp):
     name = "chlo.acos"
-    ACCEPTS: ClassVar[str] = "float_or_complex"
 
 
 @irdl_op_definition
-class AtanOp(UnaryOp):
+class AtanOp(ComplexUnaryOp):
     name = "chlo.atan"
-    ACCEPTS: ClassVar[str] = "float_or_complex"
 
 
 @irdl_op_definition
-class AsinhOp(UnaryOp):
+class AsinhOp(ComplexUnaryOp):
     name = "chlo.asinh"
-    ACCEPTS: ClassVar[str] = "float_or_complex"
 
 
 @irdl_op_definition
-class AcoshOp(UnaryOp):
+class AcoshOp(ComplexUnaryOp):
     name = "chlo.acosh"
-    ACCEPTS: ClassVar[str] = "float_or_complex"
 
 
 @irdl_op_definition
-class AtanhOp(UnaryOp):
+class AtanhOp(ComplexUnaryOp):
     name = "chlo.atanh"
-    ACCEPTS: ClassVar[str] = "float_or_complex"
 
 
 @irdl_op_definition

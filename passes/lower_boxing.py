@@ -29,19 +29,16 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, format_nd_sbp
-from sbpc.algebra.signature import Signature
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import CollectiveKind
-from sbpc.boxing.cost_model import CostModel, CostModelError
+from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
-from sbpc.dialects.stablehlo import OptimizationBarrierOp
-from sbpc.ops.builtins import op_kinds
-from sbpc.ops.registry import nd_signature_tuple
-from sbpc.ops.spec import OpSpec
 
-from .bridge.ops import is_tensor_op, op_spec_of, plain_type
+from .bridge.legal import check_legal
+from .bridge.ops import is_tensor_op, plain_type
 from .bridge.regions import region_yields
+from .options import parse_cost_model
 
 _STEP_OPS: dict[CollectiveKind, type[sbp_dialect.CollectiveOp]] = {
     CollectiveKind.ALL_GATHER: sbp_dialect.AllGatherOp,
@@ -152,57 +149,6 @@ def _after_definition(value: SSAValue) -> InsertPoint:
     return InsertPoint.at_start(value.block)
 
 
-def _check_legal(op: Operation, sig, boxer: _Boxer) -> None:
-    """A signature written by hand (not by sbp-propagate) may be wrong: the
-    program would compute wrong numbers, so it is an error here too."""
-    if not is_tensor_op(op):
-        return
-    placement = boxer.placement(op.results[0])
-    if sig not in _legal(op_spec_of(op), placement.hierarchy):
-        raise LocatedError(
-            op,
-            f"sbp.sig {sig} is not a legal signature of '{op.name}' "
-            "(sbp-propagate lists the legal ones)",
-        )
-
-
-_LEGAL: dict[int, tuple[tuple[Signature, ...], frozenset[Signature]]] = {}
-
-
-# Per spec object: ops with equal content share one spec (``spec_memo``), and
-# finding the candidate tuple again would rebuild the op's key each time.
-_LEGAL_OF_SPEC: dict[
-    int, tuple[OpSpec, tuple[int, ...], int, frozenset[Signature]]
-] = {}
-
-
-def _legal(spec: OpSpec, hierarchy: tuple[int, ...]) -> frozenset[Signature]:
-    """The legal signatures as a set, made once per memoized candidate tuple
-    (a membership test in the tuple compares signatures one by one), and found
-    once per spec object and hierarchy while no rule changes."""
-    version = op_kinds().version
-    hit = _LEGAL_OF_SPEC.get(id(spec))
-    if hit is not None and hit[0] is spec and hit[1:3] == (hierarchy, version):
-        return hit[3]
-    legal = _legal_of_candidates(spec, hierarchy)
-    if len(_LEGAL_OF_SPEC) > 4096:
-        _LEGAL_OF_SPEC.clear()
-    _LEGAL_OF_SPEC[id(spec)] = (spec, hierarchy, version, legal)
-    return legal
-
-
-def _legal_of_candidates(
-    spec: OpSpec, hierarchy: tuple[int, ...]
-) -> frozenset[Signature]:
-    sigs = nd_signature_tuple(spec, hierarchy)
-    hit = _LEGAL.get(id(sigs))
-    if hit is None or hit[0] is not sigs:
-        if len(_LEGAL) > 4096:
-            _LEGAL.clear()
-        hit = _LEGAL[id(sigs)] = (sigs, frozenset(sigs))
-    return hit[1]
-
-
 @dataclass(frozen=True)
 class SbpLowerBoxingPass(ModulePass):
     """Insert the cheapest collectives for every layout change."""
@@ -211,11 +157,12 @@ class SbpLowerBoxingPass(ModulePass):
 
     cost_model: str = "default"
 
+    def __post_init__(self) -> None:
+        """A bad cost model is an error as the pipeline is parsed."""
+        object.__setattr__(self, "_cost_model", parse_cost_model(self.cost_model))
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        try:
-            cost_model = CostModel.parse(self.cost_model)
-        except CostModelError as e:
-            raise LocatedError(op, f"bad cost_model option: {e}") from e
+        cost_model: CostModel = self._cost_model  # type: ignore[attr-defined]
         # Trusted below; maybe unchecked.  The check's placement map serves
         # every function: lowering one function moves no value of another.
         placements = sbp_dialect.verify_sbp_annotations(op)
@@ -241,8 +188,8 @@ class SbpLowerBoxingPass(ModulePass):
                 sig = sbp_dialect.get_signature(op)
                 if sig is None:
                     continue
-                if not op.regions and not isinstance(op, OptimizationBarrierOp):
-                    _check_legal(op, sig, boxer)
+                if is_tensor_op(op):
+                    check_legal(op, sig, boxer.placement(op.results[0]))
                 for k, want in enumerate(sig.inputs):
                     boxed = boxer.box(op.operands[k], want, op)
                     if boxed is not op.operands[k]:

@@ -14,7 +14,9 @@ boxing planner under the cost model; the bridge writes the answer back:
 Options: ``strategy``, ``cost_model`` (``CostModel.parse`` syntax),
 ``report`` (a path, or ``-`` for stderr) with ``report_format`` text|json|html|dot
 (html: one self-contained page with the plan's picture, ``docs/plan-report.md``),
-``memory_budget`` (bytes per device, optimal only), ``time_limit`` (seconds,
+``memory_budget`` (bytes per device, optimal only; without it, the cost
+model's ``mem=`` capacity is the budget of every strategy: optimal plans
+within it, greedy and bfs fail when their plan does not fit), ``time_limit`` (seconds,
 optimal only), ``trip_count`` (iterations assumed for a ``while`` whose count
 is not JAX's counted form; see ``bridge/regions.py``), ``cluster`` (optimal
 only; 0: solve the whole core's LP instead of one repeated layer certified
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,9 +45,10 @@ from sbpc.algebra.sbp import NdSbp
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import LOCAL_KINDS, CollectiveKind
-from sbpc.boxing.cost_model import CostModel, CostModelError
+from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
+from sbpc.output import OutputError, write_file
 from sbpc.propagation.combined_cost import CombinedCost, combined_cost
 from sbpc.propagation.combining import (
     Candidate,
@@ -66,7 +70,7 @@ from sbpc.propagation.lower_bound import (
     lower_bound,
     proven_bound,
 )
-from sbpc.propagation.optimal import Optimal
+from sbpc.propagation.optimal import MIN_SOLVE_SECONDS, Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.report.dot import ReportError, format_dot
 from sbpc.propagation.report.html import format_html
@@ -76,7 +80,13 @@ from sbpc.propagation.scenarios import least_worst_regret
 from sbpc.timing import active_timer, phase
 
 from .bridge.graph import function_graphs
-from .options import OptionError, positive_number, writable_file
+from .options import (
+    count,
+    one_of,
+    parse_cost_model,
+    positive_number,
+    writable_file,
+)
 
 REPORT_FORMATS = ("text", "json", "html", "dot")
 
@@ -100,7 +110,7 @@ class SbpPropagatePass(ModulePass):
     cost_model: str = "default"
     report: str = ""
     report_format: str = "text"
-    # str: ``1e30`` reaches the pass as text; ``passes/options.py`` checks both
+    # str: ``1e30`` reaches the pass as text; ``__post_init__`` makes it a float
     memory_budget: int | float | str | None = None
     time_limit: int | float | str | None = None
     trip_count: int = 1
@@ -108,21 +118,29 @@ class SbpPropagatePass(ModulePass):
     improve: int = 1
 
     def __post_init__(self) -> None:
-        """Bad values fail as the pipeline is parsed (``OptionError``), before
-        any work is done."""
-        self.limits()
+        """Every option value checked and converted once, as the pipeline is
+        parsed (``OptionError`` before any work); the solve and the reports
+        read the converted values."""
+        one_of("strategy", self.strategy, tuple(STRATEGIES))
+        one_of("report_format", self.report_format, REPORT_FORMATS)
+        count("trip_count", self.trip_count)
+        count("cluster", self.cluster)
+        count("improve", self.improve)
         writable_file("report", self.report)
-        try:
-            CostModel.parse(self.cost_model)
-        except CostModelError as e:
-            raise OptionError(f"bad cost_model option: {e}") from e
+        object.__setattr__(self, "_cost_model", parse_cost_model(self.cost_model))
+        for name, unit in (("memory_budget", "bytes"), ("time_limit", "seconds")):
+            object.__setattr__(
+                self, name, positive_number(name, getattr(self, name), unit)
+            )
+
+    @property
+    def parsed_cost_model(self) -> CostModel:
+        """The ``cost_model`` option as a ``CostModel``."""
+        return self._cost_model  # type: ignore[attr-defined]
 
     def limits(self) -> tuple[float | None, float | None]:
         """``memory_budget`` and ``time_limit`` as numbers (None: unset)."""
-        return (
-            positive_number("memory_budget", self.memory_budget, "bytes"),
-            positive_number("time_limit", self.time_limit, "seconds"),
-        )
+        return self.memory_budget, self.time_limit  # type: ignore[return-value]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         plans = self.plan_module(op)
@@ -137,40 +155,20 @@ class SbpPropagatePass(ModulePass):
             if self.report == "-":
                 print(text, file=sys.stderr)
             else:
+                ending = "\n" if text and not text.endswith("\n") else ""
                 try:
-                    with open(self.report, "w") as out:
-                        out.write(
-                            text + ("\n" if text and not text.endswith("\n") else "")
-                        )
-                except OSError as e:
-                    raise LocatedError(
-                        op, f"cannot write report '{self.report}': {e.strerror}"
-                    ) from e
+                    write_file(self.report, text + ending, "report")
+                except OutputError as e:
+                    raise LocatedError(op, str(e)) from e
 
     def plan_module(self, op: ModuleOp) -> list[FunctionPlan]:
         """Propagate every defined function, write the answer back, and return
         the plans (the API reads them instead of a report file)."""
-        if self.strategy not in STRATEGIES:
-            raise LocatedError(
-                op,
-                f"unknown strategy '{self.strategy}', expected one of "
-                + ", ".join(STRATEGIES),
-            )
-        if self.report_format not in REPORT_FORMATS:
-            raise LocatedError(
-                op,
-                f"unknown report_format '{self.report_format}' "
-                f"({', '.join(REPORT_FORMATS)})",
-            )
-        if self.trip_count < 0:
-            raise LocatedError(
-                op, f"trip_count must be at least 0, not {self.trip_count}"
-            )
-        try:
-            cost_model = CostModel.parse(self.cost_model)
-        except CostModelError as e:
-            raise LocatedError(op, f"bad cost_model option: {e}") from e
-        limits = self.limits()
+        cost_model = self.parsed_cost_model
+        # ``time_limit`` bounds the whole pass: every solve of every function,
+        # placement, scenario and latency scale gets what is left of it.
+        budget, seconds = self.limits()
+        limits = (budget, None if seconds is None else time.perf_counter() + seconds)
         # The graph bridge trusts the annotations; sbpc-opt --no-sbp-verify
         # (or an API caller) may hand over a module nobody checked.
         placements = verify_sbp_annotations(op)
@@ -195,13 +193,13 @@ class SbpPropagatePass(ModulePass):
         """The report of ``plans`` in ``report_format`` (``timing``: a phase
         table the HTML page shows after the plans)."""
         if self.report_format in ("html", "dot"):
-            cost_model = CostModel.parse(self.cost_model)
             views = [
                 plan_view(
                     p.plan,
                     f"@{p.function} on {p.placement}",
-                    cost_model=cost_model,
-                    memory_budget=self.memory_budget or None,
+                    cost_model=self.parsed_cost_model,
+                    memory_budget=self.limits()[0]
+                    or self.parsed_cost_model.memory_capacity,
                 )
                 for p in plans
             ]
@@ -226,26 +224,39 @@ class SbpPropagatePass(ModulePass):
     ) -> Plan:
         """The driver's plan, with layout changes priced by the boxing planner
         (with ``combine=1`` in the cost model: the search that sees combining;
-        with scenarios: the plan of least worst regret across them)."""
+        with scenarios: the plan of least worst regret across them).
+        ``limits``: the memory budget and the pass's deadline (seconds on
+        ``time.perf_counter``)."""
         try:
-            if graph.is_single_device:
-                return self._propagate(graph, placement, cost_model, limits)
-            if cost_model.scenarios:
-                plan = self._solve_scenarios(graph, placement, cost_model, limits)
-                plan.bound = self._bound(graph, placement, cost_model, None)
+            # A number out of range (numpy's warnings raised, not printed):
+            # a located error, never a warning on stderr and a wrong plan.
+            with np.errstate(over="raise", divide="raise", invalid="raise"):
+                if graph.is_single_device:
+                    return self._propagate(graph, placement, cost_model, limits)
+                if cost_model.scenarios:
+                    plan = self._solve_scenarios(graph, placement, cost_model, limits)
+                    plan.bound = self._bound(graph, placement, cost_model, None)
+                    return plan
+                if not cost_model.combine:
+                    plan = self._propagate(graph, placement, cost_model, limits)
+                    plan.bound = self._bound(graph, placement, cost_model, plan)
+                    return plan
+                best, tried = self._search_combined(
+                    graph, placement, cost_model, limits
+                )
+                repriced = _reprice(graph, best.plan, placement, cost_model)
+                plan = combined_plan(best, tried, repriced)
+                free = next((c.plan for c in tried if c.scale == 0.0), None)
+                plan.bound = _combined_bound(graph, placement, cost_model, free)
                 return plan
-            if not cost_model.combine:
-                plan = self._propagate(graph, placement, cost_model, limits)
-                plan.bound = self._bound(graph, placement, cost_model, plan)
-                return plan
-            best, tried = self._search_combined(graph, placement, cost_model, limits)
-            repriced = _reprice(graph, best.plan, placement, cost_model)
-            plan = combined_plan(best, tried, repriced)
-            free = next((c.plan for c in tried if c.scale == 0.0), None)
-            plan.bound = _combined_bound(graph, placement, cost_model, free)
-            return plan
         except (PropagationError, GraphError) as e:
             raise LocatedError(f, str(e)) from e
+        except (FloatingPointError, OverflowError) as e:
+            raise LocatedError(
+                f,
+                f"arithmetic out of range while planning ({e}): the cost "
+                "model's numbers or the tensor sizes are too large or too small",
+            ) from e
 
     def _bound(
         self,
@@ -365,9 +376,21 @@ class SbpPropagatePass(ModulePass):
             edge_bytes=edge_bytes,
             edge_table=edge_table,
             memory_budget=limits[0],
-            time_limit=limits[1],
+            time_limit=_seconds_left(limits[1]),
+            # The device's memory (``mem=``, the machine presets) is the
+            # budget when none is given.
+            memory_capacity=cost_model.memory_capacity,
             improve=bool(self.improve),
         )
+
+
+def _seconds_left(deadline: float | None) -> float | None:
+    """The seconds a solve may take before ``deadline`` (None: no limit);
+    when none are left, ``MIN_SOLVE_SECONDS``: the optimal strategy then
+    returns its start, greedy's plan."""
+    if deadline is None:
+        return None
+    return max(deadline - time.perf_counter(), MIN_SOLVE_SECONDS)
 
 
 def _refined(
@@ -379,16 +402,20 @@ def _refined(
 ) -> list[Plan]:
     """``plan`` improved locally under ``cost_model`` (latency scaled by
     ``scale``), from itself and from the replicated plan: each a candidate
-    (``improve.improve_each``); those with no finite price are dropped."""
-    time, nbytes, table = _edge_prices(placement, cost_model)
-    costs = EdgeCosts(time, nbytes, False, table)
+    (``improve.improve_each``); those with no finite price, or over the
+    device's memory (``mem=``), are dropped."""
+    seconds, nbytes, table = _edge_prices(placement, cost_model)
+    costs = EdgeCosts(seconds, nbytes, False, table)
+    capacity = cost_model.memory_capacity
     out = []
     for found in improve_each(graph, costs, plan.options, sweeps=1):
         stats = {"refined_at_scale": round(scale, 4), **found.stats}
         try:
-            out.append(build_plan(graph, found.options, costs, plan.strategy, stats))
+            better = build_plan(graph, found.options, costs, plan.strategy, stats)
         except PropagationError:
             continue
+        if capacity is None or better.peak_memory <= capacity:
+            out.append(better)
     return out
 
 
@@ -401,8 +428,8 @@ def _combined_bound(
     free_bound = None
     if free is not None and free.strategy == Optimal.name:
         free_bound = proven_bound(free.stats)
-    time, nbytes, table = _edge_prices(placement, cost_model.with_latency_scale(0.0))
-    free_costs = EdgeCosts(time, nbytes, False, table)
+    seconds, nbytes, table = _edge_prices(placement, cost_model.with_latency_scale(0.0))
+    free_costs = EdgeCosts(seconds, nbytes, False, table)
 
     def local_time(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
         try:

@@ -12,13 +12,23 @@
     loss, params = step(params, batch)       # same signature as train_step
     print(step.report)
 
+Without the devices (a mesh larger than this machine, abstract
+arguments), ``plan`` makes the same plan and stops before loading it::
+
+    planned = sbpc.jax.plan(train_step, params, batch,   # ShapeDtypeStructs
+                            mesh=((8, 8), ("data", "model")),
+                            cost_model="h100-sxm")
+    planned.report, planned.peak_memory, planned.step_time
+    planned.shardings()                      # PartitionSpecs
+    planned.source                           # the program, run where the devices are
+
 How: ``jax.jit(fn).lower(...)`` gives StableHLO text; sbpc parses it, writes
 the module placement and the given layouts (``sbp.nd_sbp`` on the main
 function's arguments and results), runs ``sbp-inline``, ``sbp-propagate`` and
 ``sbp-lower-boxing``, emits the ``-t jax`` module and loads it.  The callable
 flattens its arguments as ``jax.jit`` would, places them on the mesh, runs
 the sharded program and returns global ``jax.Array``\\ s in the original
-output pytree.
+output pytree (``distribute`` is ``plan`` plus that loading).
 
 Layouts: an ``nd_sbp`` string (``"[S(0), B]"``; on a 1-D mesh ``"S(0)"``),
 ``None`` (free), or a pytree prefix of the arguments (results) made of those,
@@ -32,18 +42,15 @@ split across several placements) raises ``SbpcError`` with the StableHLO line at
 
 from __future__ import annotations
 
-import math
+import numbers
 import re
-import sys
-import types
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from itertools import count
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, NamedTuple
 
 import jax
 import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
@@ -62,7 +69,6 @@ from sbpc.collector import collector_paused
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
-from sbpc.jax_backend.program_code import program_code
 from sbpc.jax_dispatch import (
     CHECKED_PATH,
     Dispatch,
@@ -70,12 +76,14 @@ from sbpc.jax_dispatch import (
     raw_keys,
     whole_call,
 )
+from sbpc.jax_plan import Planned, SbpcError, load_program
 from sbpc.jax_sharding import (
     ShardingError,
     find_mesh,
     is_jitted,
     is_sharding_leaf,
     mesh_placement,
+    named_mesh,
     resolve_layouts,
 )
 from sbpc.jax_ties import state_ties
@@ -90,24 +98,24 @@ from sbpc.passes.pipeline import default_context
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
-from sbpc.propagation.report.dot import ReportError
-from sbpc.propagation.report.summary import format_report
 from sbpc.timing import Timer, phase
 
 __all__ = [
     "Distributed",
+    "Planned",
     "SbpcError",
     "annotate",
     "distribute",
     "parse_mesh",
+    "plan",
 ]
 
 Layout = str | NdSbp | None
 LayoutTree = Any  # a pytree prefix whose leaves are Layouts
-
-
-class SbpcError(Exception):
-    """sbpc could not distribute the function; the message says where and why."""
+# A mesh: sizes, sizes with axis names, a jax mesh (abstract or not), a Placement.
+MeshArg = (
+    Placement | int | Sequence[int] | str | Mesh | AbstractMesh | Mapping[str, int]
+)
 
 
 # --------------------------------------------------------------------------
@@ -115,43 +123,53 @@ class SbpcError(Exception):
 # --------------------------------------------------------------------------
 
 
-def parse_mesh(mesh: Placement | int | Sequence[int] | str | Mesh) -> Placement:
-    """A placement from ``Placement``, ``8``, ``(2, 4)``, ``"2x4"`` or a jax ``Mesh``."""
+def parse_mesh(mesh: MeshArg) -> Placement:
+    """A placement from ``Placement``, ``8``, ``(2, 4)``, ``"2x4"``, a jax
+    ``Mesh`` or ``AbstractMesh``, or sizes with axis names
+    (``((2, 4), ("data", "model"))``, ``{"data": 2, "model": 4}``)."""
     if isinstance(mesh, Placement):
         return mesh
-    if isinstance(mesh, Mesh):
-        try:
+    try:
+        mesh = named_mesh(mesh)
+        if isinstance(mesh, Mesh | AbstractMesh):
             return mesh_placement(mesh)
-        except ShardingError as e:
-            raise SbpcError(str(e)) from e
+    except ShardingError as e:
+        raise SbpcError(str(e)) from e
     if not _is_mesh_value(mesh):
         raise SbpcError(
             f"bad mesh {mesh!r} ({type(mesh).__name__}): expected a number of "
-            "devices (8), sizes ((2, 4) or '2x4') or a Placement"
+            "devices (8), sizes ((2, 4) or '2x4'), sizes with axis names "
+            "(((2, 4), ('data', 'model')) or {'data': 2, 'model': 4}), a jax "
+            "Mesh or AbstractMesh, or a Placement"
         )
     try:
         if isinstance(mesh, str):
             if not re.fullmatch(r"\s*\d+(\s*x\s*\d+)*\s*", mesh):
                 raise SbpcError(f"bad mesh '{mesh}': expected sizes like 8 or 2x4")
             return Placement.of_size(tuple(int(n) for n in mesh.split("x")))
-        if isinstance(mesh, int):
-            return Placement.of_size(mesh)
+        if _is_int(mesh):
+            return Placement.of_size(int(mesh))
         return Placement.of_size(tuple(int(n) for n in mesh))
     except (PlacementError, TypeError, ValueError) as e:
         raise SbpcError(f"bad mesh {mesh!r}: {e}") from e
 
 
 def _is_mesh_value(mesh: Any) -> bool:
-    """An int, a str, or a non-empty sequence of ints (bools are not sizes)."""
-    if isinstance(mesh, bool):
-        return False
-    if isinstance(mesh, int | str):
+    """An int, a str, or a non-empty sequence of ints (bools are not sizes,
+    bytes are not a sequence of them)."""
+    if _is_int(mesh) or isinstance(mesh, str):
         return True
     return (
         isinstance(mesh, Sequence)
+        and not isinstance(mesh, bytes | bytearray)
         and len(mesh) > 0
-        and all(isinstance(n, int) and not isinstance(n, bool) for n in mesh)
+        and all(_is_int(n) for n in mesh)
     )
+
+
+def _is_int(x: Any) -> bool:
+    """An integer (a numpy one too), not a bool."""
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
 
 
 def _is_layout_leaf(x: Any) -> bool:
@@ -279,11 +297,11 @@ def _parse(text: str, name: str) -> ModuleOp:
 def annotate(
     fn: Callable[..., Any],
     *args: Any,
-    mesh: Placement | int | Sequence[int] | str | Mesh | None = None,
+    mesh: MeshArg | None = None,
     in_layouts: LayoutTree = None,
     out_layouts: LayoutTree = None,
     tie_state: bool = True,
-    donate_argnums: int | Sequence[int] = (),
+    donate_argnums: int | Sequence[int] | None = (),
     **kwargs: Any,
 ) -> Annotated:
     """Lower ``fn`` on example ``args`` and write placement and layouts into it.
@@ -297,6 +315,7 @@ def annotate(
     """
     name = getattr(fn, "__name__", "fn")
     try:
+        mesh = named_mesh(mesh)  # sizes with axis names: an AbstractMesh
         jax_mesh = find_mesh(mesh, in_layouts, out_layouts)
     except ShardingError as e:
         raise SbpcError(str(e)) from e
@@ -366,10 +385,8 @@ def annotate(
             sbp_dialect.set_nd_sbp_res_attr(f, i, nd)
     ties = {}
     if tie_state:
-        donated = (
-            (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
-        )
-        ties = state_ties(lowered.in_avals[0], lowered.out_info, tuple(donated))
+        donated = _argnums(donate_argnums)
+        ties = state_ties(lowered.in_avals[0], lowered.out_info, donated)
     for r, a in ties.items():
         if key_impls[r] is None and sbp_dialect.get_nd_sbp_res_attr(f, r) is None:
             sbp_dialect.set_tied_to(f, r, a)
@@ -420,89 +437,27 @@ def _paths(tree: Any, root: str) -> list[str]:
 # The distributed callable
 # --------------------------------------------------------------------------
 
-_loaded = count()
 
-
-@dataclass
-class Distributed:
+@dataclass(kw_only=True)
+class Distributed(Planned):
     """``fn`` distributed by sbpc: call it like ``fn``.
 
-    ``report``: the plan and the time each phase of ``distribute`` took
-    (text; ``plan_json`` is the plan as JSON); ``timing``: those phases
-    (``sbpc.timing.Timer``); ``mlir``: the boxed module; ``source``: the
-    emitted JAX module; ``program``: that module loaded;
-    ``in_layouts``/``out_layouts``: per flat leaf, what sbpc chose.
+    A ``Planned`` loaded on the local devices: ``report``, ``plan_json``,
+    ``report_html()``, ``mlir``, ``source``, ``peak_memory``,
+    ``step_time``, ``in_layouts``/``out_layouts`` are the plan's; ``timing``
+    holds ``distribute``'s phases (``sbpc.timing.Timer``); ``program`` is
+    the emitted module, loaded; ``shardings()`` gives ``NamedSharding``s on
+    the local devices.
     """
 
-    name: str
-    strategy: str
-    placement: Placement
-    module: ModuleOp = field(repr=False)  # the boxed module (``mlir`` prints it)
-    source: str
-    plans: list[FunctionPlan]
-    program: types.ModuleType
-    in_tree: Any
-    out_tree: Any
-    in_layouts: list[NdSbp]
-    out_layouts: list[NdSbp]
-    in_paths: list[str]
-    out_paths: list[str]
-    out_key_impls: tuple[Any, ...] = ()  # per result leaf: its PRNG impl, or None
     donated: tuple[int, ...] = ()  # flat argument positions, jax.jit's donation
     donate_argnums: tuple[int, ...] = ()  # the positional arguments they come from
-    cost_model: str = "default"  # what the plan was priced with (its report)
-    memory_budget: float | None = None
-    timing: Timer | None = None  # distribute's phases
     _step: Callable[..., Any] | None = field(default=None, repr=False)
     _mesh_cache: tuple[Any, ...] | None = field(default=None, repr=False)
     _direct: Dispatch | None = field(default=None, repr=False)
     _in_sharding_cache: list[NamedSharding] | None = field(default=None, repr=False)
-    _mlir: str | None = field(default=None, repr=False)
 
-    @property
-    def mlir(self) -> str:
-        """The boxed module's text, printed on first use (printing a large
-        module costs as much as parsing it, and most callers never read it)."""
-        if self._mlir is None:
-            self._mlir = str(self.module)
-        return self._mlir
-
-    @property
-    def report(self) -> str:
-        text = "\n".join(format_report(p.plan, "text") for p in self.plans)
-        if self.timing is not None:
-            text += "\n" + self.timing.format(f"sbpc.jax.distribute {self.name}")
-        return text
-
-    @property
-    def plan_json(self) -> str:
-        return "\n".join(format_report(p.plan, "json") for p in self.plans)
-
-    def report_html(self, path: str | None = None) -> str:
-        """The plan as one self-contained HTML page with its picture (what
-        ``sbp-propagate{report_format=html}`` writes; docs/plan-report.md)
-        and ``distribute``'s wall time per phase; also written to ``path``
-        when given."""
-        reporter = SbpPropagatePass(
-            strategy=self.strategy,
-            cost_model=self.cost_model,
-            memory_budget=self.memory_budget,
-            report_format="html",
-        )
-        try:
-            timing = self.timing
-            page = reporter.format_plans(
-                self.plans,
-                None
-                if timing is None
-                else timing.format(f"sbpc.jax.distribute {self.name}"),
-            )
-        except ReportError as e:
-            raise SbpcError(str(e)) from e
-        if path is not None:
-            with open(path, "w") as out:
-                out.write(page)
-        return page
+    _caller = "sbpc.jax.distribute"
 
     @property
     def step(self) -> Callable[..., Any]:
@@ -640,39 +595,18 @@ class Distributed:
         with self.program.x64_mode():
             return self._unflatten(self.step(*self.place(*args, **kwargs)))
 
-    def shardings(self) -> tuple[list[NamedSharding], list[NamedSharding]]:
+    def shardings(  # type: ignore[override]  # the plan's specs on the mesh
+        self,
+    ) -> tuple[list[NamedSharding], list[NamedSharding]]:
         """The ``NamedSharding`` of every flat argument and result: what to give
-        ``jax.jit(in_shardings=..., out_shardings=...)`` for the same layouts."""
+        ``jax.jit(in_shardings=..., out_shardings=...)`` for the same layouts
+        (the plan's ``PartitionSpec``s on the local mesh)."""
         mesh = self.program.make_mesh()
-        outs = self.program.OUT_SPECS  # a bare spec for one result
-        outs = (outs,) if isinstance(outs, PartitionSpec) else outs
-        ins = self.program.IN_SPECS
+        ins, outs = super().shardings()
         return (
-            [
-                NamedSharding(mesh, _divisible(s, shape, mesh))
-                for s, (shape, _) in zip(ins, self.program.ARG_TYPES, strict=True)
-            ],
-            [
-                NamedSharding(mesh, _divisible(s, shape, mesh))
-                for s, (shape, _) in zip(outs, self.program.OUT_TYPES, strict=True)
-            ],
+            [NamedSharding(mesh, spec) for spec in ins],
+            [NamedSharding(mesh, spec) for spec in outs],
         )
-
-
-def _divisible(
-    spec: PartitionSpec, shape: Sequence[int], mesh: jax.sharding.Mesh
-) -> PartitionSpec:
-    """``spec`` with the unevenly split dims replicated: JAX refuses a
-    sharding that does not divide a dim (docs/uneven-splits.md), and the
-    module takes and returns such values whole on that dim."""
-    dims = []
-    for size, axes in zip(
-        shape, (*spec, *[None] * (len(shape) - len(spec))), strict=True
-    ):
-        names = () if axes is None else (axes,) if isinstance(axes, str) else axes
-        pieces = math.prod(mesh.shape[a] for a in names)
-        dims.append(axes if size % pieces == 0 else None)
-    return PartitionSpec(*dims)
 
 
 def named_sharding(mesh: jax.sharding.Mesh, nd: NdSbp, rank: int) -> NamedSharding:
@@ -690,10 +624,10 @@ def named_sharding(mesh: jax.sharding.Mesh, nd: NdSbp, rank: int) -> NamedShardi
     return NamedSharding(mesh, PartitionSpec(*spec))
 
 
-def distribute(
+def plan(
     fn: Callable[..., Any],
     *args: Any,
-    mesh: Placement | int | Sequence[int] | str | Mesh | None = None,
+    mesh: MeshArg | None = None,
     in_layouts: LayoutTree = None,
     out_layouts: LayoutTree = None,
     strategy: str = "optimal",
@@ -701,12 +635,57 @@ def distribute(
     memory_budget: float | None = None,
     time_limit: float | None = None,
     combine_bytes: int = DEFAULT_MAX_BYTES,
-    donate_argnums: int | Sequence[int] = (),
+    tie_state: bool = True,
+    quiet: bool = False,
+    **kwargs: Any,
+) -> Planned:
+    """Plan ``fn`` for ``mesh`` without its devices: ``args`` may be
+    ``jax.ShapeDtypeStruct``\\ s, the mesh any size.
+
+    ``mesh``: sizes (``8``, ``(8, 8)``, ``"8x8"``; axes ``d0, d1, ...``),
+    sizes with axis names (``((8, 8), ("data", "model"))`` or
+    ``{"data": 8, "model": 8}``), a ``jax.sharding.AbstractMesh``, a
+    ``Mesh`` or a ``Placement``.  ``cost_model``: a machine (``"h100-sxm"``,
+    ``"a100-80gb"``, ``"tpu-v5p"``, ``"cpu-sim"``, with ``key=value``
+    overrides) or ``key=value`` items (docs/machines.md); a machine with a
+    memory capacity makes it the budget unless ``memory_budget`` is given.
+    The other options are ``distribute``'s.  The result's ``source`` runs
+    unchanged where the devices are.
+    """
+    propagate = _check_plan_options(
+        fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
+    )
+    combine_bytes = int(combine_bytes)  # a numpy integer too
+    request = _Request(
+        fn, args, kwargs, mesh, in_layouts, out_layouts, _tie_state(tie_state)
+    )
+    shown = Progress.for_terminal(quiet)
+    timer = Timer()
+    with timer.activate(), collector_paused():
+        planned = _plan(request, propagate, combine_bytes, shown)
+    timer.stop()
+    planned.timing = timer
+    return planned
+
+
+def distribute(
+    fn: Callable[..., Any],
+    *args: Any,
+    mesh: MeshArg | None = None,
+    in_layouts: LayoutTree = None,
+    out_layouts: LayoutTree = None,
+    strategy: str = "optimal",
+    cost_model: str = "default",
+    memory_budget: float | None = None,
+    time_limit: float | None = None,
+    combine_bytes: int = DEFAULT_MAX_BYTES,
+    donate_argnums: int | Sequence[int] | None = (),
     tie_state: bool = True,
     quiet: bool = False,
     **kwargs: Any,
 ) -> Distributed:
-    """Distribute ``fn`` over ``mesh`` (see the module docstring).
+    """Distribute ``fn`` over ``mesh`` (see the module docstring): ``plan``,
+    then load the program on the local devices.
 
     ``combine_bytes``: the most bytes per device that one combined collective
     carries (independent collectives of one kind run as one,
@@ -721,67 +700,105 @@ def distribute(
     came in, unless ``out_layouts`` gives them one; False frees them.
     ``quiet``: no progress lines (shown only when stderr is a terminal).
     """
-    propagate = _check_options(strategy, cost_model, memory_budget, time_limit)
-    if not isinstance(combine_bytes, int) or combine_bytes < 0:
-        raise SbpcError(f"combine_bytes must be >= 0, not {combine_bytes!r}")
+    propagate = _check_plan_options(
+        fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
+    )
+    combine_bytes = int(combine_bytes)  # a numpy integer too
     if mesh is not None:  # else read from the shardings, checked below
         _check_devices(parse_mesh(mesh))
-    donated = _donated_leaves(donate_argnums, args)
-    if not isinstance(tie_state, bool):
-        raise SbpcError(f"tie_state must be True or False, not {tie_state!r}")
+    argnums = _argnums(donate_argnums)
+    donated = _donated_leaves(argnums, args)
+    request = _Request(
+        fn,
+        args,
+        kwargs,
+        mesh,
+        in_layouts,
+        out_layouts,
+        _tie_state(tie_state),
+        argnums,
+    )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
-        with shown.phase("jax lowering and layouts"):
-            annotated = annotate(
-                fn,
-                *args,
-                mesh=mesh,
-                in_layouts=in_layouts,
-                out_layouts=out_layouts,
-                tie_state=tie_state,
-                donate_argnums=donate_argnums,
-                **kwargs,
-            )
-            _check_devices(annotated.placement)
-        module, plans, source = _compile(annotated, propagate, combine_bytes, shown)
+        planned = _plan(request, propagate, combine_bytes, shown, _check_devices)
         with phase("load"), shown.phase("loading the program"):
-            program = _load(source, annotated.name)
+            program = load_program(planned.source, planned.name)
     timer.stop()
+    given = {f.name: getattr(planned, f.name) for f in fields(Planned)}
+    return Distributed(
+        **{**given, "_program": program, "timing": timer},
+        donated=donated,
+        donate_argnums=tuple(sorted(set(argnums))),
+    )
+
+
+class _Request(NamedTuple):
+    """What ``plan`` and ``distribute`` were asked to plan."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    mesh: MeshArg | None
+    in_layouts: LayoutTree
+    out_layouts: LayoutTree
+    tie_state: bool = True
+    donate_argnums: tuple[Any, ...] = ()
+
+
+def _tie_state(tie_state: Any) -> bool:
+    """``tie_state`` checked: a bool."""
+    if not isinstance(tie_state, bool):
+        raise SbpcError(f"tie_state must be True or False, not {tie_state!r}")
+    return tie_state
+
+
+def _plan(
+    request: _Request,
+    propagate: SbpPropagatePass,
+    combine_bytes: int,
+    shown: Progress,
+    check_placement: Callable[[Placement], None] | None = None,
+) -> Planned:
+    """``plan``'s work (under the caller's timer): lower and annotate the
+    function (``check_placement`` sees its placement before any planning),
+    then the passes and the emitter."""
+    with shown.phase("jax lowering and layouts"):
+        annotated = annotate(
+            request.fn,
+            *request.args,
+            mesh=request.mesh,
+            in_layouts=request.in_layouts,
+            out_layouts=request.out_layouts,
+            tie_state=request.tie_state,
+            donate_argnums=request.donate_argnums,
+            **request.kwargs,
+        )
+        if check_placement is not None:
+            check_placement(annotated.placement)
+    module, plans, source = _compile(annotated, propagate, combine_bytes, shown)
     f = main_function(module)
-    in_layouts_chosen = [
-        sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))
-    ]
-    out_layouts_chosen = [
+    chosen_in = [sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))]
+    chosen_out = [
         sbp_dialect.get_nd_sbp_res_attr(f, i)
         for i in range(len(f.function_type.outputs))
     ]
-    return Distributed(
+    return Planned(
         name=annotated.name,
-        strategy=strategy,
+        strategy=propagate.strategy,
         placement=annotated.placement,
         module=module,
         source=source,
         plans=plans,
-        program=program,
         in_tree=annotated.in_tree,
         out_tree=annotated.out_tree,
-        in_layouts=[nd for nd in in_layouts_chosen if nd is not None],
-        out_layouts=[nd for nd in out_layouts_chosen if nd is not None],
+        in_layouts=[nd for nd in chosen_in if nd is not None],
+        out_layouts=[nd for nd in chosen_out if nd is not None],
         in_paths=annotated.in_paths,
         out_paths=annotated.out_paths,
         out_key_impls=annotated.out_key_impls,
-        donated=donated,
-        donate_argnums=tuple(
-            sorted(
-                {donate_argnums}
-                if isinstance(donate_argnums, int)
-                else set(donate_argnums)
-            )
-        ),
-        cost_model=cost_model,
-        memory_budget=memory_budget,
-        timing=timer,
+        cost_model=propagate.cost_model,
+        memory_budget=propagate.limits()[0],
     )
 
 
@@ -815,6 +832,29 @@ def _compile(
     return module, plans, source
 
 
+def _check_plan_options(
+    fn: Any,
+    strategy: Any,
+    cost_model: Any,
+    memory_budget: Any,
+    time_limit: Any,
+    combine_bytes: Any,
+    quiet: Any,
+) -> SbpPropagatePass:
+    """Every option ``plan`` and ``distribute`` share, before any work is
+    done: the propagation pass of them, or ``SbpcError`` naming the bad one."""
+    if not callable(fn):
+        raise SbpcError(f"fn: expected a function, not {fn!r} ({type(fn).__name__})")
+    propagate = _check_options(strategy, cost_model, memory_budget, time_limit)
+    if not _is_int(combine_bytes) or combine_bytes < 0:
+        raise SbpcError(
+            f"combine_bytes must be >= 0 (an integer), not {combine_bytes!r}"
+        )
+    if not isinstance(quiet, bool | np.bool_):
+        raise SbpcError(f"quiet: expected True or False, not {quiet!r}")
+    return propagate
+
+
 def _check_options(
     strategy: Any, cost_model: Any, memory_budget: Any, time_limit: Any
 ) -> SbpPropagatePass:
@@ -831,7 +871,7 @@ def _check_options(
     except CostModelError as e:
         raise SbpcError(f"cost_model: {e}") from e
     for name, value in (("memory_budget", memory_budget), ("time_limit", time_limit)):
-        if not (value is None or isinstance(value, int | float)):
+        if not (value is None or isinstance(value, numbers.Real)):
             raise SbpcError(f"{name} must be a number, not {value!r}")
     try:
         return SbpPropagatePass(
@@ -856,18 +896,32 @@ def _check_devices(placement: Placement) -> None:
         )
 
 
-def _donated_leaves(
-    donate_argnums: int | Sequence[int], args: Sequence[Any]
-) -> tuple[int, ...]:
+def _argnums(donate_argnums: Any) -> tuple[Any, ...]:
+    """``donate_argnums`` as ``jax.jit`` takes it (an int, a sequence of
+    them, or None: none), as a tuple read once (an iterator is read once)."""
+    if donate_argnums is None:
+        return ()
+    if _is_int(donate_argnums):
+        return (donate_argnums,)
+    if isinstance(donate_argnums, Sequence) and not isinstance(
+        donate_argnums, str | bytes | bytearray
+    ):
+        return tuple(donate_argnums)
+    raise SbpcError(
+        f"donate_argnums: expected an argument index or a sequence of them, not "
+        f"{donate_argnums!r} ({type(donate_argnums).__name__})"
+    )
+
+
+def _donated_leaves(nums: tuple[Any, ...], args: Sequence[Any]) -> tuple[int, ...]:
     """Flat leaf positions of the donated positional arguments (positional
     leaves come first in ``tree_flatten((args, kwargs))``)."""
-    nums = (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
     starts = [0]
     for a in args:
         starts.append(starts[-1] + len(jax.tree_util.tree_leaves(a)))
     out: list[int] = []
     for n in nums:
-        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < len(args):
+        if not _is_int(n) or not 0 <= n < len(args):
             raise SbpcError(
                 f"donate_argnums: {n!r} is not a positional argument "
                 f"(the function was given {len(args)})"
@@ -886,17 +940,3 @@ def _located(e: DiagnosticException, name: str, source: str) -> str:
     if 1 <= diag.line <= len(lines):
         text += "\n  " + lines[diag.line - 1].strip()
     return text
-
-
-def _load(source: str, name: str) -> types.ModuleType:
-    """The emitted module, imported under a unique name (dataclasses need it
-    in ``sys.modules``)."""
-    module_name = (
-        f"sbpc_distributed_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_loaded)}"
-    )
-    module = types.ModuleType(module_name)
-    module.__file__ = f"<sbpc {name}>"
-    sys.modules[module_name] = module
-    # The emitter compiled this text to check it: its code object is reused.
-    exec(program_code(source, module.__file__), module.__dict__)
-    return module

@@ -11,10 +11,11 @@ user named it, so the emitted program's ``MESH_AXES``, ``IN_SPECS`` and
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jax
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec
 
 from sbpc.algebra.named_axes import NamedAxesError, nd_sbp_of, spec_dims
 from sbpc.algebra.placement import Placement
@@ -35,8 +36,38 @@ def is_jitted(fn: Any) -> bool:
     return callable(fn) and hasattr(fn, "lower") and hasattr(fn, "trace")
 
 
-def mesh_placement(mesh: Mesh) -> Placement:
-    """The placement of ``mesh``: its shape, ranks indexing ``jax.devices()``."""
+def named_mesh(mesh: Any) -> Any:
+    """Sizes with axis names as a ``jax.sharding.AbstractMesh`` (a mesh
+    without devices): ``((8, 8), ("data", "model"))`` or ``{"data": 8,
+    "model": 8}`` (outermost axis first); any other value unchanged."""
+    if isinstance(mesh, Mapping):
+        sizes, names = tuple(mesh.values()), tuple(mesh.keys())
+    elif (
+        isinstance(mesh, tuple | list)
+        and len(mesh) == 2
+        and all(isinstance(m, Sequence) and not isinstance(m, str) for m in mesh)
+    ):
+        sizes, names = tuple(mesh[0]), tuple(mesh[1])
+    else:
+        return mesh
+    what = f"mesh {mesh!r}"
+    if not sizes or len(sizes) != len(names):
+        raise ShardingError(f"{what}: give one axis name per size (and at least one)")
+    if not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(
+        names
+    ):
+        raise ShardingError(f"{what}: axis names must be distinct non-empty strings")
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes):
+        raise ShardingError(f"{what}: axis sizes must be positive integers")
+    return AbstractMesh(sizes, names)
+
+
+def mesh_placement(mesh: Mesh | AbstractMesh) -> Placement:
+    """The placement of ``mesh``: its shape, ranks indexing ``jax.devices()``
+    (an ``AbstractMesh``, which has no devices: ranks ``0..N-1``, the
+    devices the emitted program takes where it runs)."""
+    if isinstance(mesh, AbstractMesh):
+        return Placement.of_size(tuple(mesh.axis_sizes))
     index = {d: i for i, d in enumerate(jax.devices())}
     try:
         ranks = tuple(index[d] for d in mesh.devices.flat)
@@ -45,17 +76,20 @@ def mesh_placement(mesh: Mesh) -> Placement:
     return Placement("cpu", tuple(mesh.devices.shape), ranks)
 
 
-def find_mesh(mesh: Any, *layout_trees: Any) -> Mesh | None:
-    """The jax mesh: ``mesh`` if it is one, else the one NamedShardings carry."""
-    meshes = [mesh] if isinstance(mesh, Mesh) else []
+def find_mesh(mesh: Any, *layout_trees: Any) -> Mesh | AbstractMesh | None:
+    """The jax mesh: ``mesh`` if it is one (or an ``AbstractMesh``), else the
+    one NamedShardings carry."""
+    meshes = [mesh] if isinstance(mesh, Mesh | AbstractMesh) else []
     for tree in layout_trees:
         for leaf in jax.tree_util.tree_leaves(tree, is_leaf=is_sharding_leaf):
             if isinstance(leaf, NamedSharding):
                 meshes.append(leaf.mesh)
     for m in meshes[1:]:
-        if (
-            m.shape_tuple != meshes[0].shape_tuple
-            or not (m.devices == meshes[0].devices).all()
+        first = meshes[0]
+        if m.shape_tuple != first.shape_tuple or (
+            isinstance(m, Mesh)
+            and isinstance(first, Mesh)
+            and not (m.devices == first.devices).all()
         ):
             raise ShardingError(
                 f"layouts on two meshes ({meshes[0].shape_tuple} and "
@@ -86,7 +120,8 @@ def resolve_layouts(tree: Any, axis_names: tuple[str, ...], what: str) -> Any:
         if not axis_names:
             raise ShardingError(
                 f"{what} layout {leaf} needs a named mesh: pass mesh= a "
-                "jax.sharding.Mesh or give NamedShardings"
+                "jax.sharding.Mesh, an AbstractMesh, sizes with axis names, "
+                "or give NamedShardings"
             )
         spec = leaf.spec if isinstance(leaf, NamedSharding) else leaf
         return spec_layout(spec, axis_names, f"{what} layout")

@@ -8,6 +8,8 @@ import traceback
 from collections.abc import Callable
 from typing import NoReturn
 
+from sbpc.output import OutputError, flush_stdout
+
 
 def run_and_exit(
     tool: str,
@@ -16,13 +18,15 @@ def run_and_exit(
 ) -> NoReturn:
     """Exit with ``run()``'s status.
 
-    A ``user_errors`` exception is the user's: ``tool: error: ...``, status 1.
+    A ``user_errors`` exception, or an output that cannot be written
+    (``sbpc.output``), is the user's: ``tool: error: ...``, status 1.
     Any other exception is a bug in sbpc: said so, status 1, and its
     traceback only when ``SBPC_TRACEBACK`` is set.
     """
     try:
         status = run()
-    except user_errors as e:
+        flush_stdout()  # a full disk behind stdout is reported, not ignored
+    except (OutputError, *user_errors) as e:
         print(f"{tool}: error: {e}", file=sys.stderr)
         status = 1
     except KeyboardInterrupt:

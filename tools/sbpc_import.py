@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sbpc.output import write_file
+
 from .cli import run_and_exit
 
 _SHAPE_RE = re.compile(r"^\s*([a-z]+[0-9]*)\s*\[\s*([0-9,\s]*)\]\s*$")
@@ -197,11 +199,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             out_layouts, len(annotated.out_paths), annotated.out_tree
         ),
     )
-    text = annotated.mlir() + "\n"
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        Path(args.output).write_text(text)
+    write_file(args.output, annotated.mlir() + "\n")
     return 0
 
 

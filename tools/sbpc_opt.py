@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import inspect
+import math
 import re
 import struct
 import sys
@@ -23,13 +24,16 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import IO, NoReturn
 
 from xdsl.dialects.builtin import (
     FileLineColLoc,
+    FunctionType,
     IntAttr,
     ModuleOp,
     StringAttr,
+    TensorType,
     UnknownLoc,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -44,6 +48,7 @@ from xdsl.utils.exceptions import (
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from sbpc.algebra.tensor_type import MAX_DENSE_ELEMENTS, size_error
 from sbpc.collector import collector_paused
 from sbpc.dialects.diagnostics import (
     Diagnostic,
@@ -53,13 +58,13 @@ from sbpc.dialects.diagnostics import (
 )
 from sbpc.dialects.fast_parser import FastParser
 from sbpc.dialects.ssa_order import verify_ssa_order
+from sbpc.output import Output, open_output
 from sbpc.propagation import progress
 from sbpc.propagation.progress import Progress, reporting
 from sbpc.timing import Timer, phase
 
 from .cli import run_and_exit
 from .opt_help import HelpAllAction, sbpc_epilog, shorten_options
-from .output import PendingOutput
 from .pipeline_text import quote_paths
 
 
@@ -107,7 +112,25 @@ class LocatingParser(FastParser):
             self.raise_error(_fault_message(e), span)
         if isinstance(op.location, UnknownLoc):
             op.location = self._loc(span)
+        for t in _types_of(op):
+            if (why := _too_large(t)) is not None:
+                self.raise_error(f"{t} is too large for sbpc: {why}", span)
         return op
+
+    def _parse_dense_literal_type(self):  # type: ignore[no-untyped-def]
+        # xDSL expands a dense literal (a splat included) element by element
+        # once it has read the type: bound the count before it does.
+        start = self._current_token.span.start
+        t = super()._parse_dense_literal_type()
+        n = math.prod(t.get_shape())
+        if n > MAX_DENSE_ELEMENTS:
+            self.raise_error(
+                f"a dense literal of {n} elements is more than sbpc reads "
+                f"({MAX_DENSE_ELEMENTS}; it would be expanded element by element)",
+                start,
+                self._current_token.span.start,
+            )
+        return t
 
     def resolve_operand(self, operand, type: Attribute) -> SSAValue:  # type: ignore[override]
         if operand.operand_name not in self.ssa_values:
@@ -138,6 +161,26 @@ class LocatingParser(FastParser):
                     f"use of undeclared SSA value %{name}", self._first_use.get(name)
                 )
             raise
+
+
+def _types_of(op: Operation) -> list[Attribute]:
+    """The types an op holds: its results', operands' and, for a function,
+    its signature's (an unused argument is read by the passes too)."""
+    types = [*op.result_types, *op.operand_types]
+    # (read as a property: a generic-form op may lack it, unverified yet)
+    function_type = op.properties.get("function_type")
+    if isinstance(function_type, FunctionType):
+        types += [*function_type.inputs, *function_type.outputs]
+    return types
+
+
+@lru_cache(maxsize=4096)
+def _too_large(t: Attribute) -> str | None:
+    """Why a tensor type is too large for sbpc (``size_error``), or None."""
+    if not isinstance(t, TensorType):
+        return None
+    shape = tuple(t.get_shape())
+    return size_error(tuple(max(d, 0) for d in shape), str(t.element_type))
 
 
 # What xDSL raises, while parsing, for values it cannot represent.
@@ -368,34 +411,37 @@ class SbpcOptMain(xDSLOptMain):
     def run_chunks(self) -> int:
         """Process every chunk; returns the exit status."""
         chunks, file_extension = self.prepare_input()
-        output = self.prepare_output()
+        try:
+            output = self.prepare_output()
+        except BaseException:
+            for chunk, _ in chunks:  # not read: closed here
+                chunk.close()
+            raise
         status = 1
         timer = Timer() if self.args.timing else None
         try:
             with timer.activate() if timer else nullcontext(), collector_paused():
                 status = self._run_all(chunks, file_extension, output)
         finally:
-            if isinstance(output, PendingOutput):
+            try:
                 output.finish(keep=status == 0)
-            if timer is not None:
-                timer.stop()
-                print(timer.format(), file=sys.stderr)
+            finally:
+                if timer is not None:
+                    timer.stop()
+                    print(timer.format(), file=sys.stderr)
         return status
 
-    def prepare_output(self) -> IO[str]:
+    def prepare_output(self) -> Output:  # type: ignore[override]
         """stdout, or the ``-o`` file as a temporary one renamed on success,
-        so a failed run leaves an existing file as it was (as mlir-opt)."""
-        if self.args.output_file is None:
-            return sys.stdout
-        try:
-            return PendingOutput(self.args.output_file)
-        except OSError as e:
-            raise _UsageError(
-                f"cannot write output file '{self.args.output_file}': {e.strerror or e}"
-            ) from None
+        so a failed run leaves an existing file as it was (as mlir-opt);
+        either way a write that fails is an ``OutputError`` (``sbpc.output``)."""
+        return open_output(self.args.output_file)
 
     def _run_all(
-        self, chunks: list[tuple[IO[bytes], int]], file_extension: str, output: IO[str]
+        self,
+        chunks: list[tuple[IO[bytes], int]],
+        file_extension: str,
+        output: Output,
     ) -> int:
         status = 0
         for i, (chunk, offset) in enumerate(chunks):
@@ -424,7 +470,7 @@ class SbpcOptMain(xDSLOptMain):
         ):
             return self.output_resulting_program(module)
 
-    def _run_plain(self, text: str, offset: int, ext: str, output: IO[str]) -> int:
+    def _run_plain(self, text: str, offset: int, ext: str, output: Output) -> int:
         try:
             output.write(self._process(text, offset, ext))
             return 0
@@ -432,7 +478,7 @@ class SbpcOptMain(xDSLOptMain):
             print(format_error(e, offset), file=sys.stderr)
             return 1
 
-    def _run_verified(self, text: str, offset: int, ext: str, output: IO[str]) -> int:
+    def _run_verified(self, text: str, offset: int, ext: str, output: Output) -> int:
         produced: list[Diagnostic] = []
         old = set_sink(produced.append)
         try:

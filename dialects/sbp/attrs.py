@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Generic, Self, TypeVar, overload
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
 from xdsl.ir import Attribute, ParametrizedAttribute
@@ -185,23 +185,39 @@ _A = TypeVar("_A", bound=Attribute)
 _V = TypeVar("_V")
 
 
-def _derived(memo: dict[int, tuple[_A, _V]], attr: _A, build: Callable[[_A], _V]) -> _V:
-    """``build(attr)``, once per attribute object: attributes are immutable,
-    and the verifiers and placement resolution read the same few placement
-    and signature attributes thousands of times per module.  The memo holds
-    the attribute itself, so its id is not reused while the entry lives."""
-    hit = memo.get(id(attr))
-    if hit is not None and hit[0] is attr:
-        return hit[1]
-    value = build(attr)
-    if len(memo) >= 8192:
-        memo.clear()
-    memo[id(attr)] = (attr, value)
-    return value
+class _Derived(property, Generic[_A, _V]):
+    """A property of an attribute, built once per attribute object.
 
+    Attributes are immutable, and the verifiers and placement resolution read
+    the same few placement and signature attributes thousands of times per
+    module.  The memo holds the attribute itself, so its id is not reused
+    while the entry lives; past ``LIMIT`` entries it starts afresh.
+    """
 
-_PLACEMENTS: dict[int, tuple[PlacementAttr, Placement]] = {}
-_SIGNATURES: dict[int, tuple[SignatureAttr, Signature]] = {}
+    LIMIT = 8192
+
+    def __init__(self, build: Callable[[_A], _V]) -> None:
+        super().__init__(build)
+        self.build = build
+        self.memo: dict[int, tuple[_A, _V]] = {}
+
+    @overload
+    def __get__(self, attr: None, owner: type | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, attr: _A, owner: type | None = None) -> _V: ...
+
+    def __get__(self, attr: _A | None, owner: type | None = None) -> _V | Self:
+        if attr is None:
+            return self
+        hit = self.memo.get(id(attr))
+        if hit is not None and hit[0] is attr:
+            return hit[1]
+        value = self.build(attr)
+        if len(self.memo) >= self.LIMIT:
+            self.memo.clear()
+        self.memo[id(attr)] = (attr, value)
+        return value
 
 
 @irdl_attr_definition
@@ -225,11 +241,8 @@ class PlacementAttr(ParametrizedAttribute):
             ArrayAttr([IntAttr(r) for r in placement.ranks]),
         )
 
-    @property
+    @_Derived
     def placement(self) -> Placement:
-        return _derived(_PLACEMENTS, self, PlacementAttr._build_placement)
-
-    def _build_placement(self) -> Placement:
         return Placement(
             self.device.data,
             tuple(n.data for n in self.hierarchy.data),
@@ -289,11 +302,8 @@ class SignatureAttr(ParametrizedAttribute):
             ArrayAttr([NdSbpAttr(nd) for nd in signature.outputs]),
         )
 
-    @property
+    @_Derived
     def signature(self) -> Signature:
-        return _derived(_SIGNATURES, self, SignatureAttr._build_signature)
-
-    def _build_signature(self) -> Signature:
         return Signature(
             tuple(a.nd_sbp for a in self.inputs.data),
             tuple(a.nd_sbp for a in self.outputs.data),

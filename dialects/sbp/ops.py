@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from abc import ABC
 from collections.abc import Callable, Iterable, Sequence
-from typing import ClassVar, Self, cast
+from typing import Any, Self, cast
 
 from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -40,14 +40,13 @@ from xdsl.utils.exceptions import VerifyException
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import (
-    Broadcast,
     NdSbp,
     Partial,
     PartialKind,
     Sbp,
-    Split,
     format_nd_sbp,
 )
+from sbpc.boxing.collective_kind import CollectiveKind, makes, split_further
 
 from .attrs import NdSbpAttr, PlacementAttr, parse_nd_sbp_list, print_nd_sbp_list
 from .checks import InvalidLayout, check_layout, placement_text
@@ -88,19 +87,6 @@ def _parse_placement_attr(parser: Parser) -> PlacementAttr:
     return attr
 
 
-def _parse_trailer(parser: Parser) -> tuple[dict[str, Attribute], Attribute]:
-    """``attr-dict `:` type``."""
-    attrs = parser.parse_optional_attr_dict()
-    parser.parse_punctuation(":", " before the tensor type")
-    return attrs, parser.parse_type()
-
-
-def _print_trailer(printer: Printer, op: Operation) -> None:
-    printer.print_op_attributes(op.attributes)
-    printer.print_string(" : ")
-    printer.print_attribute(op.operands[0].type)
-
-
 # How far an op's own verifier follows the dataflow to find its placement;
 # beyond, it skips the placement checks (verify_sbp_annotations makes them).
 _LOCAL_HOPS = 8
@@ -117,12 +103,25 @@ class _OwnLayout(LayoutOpInterface):
 
 
 class LayoutOp(IRDLOperation, ABC):
-    """Shared shape of the sbp ops: one tensor in, the same tensor type out."""
+    """Shared shape of the sbp ops: one tensor in, the same tensor type out.
+
+    Their syntax is ``%r = sbp.<op> %x <layouts> attr-dict : type``; each op
+    parses and prints its ``<layouts>`` (``parse_layouts`` gives the
+    builder's arguments after the operand).
+    """
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
 
     traits = traits_def(Pure(), _OwnLayout())
+
+    def _build(
+        self, input: SSAValue | Operation, properties: dict[str, Attribute | None]
+    ) -> None:
+        value = SSAValue.get(input)
+        super().__init__(
+            operands=[value], result_types=[value.type], properties=properties
+        )
 
     def result_layout(self) -> NdSbp:
         """The layout of the result."""
@@ -157,9 +156,66 @@ class LayoutOp(IRDLOperation, ABC):
         """Checks given the placement in force (None: unknown, skip those)."""
         raise NotImplementedError
 
+    def _check_operand_layout(self, src: NdSbp) -> None:
+        """The layout the op expects its operand in is the one it has."""
+        known = value_layout(self.input)
+        if known is not None and known != src:
+            raise InvalidLayout(
+                f"{self.name} expects its operand as {format_nd_sbp(src)}, but it is "
+                f"{format_nd_sbp(known)}"
+            )
+
+    @classmethod
+    def parse_layouts(cls, parser: Parser) -> tuple[Any, ...]:
+        """The builder's arguments after the operand, from the layouts' text."""
+        raise NotImplementedError
+
+    def print_layouts(self, printer: Printer) -> None:
+        """The layouts' text, after the operand."""
+        raise NotImplementedError
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        operand = parser.parse_unresolved_operand()
+        layouts = cls.parse_layouts(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":", " before the tensor type")
+        op = cls(parser.resolve_operand(operand, parser.parse_type()), *layouts)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.input)
+        self.print_layouts(printer)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+
+
+class PlacedOp(LayoutOp, ABC):
+    """A layout op within one placement, optionally named by a trailing
+    ``on #sbp.placement<...>``."""
+
+    placement = opt_prop_def(PlacementAttr)
+
+    def named_placement(self) -> Placement | None:
+        return None if self.placement is None else self.placement.placement
+
+    @staticmethod
+    def parse_on(parser: Parser) -> PlacementAttr | None:
+        if parser.parse_optional_keyword("on") is None:
+            return None
+        return _parse_placement_attr(parser)
+
+    def print_on(self, printer: Printer) -> None:
+        if self.placement is not None:
+            printer.print_string(" on ")
+            printer.print_attribute(self.placement)
+
 
 @irdl_op_definition
-class CastOp(LayoutOp):
+class CastOp(PlacedOp):
     """Force a value's layout (OneFlow's ``to_global``), optionally moving it.
 
     ``%1 = sbp.cast %0 to #sbp.nd<[B, S(1)]> : tensor<8x16xf32>``
@@ -169,7 +225,6 @@ class CastOp(LayoutOp):
     name = "sbp.cast"
 
     nd_sbp = prop_def(NdSbpAttr)
-    placement = opt_prop_def(PlacementAttr)
 
     def __init__(
         self,
@@ -177,51 +232,44 @@ class CastOp(LayoutOp):
         nd_sbp: NdSbpAttr | NdSbp | Sequence[Sbp],
         placement: PlacementAttr | Placement | None = None,
     ) -> None:
-        value = SSAValue.get(input)
-        props: dict[str, Attribute | None] = {
-            "nd_sbp": _nd_attr(nd_sbp),
-            "placement": _placement_attr(placement),
-        }
-        super().__init__(operands=[value], result_types=[value.type], properties=props)
+        self._build(
+            input,
+            {"nd_sbp": _nd_attr(nd_sbp), "placement": _placement_attr(placement)},
+        )
 
     def result_layout(self) -> NdSbp:
         return self.nd_sbp.nd_sbp
-
-    def named_placement(self) -> Placement | None:
-        return None if self.placement is None else self.placement.placement
 
     def verify_layouts(self, placement: Placement | None) -> None:
         check_layout(self.nd_sbp.nd_sbp, self.input.type, placement, "sbp.cast to")
 
     @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        operand = parser.parse_unresolved_operand()
+    def parse_layouts(cls, parser: Parser) -> tuple[Any, ...]:
         parser.parse_keyword("to", " in sbp.cast %x to #sbp.nd<[...]>")
-        nd = _parse_nd_attr(parser)
-        placement = None
-        if parser.parse_optional_keyword("on") is not None:
-            placement = _parse_placement_attr(parser)
-        attrs, ty = _parse_trailer(parser)
-        op = cls(parser.resolve_operand(operand, ty), nd, placement)
-        op.attributes.update(attrs)
-        return op
+        return _parse_nd_attr(parser), cls.parse_on(parser)
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.input)
+    def print_layouts(self, printer: Printer) -> None:
         printer.print_string(" to ")
         printer.print_attribute(self.nd_sbp)
-        if self.placement is not None:
-            printer.print_string(" on ")
-            printer.print_attribute(self.placement)
-        _print_trailer(printer, self)
+        self.print_on(printer)
+
+
+# What one changed entry of each kind must look like, for messages.
+_CHANGE_TEXT = {
+    CollectiveKind.ALL_GATHER: "S(i) -> B",
+    CollectiveKind.ALL_REDUCE: "P(sum|max|min) -> B",
+    CollectiveKind.REDUCE_SCATTER: "P(sum|max|min) -> S(i)",
+    CollectiveKind.ALL_TO_ALL: "S(i) -> S(j) with i != j",
+    CollectiveKind.LOCAL_SLICE: "B -> S(i)",
+    CollectiveKind.LOCAL_TO_PARTIAL: "B -> P(kind) or S(i) -> P(kind)",
+}
 
 
 def _change(src: Sbp, dst: Sbp) -> str:
     return f"{src} -> {dst}"
 
 
-class CollectiveOp(LayoutOp, ABC):
+class CollectiveOp(PlacedOp, ABC):
     """One boxing step on the hierarchy ``dims`` it names, within a placement.
 
     ``%1 = sbp.all_gather %0 dims [1] from [S(0), S(1)] to [S(0), B] : tensor<..>``
@@ -239,10 +287,6 @@ class CollectiveOp(LayoutOp, ABC):
     dims = prop_def(DenseArrayBase.constr(i64))
     from_sbp = prop_def(NdSbpAttr)
     to_sbp = prop_def(NdSbpAttr)
-    placement = opt_prop_def(PlacementAttr)
-
-    # What one changed entry must look like, for messages.
-    CHANGE_TEXT: ClassVar[str] = ""
 
     def __init__(
         self,
@@ -252,41 +296,44 @@ class CollectiveOp(LayoutOp, ABC):
         to_sbp: NdSbpAttr | NdSbp | Sequence[Sbp],
         placement: PlacementAttr | Placement | None = None,
     ) -> None:
-        value = SSAValue.get(input)
-        props: dict[str, Attribute | None] = {
-            "dims": DenseArrayBase.from_list(i64, list(dims)),
-            "from_sbp": _nd_attr(from_sbp),
-            "to_sbp": _nd_attr(to_sbp),
-            "placement": _placement_attr(placement),
-        }
-        super().__init__(operands=[value], result_types=[value.type], properties=props)
+        self._build(
+            input,
+            {
+                "dims": DenseArrayBase.from_list(i64, list(dims)),
+                "from_sbp": _nd_attr(from_sbp),
+                "to_sbp": _nd_attr(to_sbp),
+                "placement": _placement_attr(placement),
+            },
+        )
 
     def result_layout(self) -> NdSbp:
         return self.to_sbp.nd_sbp
-
-    def named_placement(self) -> Placement | None:
-        return None if self.placement is None else self.placement.placement
 
     @property
     def dim_list(self) -> tuple[int, ...]:
         return tuple(int(d) for d in self.dims.get_values())
 
-    @staticmethod
-    def fits(src: Sbp, dst: Sbp) -> bool:
+    @classmethod
+    def step_kind(cls) -> CollectiveKind:
+        """The boxing step the op makes: its name is ``sbp.<kind>``."""
+        return CollectiveKind(cls.name.removeprefix("sbp."))
+
+    @classmethod
+    def fits(cls, src: Sbp, dst: Sbp) -> bool:
         """Whether one entry changing ``src -> dst`` is this op's kind of step."""
-        raise NotImplementedError
+        return makes(cls.step_kind(), src, dst)
 
     def verify_layouts(self, placement: Placement | None) -> None:
         src, dst = self.from_sbp.nd_sbp, self.to_sbp.nd_sbp
         ty = self.input.type
-        _check_steps(self.name, self.CHANGE_TEXT, self.fits, self.dim_list, src, dst)
+        change = _CHANGE_TEXT[self.step_kind()]
+        _check_steps(self.name, change, self.fits, self.dim_list, src, dst)
         check_layout(src, ty, placement, f"{self.name} from")
         check_layout(dst, ty, placement, f"{self.name} to")
-        _check_operand_layout(self, src)
+        self._check_operand_layout(src)
 
     @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        operand = parser.parse_unresolved_operand()
+    def parse_layouts(cls, parser: Parser) -> tuple[Any, ...]:
         parser.parse_keyword(
             "dims", f" in {cls.name} %x dims [...] from [...] to [...]"
         )
@@ -298,26 +345,14 @@ class CollectiveOp(LayoutOp, ABC):
         parser.parse_keyword("from", " before the source nd_sbp")
         src = parse_nd_sbp_list(parser)
         parser.parse_keyword("to", " before the target nd_sbp")
-        dst = parse_nd_sbp_list(parser)
-        placement = None
-        if parser.parse_optional_keyword("on") is not None:
-            placement = _parse_placement_attr(parser)
-        attrs, ty = _parse_trailer(parser)
-        op = cls(parser.resolve_operand(operand, ty), dims, src, dst, placement)
-        op.attributes.update(attrs)
-        return op
+        return dims, src, parse_nd_sbp_list(parser), cls.parse_on(parser)
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.input)
+    def print_layouts(self, printer: Printer) -> None:
         printer.print_string(f" dims {list(self.dim_list)} from ")
         print_nd_sbp_list(printer, self.from_sbp.nd_sbp)
         printer.print_string(" to ")
         print_nd_sbp_list(printer, self.to_sbp.nd_sbp)
-        if self.placement is not None:
-            printer.print_string(" on ")
-            printer.print_attribute(self.placement)
-        _print_trailer(printer, self)
+        self.print_on(printer)
 
 
 def _check_steps(
@@ -368,25 +403,15 @@ def _check_steps(
                 f"{_change(src[d], dst[d])} on dim {d}; use one op per change"
             )
     for d in dims:
-        axes = {s.axis for s in (src[d], dst[d]) if isinstance(s, Split)}
-        for later in range(d + 1, n):
-            s = src[later]
-            if later not in dims and isinstance(s, Split) and s.axis in axes:
-                raise InvalidLayout(
-                    f"{name} on hierarchy dim {d} changes how tensor dimension "
-                    f"{s.axis} is split, but hierarchy dim {later} splits it "
-                    f"further ({format_nd_sbp(src)} -> {format_nd_sbp(dst)}); "
-                    f"change hierarchy dim {later} first"
-                )
-
-
-def _check_operand_layout(op: CollectiveOp | TransferOp, src: NdSbp) -> None:
-    known = value_layout(op.input)
-    if known is not None and known != src:
-        raise InvalidLayout(
-            f"{op.name} expects its operand as {format_nd_sbp(src)}, but it is "
-            f"{format_nd_sbp(known)}"
-        )
+        further = split_further(src, dst, dims, d)
+        if further is not None:
+            later, axis = further
+            raise InvalidLayout(
+                f"{name} on hierarchy dim {d} changes how tensor dimension "
+                f"{axis} is split, but hierarchy dim {later} splits it "
+                f"further ({format_nd_sbp(src)} -> {format_nd_sbp(dst)}); "
+                f"change hierarchy dim {later} first"
+            )
 
 
 @irdl_op_definition
@@ -394,23 +419,10 @@ class AllGatherOp(CollectiveOp):
     """``S(i) -> B`` on ``dims``: every device gets the whole of each block."""
 
     name = "sbp.all_gather"
-    CHANGE_TEXT: ClassVar[str] = "S(i) -> B"
-
-    @staticmethod
-    def fits(src: Sbp, dst: Sbp) -> bool:
-        return isinstance(src, Split) and isinstance(dst, Broadcast)
 
 
-@irdl_op_definition
-class AllReduceOp(CollectiveOp):
-    """``P(kind) -> B`` on ``dims``; ``kind`` (sum, max, min) is the source's."""
-
-    name = "sbp.all_reduce"
-    CHANGE_TEXT: ClassVar[str] = "P(sum|max|min) -> B"
-
-    @staticmethod
-    def fits(src: Sbp, dst: Sbp) -> bool:
-        return isinstance(src, Partial) and isinstance(dst, Broadcast)
+class _ReductionOp(CollectiveOp, ABC):
+    """A collective that combines partial pieces, of the source's kind."""
 
     @property
     def kind(self) -> PartialKind:
@@ -420,7 +432,14 @@ class AllReduceOp(CollectiveOp):
 
 
 @irdl_op_definition
-class ReduceScatterOp(CollectiveOp):
+class AllReduceOp(_ReductionOp):
+    """``P(kind) -> B`` on ``dims``; ``kind`` (sum, max, min) is the source's."""
+
+    name = "sbp.all_reduce"
+
+
+@irdl_op_definition
+class ReduceScatterOp(_ReductionOp):
     """``P(kind) -> S(i)`` on ``dims``: reduce, each device keeping its block.
 
     Any kind: with max/min each device gets the max/min over the group of its
@@ -428,17 +447,6 @@ class ReduceScatterOp(CollectiveOp):
     """
 
     name = "sbp.reduce_scatter"
-    CHANGE_TEXT: ClassVar[str] = "P(sum|max|min) -> S(i)"
-
-    @staticmethod
-    def fits(src: Sbp, dst: Sbp) -> bool:
-        return isinstance(src, Partial) and isinstance(dst, Split)
-
-    @property
-    def kind(self) -> PartialKind:
-        src = self.from_sbp.nd_sbp[self.dim_list[0]]
-        assert isinstance(src, Partial)
-        return src.kind
 
 
 @irdl_op_definition
@@ -446,11 +454,10 @@ class AllToAllOp(CollectiveOp):
     """``S(i) -> S(j)``, ``i != j``, on ``dims``: re-split along another axis."""
 
     name = "sbp.all_to_all"
-    CHANGE_TEXT: ClassVar[str] = "S(i) -> S(j) with i != j"
 
-    @staticmethod
-    def fits(src: Sbp, dst: Sbp) -> bool:
-        return isinstance(src, Split) and isinstance(dst, Split) and src != dst
+    @classmethod
+    def fits(cls, src: Sbp, dst: Sbp) -> bool:
+        return super().fits(src, dst) and src != dst
 
 
 @irdl_op_definition
@@ -458,11 +465,6 @@ class LocalSliceOp(CollectiveOp):
     """``B -> S(i)`` on ``dims``: each device keeps its block, no communication."""
 
     name = "sbp.local_slice"
-    CHANGE_TEXT: ClassVar[str] = "B -> S(i)"
-
-    @staticmethod
-    def fits(src: Sbp, dst: Sbp) -> bool:
-        return isinstance(src, Broadcast) and isinstance(dst, Split)
 
 
 @irdl_op_definition
@@ -476,11 +478,6 @@ class LocalToPartialOp(CollectiveOp):
     """
 
     name = "sbp.local_to_partial"
-    CHANGE_TEXT: ClassVar[str] = "B -> P(kind) or S(i) -> P(kind)"
-
-    @staticmethod
-    def fits(src: Sbp, dst: Sbp) -> bool:
-        return isinstance(src, Broadcast | Split) and isinstance(dst, Partial)
 
 
 @irdl_op_definition
@@ -506,14 +503,15 @@ class TransferOp(LayoutOp):
         to_placement: PlacementAttr | Placement,
         to_sbp: NdSbpAttr | NdSbp | Sequence[Sbp],
     ) -> None:
-        value = SSAValue.get(input)
-        props: dict[str, Attribute | None] = {
-            "from_placement": _placement_attr(from_placement),
-            "from_sbp": _nd_attr(from_sbp),
-            "to_placement": _placement_attr(to_placement),
-            "to_sbp": _nd_attr(to_sbp),
-        }
-        super().__init__(operands=[value], result_types=[value.type], properties=props)
+        self._build(
+            input,
+            {
+                "from_placement": _placement_attr(from_placement),
+                "from_sbp": _nd_attr(from_sbp),
+                "to_placement": _placement_attr(to_placement),
+                "to_sbp": _nd_attr(to_sbp),
+            },
+        )
 
     def result_layout(self) -> NdSbp:
         return self.to_sbp.nd_sbp
@@ -532,7 +530,7 @@ class TransferOp(LayoutOp):
         ty = self.input.type
         check_layout(self.from_sbp.nd_sbp, ty, src_p, "sbp.transfer from")
         check_layout(self.to_sbp.nd_sbp, ty, dst_p, "sbp.transfer to")
-        _check_operand_layout(self, self.from_sbp.nd_sbp)
+        self._check_operand_layout(self.from_sbp.nd_sbp)
         here = resolve_placement(self.input, [_LOCAL_HOPS])
         if here is not None and not here[1] and here[0] != src_p:
             raise InvalidLayout(
@@ -541,31 +539,22 @@ class TransferOp(LayoutOp):
             )
 
     @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        operand = parser.parse_unresolved_operand()
+    def parse_layouts(cls, parser: Parser) -> tuple[Any, ...]:
         parser.parse_keyword("from", " in sbp.transfer %x from <placement> [...]")
         src_p = _parse_placement_attr(parser)
         src = parse_nd_sbp_list(parser)
         parser.parse_keyword("to", " before the target placement")
-        dst_p = _parse_placement_attr(parser)
-        dst = parse_nd_sbp_list(parser)
-        attrs, ty = _parse_trailer(parser)
-        op = cls(parser.resolve_operand(operand, ty), src_p, src, dst_p, dst)
-        op.attributes.update(attrs)
-        return op
+        return src_p, src, _parse_placement_attr(parser), parse_nd_sbp_list(parser)
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.input)
-        printer.print_string(" from ")
-        printer.print_attribute(self.from_placement)
-        printer.print_string(" ")
-        print_nd_sbp_list(printer, self.from_sbp.nd_sbp)
-        printer.print_string(" to ")
-        printer.print_attribute(self.to_placement)
-        printer.print_string(" ")
-        print_nd_sbp_list(printer, self.to_sbp.nd_sbp)
-        _print_trailer(printer, self)
+    def print_layouts(self, printer: Printer) -> None:
+        for word, placement, nd in (
+            ("from", self.from_placement, self.from_sbp),
+            ("to", self.to_placement, self.to_sbp),
+        ):
+            printer.print_string(f" {word} ")
+            printer.print_attribute(placement)
+            printer.print_string(" ")
+            print_nd_sbp_list(printer, nd.nd_sbp)
 
 
 COLLECTIVE_OPS: tuple[type[CollectiveOp], ...] = (

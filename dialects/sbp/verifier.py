@@ -176,23 +176,19 @@ def _verify_sig(op: Operation, placements: PlacementMap, uniform: bool) -> None:
     if not isinstance(attr, SignatureAttr):
         raise InvalidLayout(f"{SIG} must be an #sbp.sig<...> attribute, got {attr}")
     sig = attr.signature
-    if len(sig.inputs) != len(op.operands):
-        raise InvalidLayout(
-            f"signature has {len(sig.inputs)} operand layouts but the op has "
-            f"{len(op.operands)} operands"
-        )
-    if len(sig.outputs) != len(op.results):
-        raise InvalidLayout(
-            f"signature has {len(sig.outputs)} result layouts but the op has "
-            f"{len(op.results)} results"
-        )
+    sides = (("operand", sig.inputs, op.operands), ("result", sig.outputs, op.results))
+    for what, layouts, values in sides:
+        if len(layouts) != len(values):
+            raise InvalidLayout(
+                f"signature has {len(layouts)} {what} layouts but the op has "
+                f"{len(values)} {what}s"
+            )
     placement = _need_placement(op, placement_in_force(op, placements))
     if not uniform:
         _verify_same_placement(op, placements)
-    for i, (nd, v) in enumerate(zip(sig.inputs, op.operands, strict=True)):
-        check_layout(nd, v.type, placement, f"signature: layout of operand {i}")
-    for i, (nd, v) in enumerate(zip(sig.outputs, op.results, strict=True)):
-        check_layout(nd, v.type, placement, f"signature: layout of result {i}")
+    for what, layouts, values in sides:
+        for i, (nd, v) in enumerate(zip(layouts, values, strict=True)):
+            check_layout(nd, v.type, placement, f"signature: layout of {what} {i}")
 
 
 def _verify_same_placement(op: Operation, placements: PlacementMap) -> None:

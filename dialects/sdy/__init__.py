@@ -4,7 +4,7 @@ JAX 0.10 writes its shardings in Shardy's dialect: ``sdy.mesh`` ops naming
 the meshes, ``#sdy.sharding`` attributes on function arguments and results,
 ``sdy.sharding_constraint`` for ``with_sharding_constraint`` and
 ``sdy.manual_computation`` (with ``sdy.return``) for ``shard_map``.  This
-package parses and prints them as Shardy does (``attrs``, ``ops``), so a
+package parses and prints them as Shardy does (``attrs``, ``mesh``, ``ops``), so a
 lowered JAX module reads in unchanged and printed modules re-parse.
 ``sbp-import-sdy`` and ``sbp-export-sdy`` translate to and from sbp.
 """
@@ -21,15 +21,9 @@ from .attrs import (
     TensorShardingAttr,
     TensorShardingPerValueAttr,
 )
-from .ops import (
-    ManualComputationOp,
-    MeshOp,
-    ReturnOp,
-    ShardingConstraintOp,
-    check_rank,
-    mesh_of,
-)
-from .verifier import SHARDING, check_sharding, verify_sdy_shardings
+from .mesh import MeshOp, check_rank, check_sharding, mesh_of
+from .ops import ManualComputationOp, ReturnOp, ShardingConstraintOp
+from .verifier import SHARDING, verify_sdy_shardings
 
 SDY = Dialect(
     "sdy",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Self
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr, SymbolRefAttr
 from xdsl.ir import Attribute, ParametrizedAttribute
@@ -36,6 +37,33 @@ def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
     return ArrayAttr([IntAttr(v) for v in values])
 
 
+class BodyAttr(ParametrizedAttribute):
+    """An attribute whose generic form is ``<body>``: ops print the body bare.
+
+    Shardy's op formats strip the attribute name (and, for axis sets, the
+    angle brackets too), so each attribute parses and prints its body alone
+    and gets its generic syntax from here.
+    """
+
+    @classmethod
+    def parse_body(cls, parser: AttrParser) -> Self:
+        """The attribute from the text between ``<`` and ``>``."""
+        raise NotImplementedError
+
+    def print_body(self, printer: Printer) -> None:
+        """The text between ``<`` and ``>``."""
+        raise NotImplementedError
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return cls.parse_body(parser).parameters
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            self.print_body(printer)
+
+
 def _print_axes(printer: Printer, axes: Sequence[AxisRefAttr], open_: bool) -> None:
     printer.print_string("{")
     items = [a.text() for a in axes] + (["?"] if open_ else [])
@@ -44,7 +72,7 @@ def _print_axes(printer: Printer, axes: Sequence[AxisRefAttr], open_: bool) -> N
 
 
 @irdl_attr_definition
-class MeshAttr(ParametrizedAttribute):
+class MeshAttr(BodyAttr):
     """``<["x"=2, "y"=4], device_ids=[...]>``: named axes and their sizes.
 
     ``device_ids`` empty means the iota order (device ``i`` at mesh position
@@ -106,12 +134,7 @@ class MeshAttr(ParametrizedAttribute):
             )
 
     @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return cls.parse_body(parser).parameters
-
-    @classmethod
-    def parse_body(cls, parser: AttrParser) -> MeshAttr:
+    def parse_body(cls, parser: AttrParser) -> Self:
         """``["x"=2, ...]`` then an optional ``, device_ids=[...]``."""
 
         start = parser.pos
@@ -131,8 +154,11 @@ class MeshAttr(ParametrizedAttribute):
             ids = parser.parse_comma_separated_list(
                 parser.Delimiter.SQUARE, lambda: parser.parse_integer(False)
             )
-        if axes and ids == list(range(math.prod(s for _, s in axes))):
-            ids = []  # iota is the default order, printed without ids as Shardy does
+        # iota is the default order, printed without ids as Shardy does;
+        # compared without listing the mesh's devices (2^31 of them, maybe)
+        iota = axes and len(ids) == math.prod(s for _, s in axes)
+        if iota and ids == list(range(len(ids))):
+            ids = []
         try:
             return cls(axes, ids)
         except VerifyException as e:
@@ -144,13 +170,9 @@ class MeshAttr(ParametrizedAttribute):
         if self.ids:
             printer.print_string(f", device_ids=[{', '.join(map(str, self.ids))}]")
 
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            self.print_body(printer)
-
 
 @irdl_attr_definition
-class AxisRefAttr(ParametrizedAttribute):
+class AxisRefAttr(BodyAttr):
     """``"x"`` or the sub-axis ``"x":(pre)size``; ``sub`` is ``[]`` or ``[pre, size]``."""
 
     name = "sdy.axis_ref"
@@ -172,7 +194,7 @@ class AxisRefAttr(ParametrizedAttribute):
         return f'"{self.axis.data}"{extra}'
 
     @classmethod
-    def parse_ref(cls, parser: AttrParser) -> AxisRefAttr:
+    def parse_body(cls, parser: AttrParser) -> Self:
         name = parser.parse_str_literal(" (a mesh axis name)")
         if parser.parse_optional_punctuation(":") is None:
             return cls(name)
@@ -181,25 +203,19 @@ class AxisRefAttr(ParametrizedAttribute):
         parser.parse_punctuation(")")
         return cls(name, (pre, parser.parse_integer(allow_boolean=False)))
 
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return cls.parse_ref(parser).parameters
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(self.text())
+    def print_body(self, printer: Printer) -> None:
+        printer.print_string(self.text())
 
 
 def parse_axis_set(parser: AttrParser) -> list[AxisRefAttr]:
     """``{"x", "y"}``."""
     return parser.parse_comma_separated_list(
-        parser.Delimiter.BRACES, lambda: AxisRefAttr.parse_ref(parser)
+        parser.Delimiter.BRACES, lambda: AxisRefAttr.parse_body(parser)
     )
 
 
 @irdl_attr_definition
-class DimShardingAttr(ParametrizedAttribute):
+class DimShardingAttr(BodyAttr):
     """One tensor dimension: ``{"x", "y"}``, ``{"x", ?}`` (open), ``{}p1``."""
 
     name = "sdy.dimension_sharding"
@@ -225,7 +241,7 @@ class DimShardingAttr(ParametrizedAttribute):
         return bool(self.is_open.data)
 
     @classmethod
-    def parse_dim(cls, parser: AttrParser) -> DimShardingAttr:
+    def parse_body(cls, parser: AttrParser) -> Self:
         parser.parse_punctuation("{", " to start a dimension sharding")
         axes: list[AxisRefAttr] = []
         is_open = False
@@ -234,7 +250,7 @@ class DimShardingAttr(ParametrizedAttribute):
                 if parser.parse_optional_punctuation("?") is not None:
                     is_open = True
                     break
-                axes.append(AxisRefAttr.parse_ref(parser))
+                axes.append(AxisRefAttr.parse_body(parser))
                 if parser.parse_optional_punctuation(",") is None:
                     break
             parser.parse_punctuation("}", " to close a dimension sharding")
@@ -251,23 +267,14 @@ class DimShardingAttr(ParametrizedAttribute):
             priority = int(word[1:])
         return cls(axes, is_open, priority)
 
-    def print_dim(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         _print_axes(printer, self.axes.data, self.open)
         if self.priority.data:
             printer.print_string(f"p{self.priority.data[0].data}")
 
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return cls.parse_dim(parser).parameters
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            self.print_dim(printer)
-
 
 @irdl_attr_definition
-class TensorShardingAttr(ParametrizedAttribute):
+class TensorShardingAttr(BodyAttr):
     """``#sdy.sharding<@mesh, [dims], replicated={...}, unreduced={...}>``.
 
     ``mesh`` is a ``@name`` of an ``sdy.mesh`` or an inline ``MeshAttr``.
@@ -312,7 +319,7 @@ class TensorShardingAttr(ParametrizedAttribute):
         return None
 
     @classmethod
-    def parse_body(cls, parser: AttrParser) -> TensorShardingAttr:
+    def parse_body(cls, parser: AttrParser) -> Self:
         """The text between ``<`` and ``>``."""
         symbol = parser.parse_optional_symbol_name()
         if symbol is not None:
@@ -328,7 +335,7 @@ class TensorShardingAttr(ParametrizedAttribute):
         parser.parse_punctuation(",", " after the sharding's mesh")
         dims = parser.parse_comma_separated_list(
             parser.Delimiter.SQUARE,
-            lambda: DimShardingAttr.parse_dim(parser),
+            lambda: DimShardingAttr.parse_body(parser),
             " in dimension shardings",
         )
         replicated: list[AxisRefAttr] = []
@@ -361,7 +368,7 @@ class TensorShardingAttr(ParametrizedAttribute):
         for i, d in enumerate(self.dims.data):
             if i:
                 printer.print_string(", ")
-            d.print_dim(printer)
+            d.print_body(printer)
         printer.print_string("]")
         for word, axes in (
             ("replicated", self.replicated),
@@ -372,15 +379,6 @@ class TensorShardingAttr(ParametrizedAttribute):
                 if word == "unreduced" and self.reduction.data != "sum":
                     printer.print_string(self.reduction.data)
                 _print_axes(printer, axes.data, False)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return cls.parse_body(parser).parameters
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            self.print_body(printer)
 
     @classmethod
     def parse_stripped(cls, parser: AttrParser) -> TensorShardingAttr:
@@ -408,7 +406,7 @@ def print_sharding_list(
 
 
 @irdl_attr_definition
-class TensorShardingPerValueAttr(ParametrizedAttribute):
+class TensorShardingPerValueAttr(BodyAttr):
     """``#sdy.sharding_per_value<[<@mesh, ...>, ...]>``: one per op result."""
 
     name = "sdy.sharding_per_value"
@@ -419,17 +417,15 @@ class TensorShardingPerValueAttr(ParametrizedAttribute):
         super().__init__(ArrayAttr(shardings))
 
     @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (ArrayAttr(parse_sharding_list(parser)),)
+    def parse_body(cls, parser: AttrParser) -> Self:
+        return cls(parse_sharding_list(parser))
 
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            print_sharding_list(printer, self.shardings.data)
+    def print_body(self, printer: Printer) -> None:
+        print_sharding_list(printer, self.shardings.data)
 
 
 @irdl_attr_definition
-class ManualAxesAttr(ParametrizedAttribute):
+class ManualAxesAttr(BodyAttr):
     """``#sdy<manual_axes{"x", "y"}>`` generically; ops print it ``{"x", "y"}``."""
 
     name = "sdy.manual_axes"
@@ -444,21 +440,12 @@ class ManualAxesAttr(ParametrizedAttribute):
         return tuple(a.data for a in self.axes.data)
 
     @classmethod
-    def parse_bare(cls, parser: AttrParser) -> ManualAxesAttr:
+    def parse_body(cls, parser: AttrParser) -> Self:
         return cls(
             parser.parse_comma_separated_list(
                 parser.Delimiter.BRACES, lambda: parser.parse_str_literal()
             )
         )
 
-    def print_bare(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         printer.print_string("{" + ", ".join(f'"{a}"' for a in self.names) + "}")
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return cls.parse_bare(parser).parameters
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            self.print_bare(printer)

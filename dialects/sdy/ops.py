@@ -11,6 +11,7 @@
       sdy.return %4 : tensor<8x8xf32>
     } : (tensor<16x32xf32>, tensor<32x8xf32>) -> tensor<16x8xf32>
 
+``sdy.mesh`` and the checks of shardings against it are in ``mesh``.
 The formats have Shardy's custom directives (stripped shardings, a region
 whose block arguments print before it), so the ops parse and print by hand;
 the generic form works as for any xDSL op.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import StringAttr, SymbolRefAttr, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -40,50 +41,17 @@ from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
-    SymbolOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
 
 from .attrs import (
     ManualAxesAttr,
-    MeshAttr,
     TensorShardingAttr,
     TensorShardingPerValueAttr,
     parse_sharding_list,
     print_sharding_list,
 )
-
-
-@irdl_op_definition
-class MeshOp(IRDLOperation):
-    """``sdy.mesh @name = <["x"=2, ...]>``: a named mesh shardings refer to."""
-
-    name = "sdy.mesh"
-
-    sym_name = prop_def(StringAttr)
-    mesh = prop_def(MeshAttr)
-
-    traits = traits_def(SymbolOpInterface())
-
-    def __init__(self, name: str, mesh: MeshAttr) -> None:
-        super().__init__(properties={"sym_name": StringAttr(name), "mesh": mesh})
-
-    @classmethod
-    def parse(cls, parser: Parser) -> MeshOp:
-        name = parser.parse_symbol_name().data
-        parser.parse_punctuation("=", " after the mesh's name")
-        with parser.in_angle_brackets():
-            mesh = MeshAttr.parse_body(parser)
-        op = cls(name, mesh)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" = ")
-        self.mesh.print_parameters(printer)
-        printer.print_op_attributes(self.attributes)
+from .mesh import check_rank, check_sharding, local_type
 
 
 @irdl_op_definition
@@ -270,7 +238,7 @@ class ManualComputationOp(IRDLOperation):
         outs = parse_sharding_list(parser)
         parser.parse_keyword("manual_axes")
         parser.parse_punctuation("=")
-        axes = ManualAxesAttr.parse_bare(parser)
+        axes = ManualAxesAttr.parse_body(parser)
         args = parser.parse_comma_separated_list(
             parser.Delimiter.PAREN, parser.parse_argument
         )
@@ -290,7 +258,7 @@ class ManualComputationOp(IRDLOperation):
         printer.print_string(" out_shardings=")
         print_sharding_list(printer, self.out_shardings.shardings.data)
         printer.print_string(" manual_axes=")
-        self.manual_axes.print_bare(printer)
+        self.manual_axes.print_body(printer)
         printer.print_string(" (")
         for i, arg in enumerate(self.body.block.args):
             if i:
@@ -309,68 +277,12 @@ def _check_mesh(
     op: Operation, sharding: TensorShardingAttr, t: Attribute, where: str
 ) -> None:
     """The sharding against its mesh, once the op sits in a module."""
-    if op.parent_op() is None:
-        return
-    from .verifier import check_sharding  # the verifier imports this module
-
-    check_sharding(op, sharding, t, where)
-
-
-def check_rank(sharding: TensorShardingAttr, t: Attribute, where: str) -> None:
-    """A sharding has one dimension sharding per tensor dimension."""
-    if isinstance(t, TensorType) and len(sharding.dims.data) != t.get_num_dims():
-        raise VerifyException(
-            f"{where}: sharding has {len(sharding.dims.data)} dimensions for a "
-            f"rank-{t.get_num_dims()} tensor"
-        )
-
-
-def local_type(
-    op: Operation, sharding: TensorShardingAttr, t: Attribute, manual: set[str]
-) -> TensorType | None:
-    """The per-device type of a value of type ``t`` split by ``sharding``'s
-    manual axes (None when the mesh is not found or a size does not divide)."""
-    mesh = mesh_of(op, sharding)
-    if mesh is None or not isinstance(t, TensorType):
-        return None
-    sizes = dict(mesh.axes)
-    shape = list(t.get_shape())
-    for d, dim in enumerate(sharding.dims.data):
-        for ref in dim.axes.data:
-            name = ref.axis.data
-            if name not in manual:
-                continue
-            sub = ref.sub_axis
-            n = sub[1] if sub else sizes.get(name, 1)
-            if shape[d] % n:
-                return None
-            shape[d] //= n
-    return TensorType(t.element_type, shape)
-
-
-def mesh_of(op: Operation, sharding: TensorShardingAttr) -> MeshAttr | None:
-    """The mesh a sharding names: inline, or the ``sdy.mesh`` it refers to."""
-    if isinstance(sharding.mesh, MeshAttr):
-        return sharding.mesh
-    assert isinstance(sharding.mesh, SymbolRefAttr)
-    name = sharding.mesh.root_reference.data
-    top = op
-    while top.parent_op() is not None:
-        top = top.parent_op()  # type: ignore[assignment]
-    for region in top.regions:
-        for block in region.blocks:
-            for o in block.ops:
-                if isinstance(o, MeshOp) and o.sym_name.data == name:
-                    return o.mesh
-    return None
+    if op.parent_op() is not None:
+        check_sharding(op, sharding, t, where)
 
 
 __all__ = [
     "ManualComputationOp",
-    "MeshOp",
     "ReturnOp",
     "ShardingConstraintOp",
-    "check_rank",
-    "local_type",
-    "mesh_of",
 ]

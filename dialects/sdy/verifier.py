@@ -1,62 +1,23 @@
-"""Shardings checked against their meshes, wherever they appear.
+"""Shardings that are plain attributes, checked against their meshes.
 
-Shardy's verifier rejects a sharding that names an unknown mesh or axis,
-uses an axis twice, has a malformed sub-axis, or has not one dimension
-sharding per tensor dimension.  The sdy ops check their own shardings
-(``check_sharding``); ``verify_sdy_shardings`` checks the ones that are
-plain attributes (function arguments and results, op results), so
-``sbpc-opt`` reports them located, after parsing and after every pass.
+The sdy ops check their own shardings (``mesh.check_sharding``);
+``verify_sdy_shardings`` checks the ones that are plain attributes (function
+arguments and results, op results) the same way, so ``sbpc-opt`` reports
+them located, after parsing and after every pass.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
 from sbpc.dialects.diagnostics import LocatedError
 
 from .attrs import TensorShardingAttr, TensorShardingPerValueAttr
-from .ops import mesh_of
+from .mesh import check_sharding
 
 SHARDING = "sdy.sharding"
-
-
-def check_sharding(
-    op: Operation, sharding: TensorShardingAttr, t: Attribute, where: str
-) -> None:
-    """``VerifyException`` if ``sharding`` does not fit its mesh or type ``t``."""
-    if isinstance(t, TensorType) and len(sharding.dims.data) != t.get_num_dims():
-        raise VerifyException(
-            f"{where}: sharding has {len(sharding.dims.data)} dimensions for a "
-            f"rank-{t.get_num_dims()} tensor"
-        )
-    mesh = mesh_of(op, sharding)
-    if mesh is None:
-        raise VerifyException(f"{where}: unknown mesh @{sharding.mesh_name}")
-    sizes = dict(mesh.axes)
-    seen: set[str] = set()
-    refs = [r for d in sharding.dims.data for r in d.axes.data]
-    refs += [*sharding.replicated.data, *sharding.unreduced.data]
-    for ref in refs:
-        name = ref.axis.data
-        if name not in sizes:
-            raise VerifyException(f'{where}: unknown axis name "{name}"')
-        sub = ref.sub_axis
-        if sub is not None:
-            pre, size = sub
-            if pre < 1 or size <= 1 or sizes[name] % (pre * size):
-                raise VerifyException(
-                    f"{where}: sub-axis {ref.text()} does not divide axis "
-                    f'"{name}" of size {sizes[name]}'
-                )
-        key = ref.text() if sub is not None else name
-        if key in seen or (
-            sub is None and any(k.startswith(f'"{name}":') for k in seen)
-        ):
-            raise VerifyException(f"{where}: axis {ref.text()} is used more than once")
-        seen.add(key if sub is not None else name)
 
 
 def verify_sdy_shardings(module: ModuleOp) -> None:

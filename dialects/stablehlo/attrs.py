@@ -12,13 +12,15 @@ builtin attributes ops store them in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import ClassVar, cast
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar, Generic, Self, TypeVar, cast, overload
 
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntAttr, IntegerAttr, i64
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute
-from xdsl.irdl import irdl_attr_definition
+from xdsl.irdl import irdl_attr_definition, opt_prop_def, prop_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.str_enum import StrEnum
@@ -50,6 +52,80 @@ def int_array_attr(values: Iterable[int]) -> ArrayAttr[IntAttr]:
 def i64_attr(value: int) -> IntegerAttr:
     """``value : i64``, how StableHLO stores a single dimension on ops."""
     return IntegerAttr(value, i64)
+
+
+def i64_array_prop(name: str, optional: bool = False) -> Any:
+    """An op's ``array<i64: ...>`` property ``name`` (declare it as ``<name>_attr``)."""
+    define = opt_prop_def if optional else prop_def
+    return define(DenseArrayBase.constr(i64), prop_name=name)
+
+
+_T = TypeVar("_T")
+
+
+class _View(property, Generic[_T]):
+    """A read-only property: an op's or an attribute's field as a plain value."""
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+
+    def __get__(self, obj: object, owner: type | None = None) -> _T | Self:
+        return super().__get__(obj, owner)
+
+
+@functools.cache
+def _view_names(cls: type) -> tuple[str, ...]:
+    names = [
+        name
+        for klass in reversed(cls.__mro__)
+        for name, value in vars(klass).items()
+        if isinstance(value, _View)
+    ]
+    return tuple(dict.fromkeys(names))
+
+
+def plain_views(obj: object) -> dict[str, Any]:
+    """Every plain view of ``obj``'s class by name, in declaration order (base
+    classes first): an op's attributes as plain values."""
+    return {name: getattr(obj, name) for name in _view_names(type(obj))}
+
+
+def ints_view(
+    field: str, default: Callable[[Any], tuple[int, ...]] | None = None
+) -> _View[tuple[int, ...]]:
+    """``field`` (an ``array<i64: ...>`` or an ``ArrayAttr`` of ``IntAttr``) as
+    a tuple of ints; ``default(self)`` when the optional field is absent."""
+
+    def get(obj: Any) -> tuple[int, ...]:
+        attr = getattr(obj, field)
+        if attr is None and default is not None:
+            return default(obj)
+        return int_tuple(attr)
+
+    return _View(get)
+
+
+def int_view(field: str) -> _View[int]:
+    """``field`` (an ``IntAttr`` or an integer attribute) as an int."""
+
+    def get(obj: Any) -> int:
+        attr = getattr(obj, field)
+        return attr.data if isinstance(attr, IntAttr) else attr.value.data
+
+    return _View(get)
+
+
+def flag_view(field: str) -> _View[bool]:
+    """The optional integer (boolean) attribute ``field`` as a bool: absent is false."""
+
+    def get(obj: Any) -> bool:
+        attr = getattr(obj, field)
+        return attr is not None and bool(attr.value.data)
+
+    return _View(get)
 
 
 # --------------------------------------------------------------------------
@@ -108,112 +184,77 @@ class PrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
 # --------------------------------------------------------------------------
 
 
+class _DimensionNumbers(ParametrizedAttribute):
+    """Named dimension lists, then (gather, scatter) ``index_vector_dim``.
+
+    Subclasses name their fields in ``_LISTS`` (dimension lists) then
+    ``_INTS`` (single dimensions): each becomes a parameter ``<name>_attr``
+    (an ``ArrayAttr`` of ``IntAttr``, an ``IntAttr``), in that order, and a
+    plain view ``<name>`` (a tuple of ints, an int).  ``get``, parsing (the
+    fields in any order) and printing (non-default fields only) are shared.
+    """
+
+    _LISTS: ClassVar[tuple[str, ...]]
+    _INTS: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_LISTS" not in cls.__dict__:
+            return  # irdl_attr_definition's copy: the fields are in place
+        params: dict[str, Any] = {}
+        for name in cls._LISTS:
+            params[f"{name}_attr"] = ArrayAttr[IntAttr]
+            setattr(cls, name, ints_view(f"{name}_attr"))
+        for name in cls._INTS:
+            params[f"{name}_attr"] = IntAttr
+            setattr(cls, name, int_view(f"{name}_attr"))
+        cls.__annotations__ = {**inspect.get_annotations(cls), **params}
+
+    @classmethod
+    def get(cls, *lists: Sequence[int], **named: Sequence[int] | int) -> Self:
+        """From the lists in order, or by name; absent ones are empty (or 0)."""
+        unknown = sorted(set(named) - {*cls._LISTS, *cls._INTS})
+        if unknown:
+            raise TypeError(f"{cls.__name__}.get: unknown fields {unknown}")
+        values: dict[str, Any] = dict(zip(cls._LISTS, lists, strict=False)) | named
+        params: list[Attribute] = [
+            int_array_attr(values.get(k, ())) for k in cls._LISTS
+        ]
+        params += [IntAttr(values.get(k, 0)) for k in cls._INTS]
+        return cls(*params)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        fields = dict.fromkeys(cls._LISTS, "list") | dict.fromkeys(cls._INTS, "int")
+        return cls.get(**parse_int_struct(parser, fields)).parameters
+
+    def plain(self) -> dict[str, tuple[int, ...] | int]:
+        """The fields under StableHLO's names, as plain values."""
+        return {k: getattr(self, k) for k in (*self._LISTS, *self._INTS)}
+
+    def print_parameters(self, printer: Printer) -> None:
+        print_int_struct(printer, list(self.plain().items()))
+
+
 @irdl_attr_definition
-class DotDimensionNumbersAttr(ParametrizedAttribute):
+class DotDimensionNumbersAttr(_DimensionNumbers):
     """``#stablehlo.dot<lhs_batching_dimensions = [0], ...>``."""
 
     name = "stablehlo.dot"
 
-    lhs_batching_dimensions_attr: ArrayAttr[IntAttr]
-    rhs_batching_dimensions_attr: ArrayAttr[IntAttr]
-    lhs_contracting_dimensions_attr: ArrayAttr[IntAttr]
-    rhs_contracting_dimensions_attr: ArrayAttr[IntAttr]
-
-    _FIELDS: ClassVar[tuple[str, ...]] = (
+    _LISTS: ClassVar[tuple[str, ...]] = (
         "lhs_batching_dimensions",
         "rhs_batching_dimensions",
         "lhs_contracting_dimensions",
         "rhs_contracting_dimensions",
     )
 
-    @classmethod
-    def get(
-        cls,
-        lhs_batching_dimensions: Sequence[int] = (),
-        rhs_batching_dimensions: Sequence[int] = (),
-        lhs_contracting_dimensions: Sequence[int] = (),
-        rhs_contracting_dimensions: Sequence[int] = (),
-    ) -> DotDimensionNumbersAttr:
-        return cls(
-            int_array_attr(lhs_batching_dimensions),
-            int_array_attr(rhs_batching_dimensions),
-            int_array_attr(lhs_contracting_dimensions),
-            int_array_attr(rhs_contracting_dimensions),
-        )
-
-    @property
-    def lhs_batching_dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.lhs_batching_dimensions_attr)
-
-    @property
-    def rhs_batching_dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.rhs_batching_dimensions_attr)
-
-    @property
-    def lhs_contracting_dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.lhs_contracting_dimensions_attr)
-
-    @property
-    def rhs_contracting_dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.rhs_contracting_dimensions_attr)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        values = parse_int_struct(parser, dict.fromkeys(cls._FIELDS, "list"))
-        return [int_array_attr(cast(list[int], values.get(k, ()))) for k in cls._FIELDS]
-
-    def print_parameters(self, printer: Printer) -> None:
-        print_int_struct(printer, [(k, getattr(self, k)) for k in self._FIELDS])
-
-
-class _IndexDimensionNumbers(ParametrizedAttribute):
-    """Five dimension lists then ``index_vector_dim``: gather's and scatter's shape.
-
-    Subclasses declare the six parameters in that order and name the lists in
-    ``_LISTS``; parsing and printing are shared.
-    """
-
-    _LISTS: ClassVar[tuple[str, ...]]
-
-    @property
-    def index_vector_dim(self) -> int:
-        return cast(IntAttr, self.parameters[-1]).data
-
-    @classmethod
-    def _from_values(
-        cls, lists: Sequence[Sequence[int]], index_vector_dim: int
-    ) -> list[Attribute]:
-        params: list[Attribute] = [int_array_attr(v) for v in lists]
-        params.append(IntAttr(index_vector_dim))
-        return params
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        fields = dict.fromkeys(cls._LISTS, "list") | {"index_vector_dim": "int"}
-        values = parse_int_struct(parser, fields)
-        lists = [cast(list[int], values.get(k, [])) for k in cls._LISTS]
-        return cls._from_values(lists, cast(int, values.get("index_vector_dim", 0)))
-
-    def print_parameters(self, printer: Printer) -> None:
-        items: list[tuple[str, Sequence[int] | int]] = [
-            (k, getattr(self, k)) for k in self._LISTS
-        ]
-        items.append(("index_vector_dim", self.index_vector_dim))
-        print_int_struct(printer, items)
-
 
 @irdl_attr_definition
-class GatherDimensionNumbersAttr(_IndexDimensionNumbers):
+class GatherDimensionNumbersAttr(_DimensionNumbers):
     """``#stablehlo.gather<offset_dims = [1], ..., index_vector_dim = 1>``."""
 
     name = "stablehlo.gather"
-
-    offset_dims_attr: ArrayAttr[IntAttr]
-    collapsed_slice_dims_attr: ArrayAttr[IntAttr]
-    operand_batching_dims_attr: ArrayAttr[IntAttr]
-    start_indices_batching_dims_attr: ArrayAttr[IntAttr]
-    start_index_map_attr: ArrayAttr[IntAttr]
-    index_vector_dim_attr: IntAttr
 
     _LISTS: ClassVar[tuple[str, ...]] = (
         "offset_dims",
@@ -222,59 +263,14 @@ class GatherDimensionNumbersAttr(_IndexDimensionNumbers):
         "start_indices_batching_dims",
         "start_index_map",
     )
-
-    @classmethod
-    def get(
-        cls,
-        offset_dims: Sequence[int] = (),
-        collapsed_slice_dims: Sequence[int] = (),
-        operand_batching_dims: Sequence[int] = (),
-        start_indices_batching_dims: Sequence[int] = (),
-        start_index_map: Sequence[int] = (),
-        index_vector_dim: int = 0,
-    ) -> GatherDimensionNumbersAttr:
-        lists = (
-            offset_dims,
-            collapsed_slice_dims,
-            operand_batching_dims,
-            start_indices_batching_dims,
-            start_index_map,
-        )
-        return cls(*cls._from_values(lists, index_vector_dim))
-
-    @property
-    def offset_dims(self) -> tuple[int, ...]:
-        return int_tuple(self.offset_dims_attr)
-
-    @property
-    def collapsed_slice_dims(self) -> tuple[int, ...]:
-        return int_tuple(self.collapsed_slice_dims_attr)
-
-    @property
-    def operand_batching_dims(self) -> tuple[int, ...]:
-        return int_tuple(self.operand_batching_dims_attr)
-
-    @property
-    def start_indices_batching_dims(self) -> tuple[int, ...]:
-        return int_tuple(self.start_indices_batching_dims_attr)
-
-    @property
-    def start_index_map(self) -> tuple[int, ...]:
-        return int_tuple(self.start_index_map_attr)
+    _INTS: ClassVar[tuple[str, ...]] = ("index_vector_dim",)
 
 
 @irdl_attr_definition
-class ScatterDimensionNumbersAttr(_IndexDimensionNumbers):
+class ScatterDimensionNumbersAttr(_DimensionNumbers):
     """``#stablehlo.scatter<update_window_dims = [1], ..., index_vector_dim = 1>``."""
 
     name = "stablehlo.scatter"
-
-    update_window_dims_attr: ArrayAttr[IntAttr]
-    inserted_window_dims_attr: ArrayAttr[IntAttr]
-    input_batching_dims_attr: ArrayAttr[IntAttr]
-    scatter_indices_batching_dims_attr: ArrayAttr[IntAttr]
-    scatter_dims_to_operand_dims_attr: ArrayAttr[IntAttr]
-    index_vector_dim_attr: IntAttr
 
     _LISTS: ClassVar[tuple[str, ...]] = (
         "update_window_dims",
@@ -283,42 +279,4 @@ class ScatterDimensionNumbersAttr(_IndexDimensionNumbers):
         "scatter_indices_batching_dims",
         "scatter_dims_to_operand_dims",
     )
-
-    @classmethod
-    def get(
-        cls,
-        update_window_dims: Sequence[int] = (),
-        inserted_window_dims: Sequence[int] = (),
-        input_batching_dims: Sequence[int] = (),
-        scatter_indices_batching_dims: Sequence[int] = (),
-        scatter_dims_to_operand_dims: Sequence[int] = (),
-        index_vector_dim: int = 0,
-    ) -> ScatterDimensionNumbersAttr:
-        lists = (
-            update_window_dims,
-            inserted_window_dims,
-            input_batching_dims,
-            scatter_indices_batching_dims,
-            scatter_dims_to_operand_dims,
-        )
-        return cls(*cls._from_values(lists, index_vector_dim))
-
-    @property
-    def update_window_dims(self) -> tuple[int, ...]:
-        return int_tuple(self.update_window_dims_attr)
-
-    @property
-    def inserted_window_dims(self) -> tuple[int, ...]:
-        return int_tuple(self.inserted_window_dims_attr)
-
-    @property
-    def input_batching_dims(self) -> tuple[int, ...]:
-        return int_tuple(self.input_batching_dims_attr)
-
-    @property
-    def scatter_indices_batching_dims(self) -> tuple[int, ...]:
-        return int_tuple(self.scatter_indices_batching_dims_attr)
-
-    @property
-    def scatter_dims_to_operand_dims(self) -> tuple[int, ...]:
-        return int_tuple(self.scatter_dims_to_operand_dims_attr)
+    _INTS: ClassVar[tuple[str, ...]] = ("index_vector_dim",)

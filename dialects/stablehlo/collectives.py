@@ -39,7 +39,7 @@ from xdsl.printer import Printer
 from xdsl.traits import RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from .reduction import binary_combiner
+from .reduction import combiner_kind
 from .syntax import parse_int_struct
 
 
@@ -94,9 +94,7 @@ class _Collective(IRDLOperation):
     @property
     def reduction_kind(self) -> str | None:
         """``add``/``max``/``min``/... of a one-op body, else None."""
-        body = self.regions[0] if self.regions else None
-        inner = binary_combiner(body) if body is not None else None
-        return getattr(inner, "REDUCTION_KIND", None)
+        return combiner_kind(self.regions[0]) if self.regions else None
 
     def verify_(self) -> None:
         if len(self.operands_) != len(self.results_):
@@ -113,32 +111,37 @@ class _Collective(IRDLOperation):
                 )
 
 
-@irdl_op_definition
-class AllReduceOp(_Collective):
-    name = "stablehlo.all_reduce"
+class _GroupedCollective(_Collective):
+    """A collective over ``replica_groups`` (device ids when
+    ``use_global_device_ids``)."""
 
     replica_groups = prop_def(DenseIntOrFPElementsAttr)
     use_global_device_ids = opt_prop_def(UnitAttr)
+
+
+class _ReducingCollective(_GroupedCollective):
+    """A grouped collective that combines its pieces with its body."""
+
     computation = region_def("single_block")
 
 
 @irdl_op_definition
-class AllGatherOp(_Collective):
+class AllReduceOp(_ReducingCollective):
+    name = "stablehlo.all_reduce"
+
+
+@irdl_op_definition
+class AllGatherOp(_GroupedCollective):
     name = "stablehlo.all_gather"
 
     all_gather_dim = prop_def(IntegerAttr)
-    replica_groups = prop_def(DenseIntOrFPElementsAttr)
-    use_global_device_ids = opt_prop_def(UnitAttr)
 
 
 @irdl_op_definition
-class ReduceScatterOp(_Collective):
+class ReduceScatterOp(_ReducingCollective):
     name = "stablehlo.reduce_scatter"
 
     scatter_dimension = prop_def(IntegerAttr)
-    replica_groups = prop_def(DenseIntOrFPElementsAttr)
-    use_global_device_ids = opt_prop_def(UnitAttr)
-    computation = region_def("single_block")
 
 
 @irdl_op_definition

@@ -3,16 +3,25 @@
 ``constant`` keeps a hand-written parser and printer, as StableHLO's own
 does: its value prints through ``_mlir_text`` (MLIR's exact float spelling,
 which xDSL's attribute printer does not reproduce) and its result is named
-``%cst``/``%c`` as MLIR names it.
+``%cst``/``%c`` as MLIR names it.  ``constant_array`` reads a dense value
+as numpy.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 from xdsl.dialects.builtin import (
     I64,
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     IntegerAttr,
     IntegerType,
+    Signedness,
     TensorType,
 )
 from xdsl.ir import Attribute
@@ -29,9 +38,38 @@ from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .._mlir_text import format_dense
-from .attrs import i64_attr
+from .attrs import i64_attr, int_view
 from .base import shape_of
 from .syntax import print_attr_dict
+
+
+def numpy_dtype(element: Attribute) -> Any:
+    if isinstance(element, IntegerType):
+        width = element.width.data
+        if width == 1:
+            return np.bool_
+        unsigned = element.signedness.data == Signedness.UNSIGNED
+        return np.dtype(f"{'u' if unsigned else ''}int{width}")
+    if isinstance(element, BFloat16Type):
+        import ml_dtypes  # a jax dependency; numpy has no bfloat16
+
+        return ml_dtypes.bfloat16
+    names = {Float16Type: "float16", Float32Type: "float32", Float64Type: "float64"}
+    if type(element) in names:
+        return np.dtype(names[type(element)])
+    raise NotImplementedError(f"no numpy dtype for {element}")
+
+
+def constant_array(value: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The elements of a dense attribute as a numpy array of its shape."""
+    element = value.get_element_type()
+    values = value.get_values()
+    if isinstance(element, IntegerType) and element.width.data > 1:
+        mask = (1 << element.width.data) - 1
+        if element.signedness.data == Signedness.UNSIGNED:
+            values = tuple(int(v) & mask for v in values)
+    array = np.array(values, dtype=numpy_dtype(element))
+    return array.reshape(tuple(value.get_shape()))
 
 
 @irdl_op_definition
@@ -75,6 +113,9 @@ class ConstantOp(IRDLOperation):
         printer.print_string(" : ")
         printer.print_attribute(self.value.type)
 
+    def plain_attrs(self) -> dict[str, object]:
+        return {"value": constant_array(self.value)}
+
     def verify_(self) -> None:
         if self.value.type != self.output.type:
             raise VerifyException(
@@ -102,9 +143,7 @@ class IotaOp(IRDLOperation):
             result_types=[result_type],
         )
 
-    @property
-    def iota_dimension(self) -> int:
-        return self.iota_dimension_attr.value.data
+    iota_dimension = int_view("iota_dimension_attr")
 
     def verify_(self) -> None:
         rank = len(shape_of(self.output))

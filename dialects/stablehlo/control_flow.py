@@ -54,7 +54,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from sbpc.algebra.tensor_type import ELEMENT_BYTES
 
-from .base import element_type, shape_of
+from .base import TensorOp, element_type, shape_of
 from .reduction import ReturnOp
 from .syntax import print_attr_dict, resolve_operands
 
@@ -67,13 +67,29 @@ def _terminator_types(region: Region) -> tuple[Attribute, ...] | None:
     return tuple(v.type for v in block.last_op.operands)
 
 
+class _RegionOp(IRDLOperation):
+    """An op that runs its regions; its results are what they yield."""
+
+    results_ = var_result_def(TensorType)
+
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def _check_yields(self, region: Region, what: str) -> None:
+        """``region`` (the ``what``) yields the results' types."""
+        if _terminator_types(region) != tuple(self.result_types):
+            raise VerifyException(
+                f"{self.name}: {what} must end in stablehlo.return of the "
+                "results' types"
+            )
+
+
 # --------------------------------------------------------------------------
 # while
 # --------------------------------------------------------------------------
 
 
 @irdl_op_definition
-class WhileOp(IRDLOperation):
+class WhileOp(_RegionOp):
     """``%r:2 = stablehlo.while(%iterArg = %a, %iterArg_0 = %b) : T, U
     cond { ... stablehlo.return %p : tensor<i1> } do { ... stablehlo.return %x, %y }``
 
@@ -84,11 +100,8 @@ class WhileOp(IRDLOperation):
     name = "stablehlo.while"
 
     operand = var_operand_def(TensorType)
-    results_ = var_result_def(TensorType)
     cond = region_def("single_block")
     body = region_def("single_block")
-
-    traits = traits_def(RecursiveMemoryEffect())
 
     def __init__(
         self,
@@ -199,7 +212,7 @@ class WhileOp(IRDLOperation):
 
 
 @irdl_op_definition
-class CaseOp(IRDLOperation):
+class CaseOp(_RegionOp):
     """``"stablehlo.case"(%index) ({...}, {...}) : (tensor<i32>) -> T``: runs
     branch ``index`` (the last one when out of range); every branch yields
     the results' types."""
@@ -207,10 +220,7 @@ class CaseOp(IRDLOperation):
     name = "stablehlo.case"
 
     index = operand_def(TensorType)
-    results_ = var_result_def(TensorType)
     branches = var_region_def("single_block")
-
-    traits = traits_def(RecursiveMemoryEffect())
 
     def __init__(
         self,
@@ -232,29 +242,22 @@ class CaseOp(IRDLOperation):
         if not self.branches:
             raise VerifyException(f"{self.name}: expects at least one branch")
         for k, region in enumerate(self.branches):
-            if _terminator_types(region) != tuple(self.result_types):
-                raise VerifyException(
-                    f"{self.name}: branch {k} must end in stablehlo.return of the "
-                    "results' types"
-                )
+            self._check_yields(region, f"branch {k}")
             block = region.blocks.first
             if block is not None and block.args:
                 raise VerifyException(f"{self.name}: branches take no arguments")
 
 
 @irdl_op_definition
-class IfOp(IRDLOperation):
+class IfOp(_RegionOp):
     """``"stablehlo.if"(%pred) ({...}, {...}) : (tensor<i1>) -> T``: the
     first branch when ``pred`` is true, else the second."""
 
     name = "stablehlo.if"
 
     pred = operand_def(TensorType)
-    results_ = var_result_def(TensorType)
     true_branch = region_def("single_block")
     false_branch = region_def("single_block")
-
-    traits = traits_def(RecursiveMemoryEffect())
 
     def __init__(
         self,
@@ -280,11 +283,7 @@ class IfOp(IRDLOperation):
         if self.pred.type != TensorType(i1, []):
             raise VerifyException(f"{self.name}: the predicate must be a tensor<i1>")
         for what, region in (("true", self.true_branch), ("false", self.false_branch)):
-            if _terminator_types(region) != tuple(self.result_types):
-                raise VerifyException(
-                    f"{self.name}: the {what} branch must end in stablehlo.return "
-                    "of the results' types"
-                )
+            self._check_yields(region, f"the {what} branch")
 
 
 # --------------------------------------------------------------------------
@@ -360,21 +359,16 @@ class OptimizationBarrierOp(IRDLOperation):
 
 
 @irdl_op_definition
-class BitcastConvertOp(IRDLOperation):
+class BitcastConvertOp(TensorOp):
     """``%f = stablehlo.bitcast_convert %u : (tensor<4xui32>) -> tensor<4xf32>``:
     the same bits read as another element type (same width: elementwise)."""
 
     name = "stablehlo.bitcast_convert"
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure())
-
     assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, operand: SSAValue | Operation, result_type: Attribute):
-        super().__init__(operands=[operand], result_types=[result_type])
+        super().__init__(operand, result_type)
 
     def verify_(self) -> None:
         src, dst = element_type(self.operand), element_type(self.result)

@@ -35,13 +35,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
-    IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
-    operand_def,
     opt_prop_def,
     prop_def,
-    result_def,
     traits_def,
 )
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
@@ -49,8 +46,15 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .attrs import Precision, PrecisionAttr, i64_array, int_array_attr, int_tuple
-from .base import shape_of
+from .attrs import (
+    i64_array,
+    i64_array_prop,
+    int_array_attr,
+    int_tuple,
+    int_view,
+    ints_view,
+)
+from .base import PrecisionConfigOp, shape_of
 from .syntax import dims_text, parse_int_list, print_functional_type, resolve_operands
 
 
@@ -100,41 +104,15 @@ class ConvDimensionNumbersAttr(ParametrizedAttribute):
             int_array_attr(output_spatial),
         )
 
-    @property
-    def input_batch_dimension(self) -> int:
-        return self.input_batch_dimension_attr.data
-
-    @property
-    def input_feature_dimension(self) -> int:
-        return self.input_feature_dimension_attr.data
-
-    @property
-    def input_spatial_dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.input_spatial_dimensions_attr)
-
-    @property
-    def kernel_input_feature_dimension(self) -> int:
-        return self.kernel_input_feature_dimension_attr.data
-
-    @property
-    def kernel_output_feature_dimension(self) -> int:
-        return self.kernel_output_feature_dimension_attr.data
-
-    @property
-    def kernel_spatial_dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.kernel_spatial_dimensions_attr)
-
-    @property
-    def output_batch_dimension(self) -> int:
-        return self.output_batch_dimension_attr.data
-
-    @property
-    def output_feature_dimension(self) -> int:
-        return self.output_feature_dimension_attr.data
-
-    @property
-    def output_spatial_dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.output_spatial_dimensions_attr)
+    input_batch_dimension = int_view("input_batch_dimension_attr")
+    input_feature_dimension = int_view("input_feature_dimension_attr")
+    input_spatial_dimensions = ints_view("input_spatial_dimensions_attr")
+    kernel_input_feature_dimension = int_view("kernel_input_feature_dimension_attr")
+    kernel_output_feature_dimension = int_view("kernel_output_feature_dimension_attr")
+    kernel_spatial_dimensions = ints_view("kernel_spatial_dimensions_attr")
+    output_batch_dimension = int_view("output_batch_dimension_attr")
+    output_feature_dimension = int_view("output_feature_dimension_attr")
+    output_spatial_dimensions = ints_view("output_spatial_dimensions_attr")
 
     def plain(self) -> dict[str, int | tuple[int, ...]]:
         """The nine fields under StableHLO's names, as plain values."""
@@ -319,8 +297,13 @@ def conv_output_shape(
     return tuple(shape)
 
 
+def _ones(op: ConvolutionOp) -> tuple[int, ...]:
+    """An absent stride or dilation: 1 for every spatial dimension."""
+    return (1,) * op.spatial_rank
+
+
 @irdl_op_definition
-class ConvolutionOp(IRDLOperation):
+class ConvolutionOp(PrecisionConfigOp):
     """``stablehlo.convolution``: ``lax.conv_general_dilated`` and its gradients.
 
     Feature groups split the input features and the kernel's output features
@@ -331,26 +314,16 @@ class ConvolutionOp(IRDLOperation):
 
     name = "stablehlo.convolution"
 
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
-    window_strides_attr = opt_prop_def(
-        DenseArrayBase.constr(i64), prop_name="window_strides"
-    )
+    window_strides_attr = i64_array_prop("window_strides", optional=True)
     padding_attr = opt_prop_def(DenseIntOrFPElementsAttr, prop_name="padding")
-    lhs_dilation_attr = opt_prop_def(
-        DenseArrayBase.constr(i64), prop_name="lhs_dilation"
-    )
-    rhs_dilation_attr = opt_prop_def(
-        DenseArrayBase.constr(i64), prop_name="rhs_dilation"
-    )
+    lhs_dilation_attr = i64_array_prop("lhs_dilation", optional=True)
+    rhs_dilation_attr = i64_array_prop("rhs_dilation", optional=True)
     window_reversal_attr = opt_prop_def(
         DenseArrayBase.constr(i1), prop_name="window_reversal"
     )
     dimension_numbers = prop_def(ConvDimensionNumbersAttr)
     feature_group_count_attr = prop_def(IntegerAttr, prop_name="feature_group_count")
     batch_group_count_attr = prop_def(IntegerAttr, prop_name="batch_group_count")
-    precision_config = opt_prop_def(ArrayAttr[PrecisionAttr])
 
     traits = traits_def(Pure())
 
@@ -386,16 +359,7 @@ class ConvolutionOp(IRDLOperation):
             props["rhs_dilation"] = i64_array(rhs_dilation)
         if window_reversal is not None:
             props["window_reversal"] = bool_array(window_reversal)
-        if precision is not None:
-            props["precision_config"] = ArrayAttr(
-                PrecisionAttr(Precision(p)) for p in precision
-            )
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[result_type],
-            properties=dict(sorted(props.items())),
-            attributes=attributes,
-        )
+        self._build(lhs, rhs, result_type, props, precision, attributes)
 
     # -- plain accessors (defaults filled in) --
 
@@ -403,10 +367,7 @@ class ConvolutionOp(IRDLOperation):
     def spatial_rank(self) -> int:
         return len(self.dimension_numbers.input_spatial_dimensions)
 
-    @property
-    def window_strides(self) -> tuple[int, ...]:
-        attr = self.window_strides_attr
-        return int_tuple(attr) if attr is not None else (1,) * self.spatial_rank
+    window_strides = ints_view("window_strides_attr", default=_ones)
 
     @property
     def padding(self) -> tuple[tuple[int, int], ...]:
@@ -415,34 +376,16 @@ class ConvolutionOp(IRDLOperation):
             return ((0, 0),) * self.spatial_rank
         return padding_pairs(attr)
 
-    @property
-    def lhs_dilation(self) -> tuple[int, ...]:
-        attr = self.lhs_dilation_attr
-        return int_tuple(attr) if attr is not None else (1,) * self.spatial_rank
-
-    @property
-    def rhs_dilation(self) -> tuple[int, ...]:
-        attr = self.rhs_dilation_attr
-        return int_tuple(attr) if attr is not None else (1,) * self.spatial_rank
+    lhs_dilation = ints_view("lhs_dilation_attr", default=_ones)
+    rhs_dilation = ints_view("rhs_dilation_attr", default=_ones)
 
     @property
     def window_reversal(self) -> tuple[bool, ...]:
         attr = self.window_reversal_attr
         return bool_tuple(attr) if attr is not None else (False,) * self.spatial_rank
 
-    @property
-    def feature_group_count(self) -> int:
-        return self.feature_group_count_attr.value.data
-
-    @property
-    def batch_group_count(self) -> int:
-        return self.batch_group_count_attr.value.data
-
-    @property
-    def precision(self) -> tuple[str, ...] | None:
-        if self.precision_config is None:
-            return None
-        return tuple(p.data.value for p in self.precision_config.data)
+    feature_group_count = int_view("feature_group_count_attr")
+    batch_group_count = int_view("batch_group_count_attr")
 
     def plain_attrs(self) -> dict[str, object]:
         """Attributes as plain values (``sbpc.ops.convolution`` documents them)."""
@@ -489,15 +432,12 @@ class ConvolutionOp(IRDLOperation):
                 pos,
             )
         lhs, rhs = resolve_operands(parser, operands, function.inputs.data)
-        op = cls.__new__(cls)
-        IRDLOperation.__init__(
-            op,
+        return cls.build(
             operands=[lhs, rhs],
             result_types=[function.outputs.data[0]],
-            properties=dict(sorted(props.items())),
+            properties=props,
             attributes=attributes,
         )
-        return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string("(")

@@ -36,6 +36,8 @@ from .base import (
     Elementwise,
     SortedPropertiesOp,
     UnaryTensorOp,
+    check_alike,
+    check_result_type,
     element_type,
     shape_of,
 )
@@ -61,21 +63,17 @@ class UnaryElementwiseOp(UnaryTensorOp):
     CHANGES_ELEMENT_TYPE: ClassVar[bool] = False
 
     def verify_(self) -> None:
-        if shape_of(self.operand) != shape_of(self.result):
-            raise VerifyException(
-                f"{self.name}: operand and result shapes differ: "
-                f"{self.operand.type} vs {self.result.type}"
-            )
-        if self.CHANGES_ELEMENT_TYPE:
-            return
-        operand_element = element_type(self.operand)
-        if isinstance(operand_element, ComplexType) and self.name == "stablehlo.abs":
-            return
-        if operand_element != element_type(self.result):
-            raise VerifyException(
-                f"{self.name}: operand and result element types differ: "
-                f"{self.operand.type} vs {self.result.type}"
-            )
+        complex_abs = self.name == "stablehlo.abs" and isinstance(
+            element_type(self.operand), ComplexType
+        )
+        same_elements = not (self.CHANGES_ELEMENT_TYPE or complex_abs)
+        check_alike(
+            self,
+            self.operand,
+            self.result,
+            "operand and result",
+            elements=same_elements,
+        )
 
 
 @irdl_op_definition
@@ -197,38 +195,27 @@ class TanhOp(UnaryElementwiseOp):
 
 
 @irdl_op_definition
-class IsFiniteOp(IRDLOperation):
+class IsFiniteOp(UnaryTensorOp):
     """``%y = stablehlo.is_finite %x : (tensor<8xf32>) -> tensor<8xi1>``."""
 
     name = "stablehlo.is_finite"
 
-    x = operand_def(TensorType)
-    y = result_def(TensorType)
-
-    traits = traits_def(Pure(), Elementwise())
-
-    assembly_format = "$x attr-dict `:` functional-type(operands, results)"
+    assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
 
     def __init__(
         self,
-        x: SSAValue | Operation,
+        operand: SSAValue | Operation,
         result_type: Attribute | None = None,
         attributes: dict[str, Attribute] | None = None,
     ):
-        x = SSAValue.get(x)
-        if result_type is None:
-            result_type = TensorType(i1, shape_of(x))
-        super().__init__(
-            operands=[x], result_types=[result_type], attributes=attributes
-        )
+        result_type = result_type or TensorType(i1, shape_of(SSAValue.get(operand)))
+        super().__init__(operand, result_type, attributes)
 
     def verify_(self) -> None:
-        if shape_of(self.x) != shape_of(self.y):
-            raise VerifyException(
-                f"{self.name}: operand and result shapes differ: "
-                f"{self.x.type} vs {self.y.type}"
-            )
-        if element_type(self.y) != i1:
+        check_alike(
+            self, self.operand, self.result, "operand and result", elements=False
+        )
+        if element_type(self.result) != i1:
             raise VerifyException(f"{self.name}: result must be a tensor of i1")
 
 
@@ -263,54 +250,45 @@ class BinaryElementwiseOp(BinaryTensorOp):
 
 
 class CommutativeBinaryOp(BinaryElementwiseOp):
-    """Binary ops a reduce body can be (``applies stablehlo.add`` short form)."""
+    """Binary ops a reduce body can be (``applies stablehlo.add`` short form);
+    ``REDUCTION_OPS`` names the reduction each stands for."""
 
     traits = traits_def(Pure(), Elementwise(), Commutative())
-
-    # How ReduceOp.reduction_kind names a reduction whose body is this op.
-    REDUCTION_KIND: ClassVar[str]
 
 
 @irdl_op_definition
 class AddOp(CommutativeBinaryOp):
     name = "stablehlo.add"
-    REDUCTION_KIND: ClassVar[str] = "add"
 
 
 @irdl_op_definition
 class MulOp(CommutativeBinaryOp):
     name = "stablehlo.multiply"
-    REDUCTION_KIND: ClassVar[str] = "mul"
 
 
 @irdl_op_definition
 class MaxOp(CommutativeBinaryOp):
     name = "stablehlo.maximum"
-    REDUCTION_KIND: ClassVar[str] = "max"
 
 
 @irdl_op_definition
 class MinOp(CommutativeBinaryOp):
     name = "stablehlo.minimum"
-    REDUCTION_KIND: ClassVar[str] = "min"
 
 
 @irdl_op_definition
 class AndOp(CommutativeBinaryOp):
     name = "stablehlo.and"
-    REDUCTION_KIND: ClassVar[str] = "and"
 
 
 @irdl_op_definition
 class OrOp(CommutativeBinaryOp):
     name = "stablehlo.or"
-    REDUCTION_KIND: ClassVar[str] = "or"
 
 
 @irdl_op_definition
 class XorOp(CommutativeBinaryOp):
     name = "stablehlo.xor"
-    REDUCTION_KIND: ClassVar[str] = "xor"
 
 
 @irdl_op_definition
@@ -402,28 +380,19 @@ class ClampOp(IRDLOperation):
                     f"{self.name}: {what} element type differs from the operand's: "
                     f"{value.type} vs {self.operand.type}"
                 )
-        if self.result.type != self.operand.type:
-            raise VerifyException(
-                f"{self.name}: result type {self.result.type} differs from operand "
-                f"type {self.operand.type}"
-            )
+        check_result_type(self, self.result, self.operand)
 
 
 @irdl_op_definition
-class CompareOp(SortedPropertiesOp):
+class CompareOp(BinaryTensorOp, SortedPropertiesOp):
     """``%r = stablehlo.compare GT, %a, %b, FLOAT : (T, T) -> tensor<..xi1>``."""
 
     name = "stablehlo.compare"
 
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
     comparison_direction_attr = prop_def(
         ComparisonDirectionAttr, prop_name="comparison_direction"
     )
     compare_type_attr = opt_prop_def(ComparisonTypeAttr, prop_name="compare_type")
-
-    traits = traits_def(Pure(), Elementwise())
 
     assembly_format = (
         "$comparison_direction `,` $lhs `,` $rhs (`,` $compare_type^)? attr-dict "
@@ -448,14 +417,8 @@ class CompareOp(SortedPropertiesOp):
         if compare_type is not None:
             kind = ComparisonType(compare_type)
             properties["compare_type"] = ComparisonTypeAttr(kind)
-        if result_type is None:
-            result_type = TensorType(i1, shape_of(lhs))
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[result_type],
-            properties=dict(sorted(properties.items())),
-            attributes=attributes,
-        )
+        result_type = result_type or TensorType(i1, shape_of(lhs))
+        super().__init__(lhs, rhs, result_type, attributes, properties=properties)
 
     @property
     def comparison_direction(self) -> str:
@@ -466,17 +429,14 @@ class CompareOp(SortedPropertiesOp):
         attr = self.compare_type_attr
         return None if attr is None else attr.data.value
 
+    def plain_attrs(self) -> dict[str, object]:
+        attrs: dict[str, object] = {"comparison_direction": self.comparison_direction}
+        if self.compare_type is not None:
+            attrs["compare_type"] = self.compare_type
+        return attrs
+
     def verify_(self) -> None:
-        if shape_of(self.lhs) != shape_of(self.rhs):
-            raise VerifyException(
-                f"{self.name}: operand shapes differ: "
-                f"{self.lhs.type} vs {self.rhs.type}"
-            )
-        if element_type(self.lhs) != element_type(self.rhs):
-            raise VerifyException(
-                f"{self.name}: operand element types differ: "
-                f"{self.lhs.type} vs {self.rhs.type}"
-            )
+        check_alike(self, self.lhs, self.rhs, "operand")
         if element_type(self.result) != i1:
             raise VerifyException(
                 f"{self.name}: result must be a tensor of i1, got {self.result.type}"
@@ -538,11 +498,7 @@ class SelectOp(IRDLOperation):
                 f"{self.name}: predicate must be rank 0 or have the branches' shape: "
                 f"{self.pred.type} vs {self.on_true.type}"
             )
-        if self.result.type != self.on_true.type:
-            raise VerifyException(
-                f"{self.name}: result type {self.result.type} differs from branch "
-                f"type {self.on_true.type}"
-            )
+        check_result_type(self, self.result, self.on_true, "branch")
 
 
 # --------------------------------------------------------------------------
@@ -595,7 +551,16 @@ BINARY_ELEMENTWISE_OPS: tuple[type[BinaryElementwiseOp], ...] = (
 
 # ReduceOp.reduction_kind names and the body op each stands for.
 REDUCTION_OPS: dict[str, type[CommutativeBinaryOp]] = {
-    op.REDUCTION_KIND: op for op in (AddOp, MulOp, MaxOp, MinOp, AndOp, OrOp, XorOp)
+    "add": AddOp,
+    "mul": MulOp,
+    "max": MaxOp,
+    "min": MinOp,
+    "and": AndOp,
+    "or": OrOp,
+    "xor": XorOp,
+}
+REDUCTION_KINDS: dict[type[Operation], str] = {
+    op: kind for kind, op in REDUCTION_OPS.items()
 }
 
 ELEMENTWISE_OPS: tuple[type[IRDLOperation], ...] = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -31,12 +31,20 @@ from xdsl.utils.exceptions import VerifyException
 from .attrs import (
     GatherDimensionNumbersAttr,
     ScatterDimensionNumbersAttr,
+    flag_view,
     i64_array,
-    int_tuple,
+    i64_array_prop,
+    ints_view,
+    plain_views,
 )
-from .base import check_unique_in_range, element_type, shape_of
-from .elementwise import CommutativeBinaryOp
-from .reduction import ReturnOp, binary_combiner, combiner_body
+from .base import (
+    check_return,
+    check_slice_sizes,
+    check_unique_in_range,
+    element_type,
+    shape_of,
+)
+from .reduction import ReturnOp, combiner_body, combiner_kind
 from .syntax import dims_text
 
 
@@ -54,7 +62,7 @@ class GatherOp(IRDLOperation):
     start_indices = operand_def(TensorType)
     result = result_def(TensorType)
     dimension_numbers = prop_def(GatherDimensionNumbersAttr)
-    slice_sizes_attr = prop_def(DenseArrayBase.constr(i64), prop_name="slice_sizes")
+    slice_sizes_attr = i64_array_prop("slice_sizes")
     indices_are_sorted_attr = opt_prop_def(IntegerAttr, prop_name="indices_are_sorted")
 
     traits = traits_def(Pure())
@@ -88,30 +96,17 @@ class GatherOp(IRDLOperation):
             attributes=attributes,
         )
 
-    @property
-    def slice_sizes(self) -> tuple[int, ...]:
-        return int_tuple(self.slice_sizes_attr)
+    slice_sizes = ints_view("slice_sizes_attr")
+    indices_are_sorted = flag_view("indices_are_sorted_attr")
 
-    @property
-    def indices_are_sorted(self) -> bool:
-        attr = self.indices_are_sorted_attr
-        return attr is not None and bool(attr.value.data)
+    def plain_attrs(self) -> dict[str, object]:
+        return {**self.dimension_numbers.plain(), **plain_views(self)}
 
     def verify_(self) -> None:
         numbers = self.dimension_numbers
         shape = shape_of(self.operand)
         sizes = self.slice_sizes
-        if len(sizes) != len(shape):
-            raise VerifyException(
-                f"{self.name}: slice_sizes has {len(sizes)} entries but the operand "
-                f"has rank {len(shape)}"
-            )
-        for d, (size, bound) in enumerate(zip(sizes, shape, strict=True)):
-            if not 0 <= size <= bound:
-                raise VerifyException(
-                    f"{self.name}: slice size {size} of dimension {d} exceeds the "
-                    f"operand size {bound}"
-                )
+        check_slice_sizes(self, sizes, shape)
         for d in numbers.collapsed_slice_dims + numbers.operand_batching_dims:
             if not 0 <= d < len(shape) or sizes[d] > 1:
                 raise VerifyException(
@@ -247,15 +242,12 @@ class ScatterOp(IRDLOperation):
     def result(self) -> SSAValue:
         return self.results_[0]
 
-    @property
-    def indices_are_sorted(self) -> bool:
-        attr = self.indices_are_sorted_attr
-        return attr is not None and bool(attr.value.data)
+    indices_are_sorted = flag_view("indices_are_sorted_attr")
+    unique_indices = flag_view("unique_indices_attr")
 
-    @property
-    def unique_indices(self) -> bool:
-        attr = self.unique_indices_attr
-        return attr is not None and bool(attr.value.data)
+    def plain_attrs(self) -> dict[str, object]:
+        numbers = self.scatter_dimension_numbers.plain()
+        return {**numbers, **plain_views(self), "kind": self.combiner_kind}
 
     @property
     def combiner_kind(self) -> str | None:
@@ -266,10 +258,7 @@ class ScatterOp(IRDLOperation):
             ret = block.first_op
             if isinstance(ret, ReturnOp) and tuple(ret.operands) == (block.args[1],):
                 return "replace"
-        inner = binary_combiner(self.update_computation)
-        if isinstance(inner, CommutativeBinaryOp):
-            return inner.REDUCTION_KIND
-        return None
+        return combiner_kind(self.update_computation)
 
     def verify_(self) -> None:
         name = self.name
@@ -372,10 +361,4 @@ class ScatterOp(IRDLOperation):
             raise VerifyException(
                 f"{name}: update_computation must take two rank-0 tensors"
             )
-        terminator = block.last_op
-        if terminator is None or terminator.name.split(".")[-1] != "return":
-            raise VerifyException(f"{name}: body must end in stablehlo.return")
-        if len(terminator.operands) != 1:
-            raise VerifyException(
-                f"{name}: body returns {len(terminator.operands)} values, expected 1"
-            )
+        check_return(self, block, 1)

@@ -13,17 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, TensorType, i64
+from xdsl.dialects.builtin import ArrayAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     SameVariadicOperandSize,
     irdl_op_definition,
-    operand_def,
     opt_prop_def,
     prop_def,
     region_def,
-    result_def,
     traits_def,
     var_operand_def,
     var_result_def,
@@ -45,10 +43,24 @@ from .attrs import (
     Precision,
     PrecisionAttr,
     i64_array,
-    int_tuple,
+    i64_array_prop,
+    ints_view,
+    plain_views,
 )
-from .base import check_unique_in_range, element_type, shape_of
-from .elementwise import REDUCTION_OPS, BinaryElementwiseOp, CommutativeBinaryOp
+from .base import (
+    PrecisionConfigOp,
+    check_body_args,
+    check_return,
+    check_unique_in_range,
+    element_type,
+    shape_of,
+)
+from .elementwise import (
+    REDUCTION_KINDS,
+    REDUCTION_OPS,
+    BinaryElementwiseOp,
+    CommutativeBinaryOp,
+)
 from .syntax import (
     dims_text,
     parse_int_list,
@@ -155,8 +167,13 @@ def dot_result_shape(
     return batch + lhs_free + rhs_free
 
 
+def _numbers_view(field: str) -> property:
+    """A dimension list of the op's ``dot_dimension_numbers``."""
+    return property(lambda op: getattr(op.dot_dimension_numbers, field))
+
+
 @irdl_op_definition
-class DotGeneralOp(IRDLOperation):
+class DotGeneralOp(PrecisionConfigOp):
     """``stablehlo.dot_general %a, %b, batching_dims = [0] x [0],
     contracting_dims = [2] x [1], precision = [DEFAULT, DEFAULT] : (A, B) -> R``.
 
@@ -166,11 +183,7 @@ class DotGeneralOp(IRDLOperation):
 
     name = "stablehlo.dot_general"
 
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
     dot_dimension_numbers = prop_def(DotDimensionNumbersAttr)
-    precision_config = opt_prop_def(ArrayAttr[PrecisionAttr])
     algorithm = opt_prop_def(Attribute)
 
     traits = traits_def(Pure())
@@ -197,35 +210,13 @@ class DotGeneralOp(IRDLOperation):
                 element_type(lhs),
                 dot_result_shape(shape_of(lhs), shape_of(rhs), dot_dimension_numbers),
             )
-        properties: dict[str, Attribute] = {
-            "dot_dimension_numbers": dot_dimension_numbers
-        }
-        if precision is not None:
-            properties["precision_config"] = ArrayAttr(
-                PrecisionAttr(Precision(p)) for p in precision
-            )
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[result_type],
-            properties=properties,
-            attributes=attributes,
-        )
+        properties = {"dot_dimension_numbers": dot_dimension_numbers}
+        self._build(lhs, rhs, result_type, properties, precision, attributes)
 
-    @property
-    def lhs_batching_dimensions(self) -> tuple[int, ...]:
-        return self.dot_dimension_numbers.lhs_batching_dimensions
-
-    @property
-    def rhs_batching_dimensions(self) -> tuple[int, ...]:
-        return self.dot_dimension_numbers.rhs_batching_dimensions
-
-    @property
-    def lhs_contracting_dimensions(self) -> tuple[int, ...]:
-        return self.dot_dimension_numbers.lhs_contracting_dimensions
-
-    @property
-    def rhs_contracting_dimensions(self) -> tuple[int, ...]:
-        return self.dot_dimension_numbers.rhs_contracting_dimensions
+    lhs_batching_dimensions = _numbers_view("lhs_batching_dimensions")
+    rhs_batching_dimensions = _numbers_view("rhs_batching_dimensions")
+    lhs_contracting_dimensions = _numbers_view("lhs_contracting_dimensions")
+    rhs_contracting_dimensions = _numbers_view("rhs_contracting_dimensions")
 
     @property
     def lhs_free_dimensions(self) -> tuple[int, ...]:
@@ -239,11 +230,11 @@ class DotGeneralOp(IRDLOperation):
         used = set(self.rhs_batching_dimensions) | set(self.rhs_contracting_dimensions)
         return tuple(d for d in range(len(shape_of(self.rhs))) if d not in used)
 
-    @property
-    def precision(self) -> tuple[str, ...] | None:
-        if self.precision_config is None:
-            return None
-        return tuple(p.data.value for p in self.precision_config.data)
+    def plain_attrs(self) -> dict[str, object]:
+        attrs: dict[str, object] = dict(self.dot_dimension_numbers.plain())
+        if self.precision is not None:
+            attrs["precision"] = self.precision
+        return attrs
 
     def verify_(self) -> None:
         lhs_shape, rhs_shape = shape_of(self.lhs), shape_of(self.rhs)
@@ -331,6 +322,12 @@ def binary_combiner(region: Region) -> Operation | None:
     return inner
 
 
+def combiner_kind(region: Region) -> str | None:
+    """``add``/``mul``/``max``/``min``/``and``/``or``/``xor`` when ``region`` is
+    just ``return op(a, b)`` of that commutative binary op, else None."""
+    return REDUCTION_KINDS.get(type(binary_combiner(region)))
+
+
 def combiner_body(kind: str, scalar: TensorType) -> Region:
     """A two-argument body returning ``REDUCTION_OPS[kind](arg0, arg1)``."""
     block = Block(arg_types=[scalar, scalar])
@@ -362,7 +359,7 @@ class ReduceOp(IRDLOperation):
     inputs = var_operand_def(TensorType)
     init_values = var_operand_def(TensorType)
     results_ = var_result_def(TensorType)
-    dimensions_attr = prop_def(DenseArrayBase.constr(i64), prop_name="dimensions")
+    dimensions_attr = i64_array_prop("dimensions")
     body = region_def("single_block")
 
     irdl_options = (SameVariadicOperandSize(),)
@@ -415,9 +412,10 @@ class ReduceOp(IRDLOperation):
             None if result_type is None else [result_type],
         )
 
-    @property
-    def dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.dimensions_attr)
+    dimensions = ints_view("dimensions_attr")
+
+    def plain_attrs(self) -> dict[str, object]:
+        return {**plain_views(self), "kind": self.reduction_kind}
 
     @property
     def combiner(self) -> Operation | None:
@@ -431,10 +429,7 @@ class ReduceOp(IRDLOperation):
         None when the body is anything but one of those commutative binary ops
         applied to the two block arguments (e.g. argmax's two-input body).
         """
-        inner = self.combiner
-        if isinstance(inner, CommutativeBinaryOp):
-            return inner.REDUCTION_KIND
-        return None
+        return combiner_kind(self.body)
 
     def _compact_op(self) -> Operation | None:
         """The inner op when StableHLO prints the ``applies`` short form."""
@@ -594,17 +589,5 @@ class ReduceOp(IRDLOperation):
                 f"{self.name}: body must take {2 * n} arguments, "
                 f"takes {len(block.args)}"
             )
-        for arg in block.args:
-            if shape_of(arg.type) != ():
-                raise VerifyException(
-                    f"{self.name}: body arguments must be rank-0 tensors, "
-                    f"got {arg.type}"
-                )
-        terminator = block.last_op
-        if terminator is None or terminator.name.split(".")[-1] != "return":
-            raise VerifyException(f"{self.name}: body must end in stablehlo.return")
-        if len(terminator.operands) != n:
-            raise VerifyException(
-                f"{self.name}: body returns {len(terminator.operands)} values, "
-                f"expected {n}"
-            )
+        check_body_args(self, block)
+        check_return(self, block, n)

@@ -14,11 +14,9 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     I64,
-    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     TensorType,
-    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
@@ -33,8 +31,17 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .attrs import i64_array, i64_attr, int_tuple
-from .base import SortedPropertiesOp, check_unique_in_range, element_type, shape_of
+from .attrs import i64_array, i64_array_prop, i64_attr, int_view, ints_view
+from .base import (
+    SortedPropertiesOp,
+    TensorOp,
+    check_alike,
+    check_result_type,
+    check_slice_sizes,
+    check_unique_in_range,
+    element_type,
+    shape_of,
+)
 from .syntax import (
     SameOperandsAndResultType,
     SliceRanges,
@@ -46,11 +53,7 @@ _FUNCTIONAL_TYPE = "attr-dict `:` functional-type(operands, results)"
 
 
 def _check_same_element_type(op: Operation, operand: SSAValue, result: SSAValue):
-    if element_type(operand) != element_type(result):
-        raise VerifyException(
-            f"{op.name}: operand and result element types differ: "
-            f"{operand.type} vs {result.type}"
-        )
+    check_alike(op, operand, result, "operand and result", shapes=False)
 
 
 def _check_result_shape(op: Operation, result: SSAValue, expected: Sequence[int]):
@@ -62,7 +65,7 @@ def _check_result_shape(op: Operation, result: SSAValue, expected: Sequence[int]
 
 
 @irdl_op_definition
-class BroadcastInDimOp(IRDLOperation):
+class BroadcastInDimOp(TensorOp):
     """``%r = stablehlo.broadcast_in_dim %x, dims = [0] : (A) -> B``.
 
     Operand dimension ``i`` becomes result dimension ``broadcast_dimensions[i]``;
@@ -71,13 +74,7 @@ class BroadcastInDimOp(IRDLOperation):
 
     name = "stablehlo.broadcast_in_dim"
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
-    broadcast_dimensions_attr = prop_def(
-        DenseArrayBase.constr(i64), prop_name="broadcast_dimensions"
-    )
-
-    traits = traits_def(Pure())
+    broadcast_dimensions_attr = i64_array_prop("broadcast_dimensions")
 
     assembly_format = "$operand `,` `dims` `=` $broadcast_dimensions " + (
         _FUNCTIONAL_TYPE
@@ -90,16 +87,10 @@ class BroadcastInDimOp(IRDLOperation):
         result_type: Attribute,
         attributes: dict[str, Attribute] | None = None,
     ):
-        super().__init__(
-            operands=[operand],
-            result_types=[result_type],
-            properties={"broadcast_dimensions": i64_array(broadcast_dimensions)},
-            attributes=attributes,
-        )
+        properties = {"broadcast_dimensions": i64_array(broadcast_dimensions)}
+        super().__init__(operand, result_type, attributes, properties=properties)
 
-    @property
-    def broadcast_dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.broadcast_dimensions_attr)
+    broadcast_dimensions = ints_view("broadcast_dimensions_attr")
 
     def verify_(self) -> None:
         dims = self.broadcast_dimensions
@@ -120,15 +111,10 @@ class BroadcastInDimOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(TensorOp):
     """``%r = stablehlo.reshape %x : (tensor<8x16xf32>) -> tensor<128xf32>``."""
 
     name = "stablehlo.reshape"
-
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure())
 
     assembly_format = "$operand " + _FUNCTIONAL_TYPE
 
@@ -138,9 +124,7 @@ class ReshapeOp(IRDLOperation):
         result_type: Attribute,
         attributes: dict[str, Attribute] | None = None,
     ):
-        super().__init__(
-            operands=[operand], result_types=[result_type], attributes=attributes
-        )
+        super().__init__(operand, result_type, attributes)
 
     def verify_(self) -> None:
         before = math.prod(shape_of(self.operand))
@@ -154,7 +138,7 @@ class ReshapeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TransposeOp(IRDLOperation):
+class TransposeOp(TensorOp):
     """``%r = stablehlo.transpose %x, dims = [1, 0] : (A) -> B``.
 
     Result dimension ``i`` is operand dimension ``permutation[i]``.
@@ -162,11 +146,7 @@ class TransposeOp(IRDLOperation):
 
     name = "stablehlo.transpose"
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
-    permutation_attr = prop_def(DenseArrayBase.constr(i64), prop_name="permutation")
-
-    traits = traits_def(Pure())
+    permutation_attr = i64_array_prop("permutation")
 
     assembly_format = "$operand `,` `dims` `=` $permutation " + _FUNCTIONAL_TYPE
 
@@ -183,16 +163,10 @@ class TransposeOp(IRDLOperation):
             result_type = TensorType(
                 element_type(operand), [shape[p] for p in permutation]
             )
-        super().__init__(
-            operands=[operand],
-            result_types=[result_type],
-            properties={"permutation": i64_array(permutation)},
-            attributes=attributes,
-        )
+        properties = {"permutation": i64_array(permutation)}
+        super().__init__(operand, result_type, attributes, properties=properties)
 
-    @property
-    def permutation(self) -> tuple[int, ...]:
-        return int_tuple(self.permutation_attr)
+    permutation = ints_view("permutation_attr")
 
     def verify_(self) -> None:
         perm = self.permutation
@@ -207,16 +181,12 @@ class TransposeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReverseOp(IRDLOperation):
+class ReverseOp(TensorOp):
     """``%r = stablehlo.reverse %x, dims = [0] : T``."""
 
     name = "stablehlo.reverse"
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
-    dimensions_attr = prop_def(DenseArrayBase.constr(i64), prop_name="dimensions")
-
-    traits = traits_def(Pure())
+    dimensions_attr = i64_array_prop("dimensions")
 
     assembly_format = (
         "$operand `,` `dims` `=` $dimensions attr-dict `:` "
@@ -231,27 +201,16 @@ class ReverseOp(IRDLOperation):
         result_type: Attribute | None = None,
         attributes: dict[str, Attribute] | None = None,
     ):
-        operand = SSAValue.get(operand)
-        super().__init__(
-            operands=[operand],
-            result_types=[result_type or operand.type],
-            properties={"dimensions": i64_array(dimensions)},
-            attributes=attributes,
-        )
+        properties = {"dimensions": i64_array(dimensions)}
+        super().__init__(operand, result_type, attributes, properties=properties)
 
-    @property
-    def dimensions(self) -> tuple[int, ...]:
-        return int_tuple(self.dimensions_attr)
+    dimensions = ints_view("dimensions_attr")
 
     def verify_(self) -> None:
         check_unique_in_range(
             self.name, "dimension", self.dimensions, len(shape_of(self.operand))
         )
-        if self.result.type != self.operand.type:
-            raise VerifyException(
-                f"{self.name}: result type {self.result.type} differs from operand "
-                f"type {self.operand.type}"
-            )
+        check_result_type(self, self.result, self.operand)
 
 
 @irdl_op_definition
@@ -291,9 +250,7 @@ class ConcatenateOp(IRDLOperation):
             attributes=attributes,
         )
 
-    @property
-    def dimension(self) -> int:
-        return self.dimension_attr.value.data
+    dimension = int_view("dimension_attr")
 
     def verify_(self) -> None:
         if not self.inputs:
@@ -326,18 +283,14 @@ class ConcatenateOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SliceOp(IRDLOperation):
+class SliceOp(TensorOp):
     """``%r = stablehlo.slice %x [1:3, 0:16:2] : (A) -> B`` (start:limit[:stride])."""
 
     name = "stablehlo.slice"
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
-    start_indices_attr = prop_def(DenseArrayBase.constr(i64), prop_name="start_indices")
-    limit_indices_attr = prop_def(DenseArrayBase.constr(i64), prop_name="limit_indices")
-    strides_attr = prop_def(DenseArrayBase.constr(i64), prop_name="strides")
-
-    traits = traits_def(Pure())
+    start_indices_attr = i64_array_prop("start_indices")
+    limit_indices_attr = i64_array_prop("limit_indices")
+    strides_attr = i64_array_prop("strides")
 
     assembly_format = (
         "$operand custom<SliceRanges>($start_indices, $limit_indices, $strides) "
@@ -365,28 +318,16 @@ class SliceOp(IRDLOperation):
                 )
             ]
             result_type = TensorType(element_type(operand), shape)
-        super().__init__(
-            operands=[operand],
-            result_types=[result_type],
-            properties={
-                "limit_indices": i64_array(limit_indices),
-                "start_indices": i64_array(start_indices),
-                "strides": i64_array(strides),
-            },
-            attributes=attributes,
-        )
+        properties = {
+            "limit_indices": i64_array(limit_indices),
+            "start_indices": i64_array(start_indices),
+            "strides": i64_array(strides),
+        }
+        super().__init__(operand, result_type, attributes, properties=properties)
 
-    @property
-    def start_indices(self) -> tuple[int, ...]:
-        return int_tuple(self.start_indices_attr)
-
-    @property
-    def limit_indices(self) -> tuple[int, ...]:
-        return int_tuple(self.limit_indices_attr)
-
-    @property
-    def strides(self) -> tuple[int, ...]:
-        return int_tuple(self.strides_attr)
+    start_indices = ints_view("start_indices_attr")
+    limit_indices = ints_view("limit_indices_attr")
+    strides = ints_view("strides_attr")
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
@@ -437,7 +378,7 @@ class DynamicSliceOp(IRDLOperation):
     operand = operand_def(TensorType)
     start_indices = var_operand_def(TensorType)
     result = result_def(TensorType)
-    slice_sizes_attr = prop_def(DenseArrayBase.constr(i64), prop_name="slice_sizes")
+    slice_sizes_attr = i64_array_prop("slice_sizes")
 
     traits = traits_def(Pure())
 
@@ -465,25 +406,13 @@ class DynamicSliceOp(IRDLOperation):
             attributes=attributes,
         )
 
-    @property
-    def slice_sizes(self) -> tuple[int, ...]:
-        return int_tuple(self.slice_sizes_attr)
+    slice_sizes = ints_view("slice_sizes_attr")
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
         _check_start_indices(self, self.start_indices, len(shape))
         sizes = self.slice_sizes
-        if len(sizes) != len(shape):
-            raise VerifyException(
-                f"{self.name}: slice_sizes has {len(sizes)} entries but the operand "
-                f"has rank {len(shape)}"
-            )
-        for d, (size, bound) in enumerate(zip(sizes, shape, strict=True)):
-            if not 0 <= size <= bound:
-                raise VerifyException(
-                    f"{self.name}: slice size {size} of dimension {d} exceeds the "
-                    f"operand size {bound}"
-                )
+        check_slice_sizes(self, sizes, shape)
         if shape_of(self.result) != sizes:
             raise VerifyException(
                 f"{self.name}: result shape {dims_text(shape_of(self.result))} should "
@@ -539,11 +468,7 @@ class DynamicUpdateSliceOp(IRDLOperation):
             raise VerifyException(
                 f"{self.name}: update and operand element types differ"
             )
-        if self.result.type != self.operand.type:
-            raise VerifyException(
-                f"{self.name}: result type {self.result.type} differs from operand "
-                f"type {self.operand.type}"
-            )
+        check_result_type(self, self.result, self.operand)
 
 
 @irdl_op_definition
@@ -555,15 +480,9 @@ class PadOp(SortedPropertiesOp):
     operand = operand_def(TensorType)
     padding_value = operand_def(TensorType)
     result = result_def(TensorType)
-    edge_padding_low_attr = prop_def(
-        DenseArrayBase.constr(i64), prop_name="edge_padding_low"
-    )
-    edge_padding_high_attr = prop_def(
-        DenseArrayBase.constr(i64), prop_name="edge_padding_high"
-    )
-    interior_padding_attr = prop_def(
-        DenseArrayBase.constr(i64), prop_name="interior_padding"
-    )
+    edge_padding_low_attr = i64_array_prop("edge_padding_low")
+    edge_padding_high_attr = i64_array_prop("edge_padding_high")
+    interior_padding_attr = i64_array_prop("interior_padding")
 
     traits = traits_def(Pure())
 
@@ -601,17 +520,9 @@ class PadOp(SortedPropertiesOp):
             attributes=attributes,
         )
 
-    @property
-    def edge_padding_low(self) -> tuple[int, ...]:
-        return int_tuple(self.edge_padding_low_attr)
-
-    @property
-    def edge_padding_high(self) -> tuple[int, ...]:
-        return int_tuple(self.edge_padding_high_attr)
-
-    @property
-    def interior_padding(self) -> tuple[int, ...]:
-        return int_tuple(self.interior_padding_attr)
+    edge_padding_low = ints_view("edge_padding_low_attr")
+    edge_padding_high = ints_view("edge_padding_high_attr")
+    interior_padding = ints_view("interior_padding_attr")
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)

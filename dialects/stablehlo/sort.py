@@ -44,9 +44,8 @@ from xdsl.utils.exceptions import VerifyException
 from sbpc.ops.sorting import arg_combine, sort_less
 
 from .base import element_type, shape_of
-from .constants import ConstantOp
+from .constants import ConstantOp, constant_array, numpy_dtype
 from .elementwise import CompareOp
-from .plain import _numpy_dtype, constant_array
 
 
 @irdl_op_definition
@@ -180,7 +179,7 @@ def _vector_op(op: Operation, args: list[np.ndarray], n: int) -> list[np.ndarray
                 return [-args[0]]
             case "convert":
                 element = element_type(op.results[0])
-                return [args[0].astype(_numpy_dtype(element))]
+                return [args[0].astype(numpy_dtype(element))]
     raise BodyError(f"cannot interpret '{op.name}' in a body")
 
 
@@ -202,7 +201,7 @@ def evaluate_body(block: Block, args: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 def samples(element: Any) -> np.ndarray:
     """Representative scalars of an element type, for probing bodies."""
-    dtype = np.dtype(_numpy_dtype(element))
+    dtype = np.dtype(numpy_dtype(element))
     if dtype == np.bool_:
         return np.array([False, True])
     if dtype.kind in "f" or dtype.name == "bfloat16":
@@ -260,7 +259,7 @@ def arg_reduction_kind(inputs: Sequence[SSAValue], body: Region) -> str | None:
     if block is None or len(inputs) != 2 or len(block.args) != 4:
         return None
     value_t, index_t = element_type(inputs[0]), element_type(inputs[1])
-    if np.dtype(_numpy_dtype(index_t)).kind not in "iu":
+    if np.dtype(numpy_dtype(index_t)).kind not in "iu":
         return None
     pools = [samples(value_t), samples(index_t), samples(value_t), samples(index_t)]
     cases = _cases(pools, np.random.default_rng(0))

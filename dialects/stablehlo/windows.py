@@ -22,10 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     TensorType,
-    i64,
 )
 from xdsl.ir import Region
 from xdsl.irdl import (
@@ -43,11 +41,11 @@ from xdsl.irdl import (
 from xdsl.traits import RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from .attrs import int_tuple
-from .base import element_type, shape_of
+from .attrs import i64_array_prop, ints_view
+from .base import check_body_args, check_return, element_type, shape_of
 from .convolution import padding_pairs
-from .elementwise import CommutativeBinaryOp, CompareOp
-from .reduction import ReturnOp, binary_combiner
+from .elementwise import CompareOp
+from .reduction import ReturnOp, combiner_kind
 from .syntax import dims_text
 
 
@@ -71,24 +69,20 @@ def window_output_shape(
     return tuple(out)
 
 
+def _ones(op: _WindowAttrs) -> tuple[int, ...]:
+    """An absent stride or dilation: 1 for every window dimension."""
+    return (1,) * len(op.window_dimensions)
+
+
 class _WindowAttrs(IRDLOperation):
     """The window attributes both ops share, with their defaults filled in."""
 
-    def _ints(self, key: str, default: int) -> tuple[int, ...]:
-        attr = self.properties.get(key)
-        if isinstance(attr, DenseArrayBase):
-            return int_tuple(attr)
-        return (default,) * len(self.window_dimensions)
+    window_dimensions_attr = i64_array_prop("window_dimensions", optional=True)
+    window_strides_attr = i64_array_prop("window_strides", optional=True)
+    padding_attr = opt_prop_def(DenseIntOrFPElementsAttr, prop_name="padding")
 
-    @property
-    def window_dimensions(self) -> tuple[int, ...]:
-        attr = self.properties.get("window_dimensions")
-        assert isinstance(attr, DenseArrayBase)
-        return int_tuple(attr)
-
-    @property
-    def window_strides(self) -> tuple[int, ...]:
-        return self._ints("window_strides", 1)
+    window_dimensions = ints_view("window_dimensions_attr")
+    window_strides = ints_view("window_strides_attr", default=_ones)
 
     @property
     def padding(self) -> tuple[tuple[int, int], ...]:
@@ -106,14 +100,6 @@ class _WindowAttrs(IRDLOperation):
             **rest,
         }
 
-    @staticmethod
-    def _combiner_kind(region: Region) -> str | None:
-        """``add``/``max``/``min``/... when ``region`` is one commutative binary op."""
-        inner = binary_combiner(region)
-        if isinstance(inner, CommutativeBinaryOp):
-            return inner.REDUCTION_KIND
-        return None
-
     def _check_window(self, rank: int, keys: Sequence[str]) -> None:
         """Each window list has one entry per operand dimension; sizes,
         strides and dilations are positive (padding may be negative)."""
@@ -123,11 +109,7 @@ class _WindowAttrs(IRDLOperation):
                 f"has rank {rank}"
             )
         for key in keys:
-            values = (
-                self.window_dimensions
-                if key == "window_dimensions"
-                else self._ints(key, 1)
-            )
+            values = getattr(self, key)
             if len(values) != rank:
                 raise VerifyException(
                     f"{self.name}: {key} has {len(values)} entries, the operand "
@@ -148,36 +130,20 @@ class ReduceWindowOp(_WindowAttrs):
     inputs = var_operand_def(TensorType)
     init_values = var_operand_def(TensorType)
     results_ = var_result_def(TensorType)
-    window_dimensions_attr = opt_prop_def(
-        DenseArrayBase.constr(i64), prop_name="window_dimensions"
-    )
-    window_strides_attr = opt_prop_def(
-        DenseArrayBase.constr(i64), prop_name="window_strides"
-    )
-    base_dilations_attr = opt_prop_def(
-        DenseArrayBase.constr(i64), prop_name="base_dilations"
-    )
-    window_dilations_attr = opt_prop_def(
-        DenseArrayBase.constr(i64), prop_name="window_dilations"
-    )
-    padding_attr = opt_prop_def(DenseIntOrFPElementsAttr, prop_name="padding")
+    base_dilations_attr = i64_array_prop("base_dilations", optional=True)
+    window_dilations_attr = i64_array_prop("window_dilations", optional=True)
     body = region_def("single_block")
 
     irdl_options = (SameVariadicOperandSize(),)
     traits = traits_def(RecursiveMemoryEffect())
 
-    @property
-    def base_dilations(self) -> tuple[int, ...]:
-        return self._ints("base_dilations", 1)
-
-    @property
-    def window_dilations(self) -> tuple[int, ...]:
-        return self._ints("window_dilations", 1)
+    base_dilations = ints_view("base_dilations_attr", default=_ones)
+    window_dilations = ints_view("window_dilations_attr", default=_ones)
 
     @property
     def reduction_kind(self) -> str | None:
         """``add``/``max``/``min``/... when the body is one commutative binary op."""
-        return self._combiner_kind(self.body)
+        return combiner_kind(self.body)
 
     def plain_attrs(self) -> dict[str, object]:
         return self._window_plain(
@@ -245,13 +211,6 @@ class SelectAndScatterOp(_WindowAttrs):
     source = operand_def(TensorType)
     init_value = operand_def(TensorType)
     result = result_def(TensorType)
-    window_dimensions_attr = opt_prop_def(
-        DenseArrayBase.constr(i64), prop_name="window_dimensions"
-    )
-    window_strides_attr = opt_prop_def(
-        DenseArrayBase.constr(i64), prop_name="window_strides"
-    )
-    padding_attr = opt_prop_def(DenseIntOrFPElementsAttr, prop_name="padding")
     select = region_def("single_block")
     scatter = region_def("single_block")
 
@@ -276,7 +235,7 @@ class SelectAndScatterOp(_WindowAttrs):
 
     @property
     def scatter_kind(self) -> str | None:
-        return self._combiner_kind(self.scatter)
+        return combiner_kind(self.scatter)
 
     def plain_attrs(self) -> dict[str, object]:
         return self._window_plain(select=self.select_direction, kind=self.scatter_kind)
@@ -286,9 +245,7 @@ class SelectAndScatterOp(_WindowAttrs):
         if self.window_dimensions_attr is None:
             raise VerifyException(f"{name}: window_dimensions is required")
         shape = shape_of(self.operand)
-        self._check_window(
-            len(shape), ("window_dimensions", "window_strides", "padding")
-        )
+        self._check_window(len(shape), ("window_dimensions", "window_strides"))
         expected = window_output_shape(
             shape,
             self.window_dimensions,
@@ -315,16 +272,5 @@ def _check_body(op: IRDLOperation, region: Region, n_args: int, n_returns: int) 
     block = region.blocks.first
     if block is None or len(block.args) != n_args:
         raise VerifyException(f"{op.name}: a body must take {n_args} arguments")
-    for arg in block.args:
-        if shape_of(arg.type) != ():
-            raise VerifyException(
-                f"{op.name}: body arguments must be rank-0 tensors, got {arg.type}"
-            )
-    ret = block.last_op
-    if ret is None or ret.name.split(".")[-1] != "return":
-        raise VerifyException(f"{op.name}: a body must end in stablehlo.return")
-    if len(ret.operands) != n_returns:
-        raise VerifyException(
-            f"{op.name}: a body returns {len(ret.operands)} values, expected "
-            f"{n_returns}"
-        )
+    check_body_args(op, block)
+    check_return(op, block, n_returns, "a body")

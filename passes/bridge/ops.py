@@ -27,6 +27,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Operation
 
 from sbpc.algebra.tensor_type import TensorType as PlainTensorType
+from sbpc.algebra.tensor_type import size_error
 from sbpc.dialects import chlo
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
@@ -68,7 +69,10 @@ def _plain_type(t: Attribute) -> PlainTensorType:
     shape = tuple(t.get_shape())
     if any(d < 0 for d in shape):
         raise UnsupportedTypeError(f"dynamic dimensions are not supported: {t}")
-    return PlainTensorType(shape, str(t.element_type))
+    element = str(t.element_type)
+    if (why := size_error(shape, element)) is not None:
+        raise UnsupportedTypeError(f"{t} is too large: {why}")
+    return PlainTensorType(shape, element)
 
 
 def is_tensor_op(op: Operation) -> bool:

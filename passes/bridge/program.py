@@ -27,7 +27,8 @@ from sbpc.program import (
     Result,
 )
 
-from .ops import UnsupportedTypeError, op_spec_of, plain_type
+from .legal import check_legal
+from .ops import UnsupportedTypeError, is_tensor_op, op_spec_of, plain_type
 from .sdy import mesh_axes
 
 _KIND_OF: dict[type, CollectiveKind] = {
@@ -178,6 +179,8 @@ def program_of(
             spec = op_spec_of(op)
         except UnsupportedTypeError as e:
             raise LocatedError(op, str(e)) from e
+        if is_tensor_op(op):  # -t jax may run without sbp-lower-boxing
+            check_legal(op, sig, placement)
         operands = tuple(ids[v] for v in op.operands)
         results = tuple(new(r, op) for r in op.results)
         return OpInstr(spec, sig, operands, results, placement, label)

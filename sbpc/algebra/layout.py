@@ -15,6 +15,7 @@ piece), which every device holds in the JAX lowering (docs/uneven-splits.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from sbpc.algebra.placement import Coord
 from sbpc.algebra.sbp import NdSbp, Split
@@ -137,16 +138,25 @@ def padding_index(
     """Logical index of every row of the padded global dim ``dim`` (block ``i``
     is rows ``[i*L, (i+1)*L)``, its tail repeating a valid row), or ``None``
     when the dim needs no padding."""
+    rows = _padding_rows(size, tuple(nd_sbp), tuple(hierarchy), dim)
+    return None if rows is None else list(rows)
+
+
+@lru_cache(maxsize=1024)
+def _padding_rows(
+    size: int, nd_sbp: NdSbp, hierarchy: tuple[int, ...], dim: int
+) -> tuple[int, ...] | None:
+    """``padding_index``, once per layout: the emitter asks for the same
+    dims of the same layouts many times, each a list as long as the dim."""
     local = padded_size(size, nd_sbp, hierarchy, dim)
-    count = len(_block_coords(nd_sbp, hierarchy, dim))
-    if local * count == size:
+    blocks = block_bounds(size, nd_sbp, hierarchy, dim)
+    if local * len(blocks) == size:
         return None
-    coords = _block_coords(nd_sbp, hierarchy, dim)
     out: list[int] = []
-    for coord in coords:
-        offset, n = piece_bounds(size, nd_sbp, hierarchy, coord, dim)
-        out += [min(offset + j, max(offset + n - 1, 0)) for j in range(local)]
-    return out
+    for offset, n in blocks:
+        out.extend(range(offset, offset + n))
+        out.extend([max(offset + n - 1, 0)] * (local - n))
+    return tuple(out)
 
 
 def unpadding_index(
@@ -154,13 +164,12 @@ def unpadding_index(
 ) -> list[int] | None:
     """Row of the padded global dim ``dim`` that holds each logical index."""
     local = padded_size(size, nd_sbp, hierarchy, dim)
-    count = len(_block_coords(nd_sbp, hierarchy, dim))
-    if local * count == size:
+    blocks = block_bounds(size, nd_sbp, hierarchy, dim)
+    if local * len(blocks) == size:
         return None
     out: list[int] = []
-    for block, coord in enumerate(_block_coords(nd_sbp, hierarchy, dim)):
-        n = piece_bounds(size, nd_sbp, hierarchy, coord, dim)[1]
-        out += [block * local + j for j in range(n)]
+    for block, (_, n) in enumerate(blocks):
+        out.extend(range(block * local, block * local + n))
     return out
 
 
@@ -168,16 +177,22 @@ def block_sizes(
     size: int, nd_sbp: NdSbp, hierarchy: Sequence[int], dim: int
 ) -> list[int]:
     """The size along ``dim`` of every block, in block order."""
-    return [
-        piece_bounds(size, nd_sbp, hierarchy, c, dim)[1]
-        for c in _block_coords(nd_sbp, hierarchy, dim)
-    ]
+    return [n for _, n in block_bounds(size, nd_sbp, hierarchy, dim)]
 
 
-def _block_coords(nd_sbp: NdSbp, hierarchy: Sequence[int], dim: int) -> list[Coord]:
-    """One coord per block of ``dim``, in block order (other hierarchy dims 0)."""
-    coords: list[Coord] = [()]
+def block_bounds(
+    size: int, nd_sbp: NdSbp, hierarchy: Sequence[int], dim: int
+) -> list[tuple[int, int]]:
+    """(offset, size) along ``dim`` of every block, in block order (the
+    pieces ``piece_bounds`` gives, each level of splits cutting the pieces
+    of the levels before it; linear in the blocks, as a placement of
+    thousands of devices needs)."""
+    blocks = [(0, size)]
     for sbp, n in zip(nd_sbp, hierarchy, strict=True):
-        cut = isinstance(sbp, Split) and sbp.axis == dim
-        coords = [(*c, i) for c in coords for i in (range(n) if cut else (0,))]
-    return coords
+        if isinstance(sbp, Split) and sbp.axis == dim:
+            blocks = [
+                (offset + start, piece)
+                for offset, whole in blocks
+                for start, piece in (balanced(whole, n, c) for c in range(n))
+            ]
+    return blocks

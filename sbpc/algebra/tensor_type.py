@@ -38,6 +38,26 @@ NUMPY_DTYPE: dict[str, str] = {
 }
 
 
+# The largest tensors sbpc reads: more dimensions than numpy has, or more
+# bytes than a 64-bit offset reaches, is a typo; their sizes would overflow
+# the floats the cost model prices them with.  A dense literal is expanded
+# element by element as it is parsed: a splat over more elements than
+# ``MAX_DENSE_ELEMENTS`` would fill the memory before anything could fail.
+MAX_TENSOR_RANK = 64
+MAX_TENSOR_BYTES = 2**63 - 1
+MAX_DENSE_ELEMENTS = 2**26
+
+
+def size_error(shape: tuple[int, ...], element: str) -> str | None:
+    """Why a tensor of ``shape`` is too large for sbpc (None: it is not)."""
+    if len(shape) > MAX_TENSOR_RANK:
+        return f"rank {len(shape)} is more than {MAX_TENSOR_RANK} dimensions"
+    nbytes = math.prod(shape) * ELEMENT_BYTES.get(element, 4)
+    if nbytes > MAX_TENSOR_BYTES:
+        return f"{nbytes} bytes are more than 2^63 - 1"
+    return None
+
+
 @dataclass(frozen=True)
 class TensorType:
     """``shape`` and MLIR element type name (``f32``, ``i32``, ``i1``, ...)."""

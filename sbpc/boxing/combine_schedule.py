@@ -20,8 +20,9 @@ valid schedule.  Groups are
 cut into chunks of at most ``max_bytes`` (XLA's combiners have the same
 threshold) so a combined buffer never holds a whole model's gradients.
 
-Plain data in, plain data out: the emitter decides what is combinable and
-how to write it.
+Plain data in, plain data out: the emitter decides how to write a group;
+``combine_key`` says which boxing steps may form one (for the emitter and the
+search that prices its plans alike).
 """
 
 from __future__ import annotations
@@ -31,10 +32,34 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from sbpc.algebra.sbp import NdSbp, Partial
+from sbpc.boxing.collective_kind import CollectiveKind
+
 Node = TypeVar("Node")
 
 # XLA's default combine threshold on GPU (all-reduce, all-gather, reduce-scatter).
 DEFAULT_MAX_BYTES = 30 * 1024 * 1024
+
+
+def combine_key(
+    kind: str, dims: Sequence[int], src: NdSbp, element: str
+) -> Hashable | None:
+    """What boxing steps must share to run as one collective; None: alone.
+
+    Booleans reduce through int32 and max/min reduce-scatters are a reduce
+    and a slice: both stay single.
+    """
+    dims = tuple(dims)
+    if kind == CollectiveKind.ALL_GATHER:
+        return (CollectiveKind.ALL_GATHER, dims, element)
+    first = src[dims[0]] if dims else None
+    if element == "i1" or not isinstance(first, Partial):
+        return None
+    if kind == CollectiveKind.ALL_REDUCE:
+        return (CollectiveKind.ALL_REDUCE, dims, first.kind, element)
+    if kind == CollectiveKind.REDUCE_SCATTER and first.kind == "sum":
+        return (CollectiveKind.REDUCE_SCATTER, dims, element)
+    return None
 
 
 @dataclass(frozen=True)

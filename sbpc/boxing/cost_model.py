@@ -31,6 +31,14 @@ what a step computes locally (``local_to_partial``, and a ``P(sum)``
 reduce-scatter that needs a transposing copy) through ``compute_time``:
 ``sbpc.boxing.local_work``.
 
+A machine may instead say which hierarchy dimensions lie inside a node
+(``Levels``: the innermost dimensions whose sizes multiply to at most the
+node's device count use the node's link, the others the network's), price
+products by their operand dtype (``Device.rates``) and hold a memory
+capacity (``Device.capacity``, the default memory budget).  Named machines
+(``h100-sxm``, ...) are presets of the option text (``sbpc.boxing.machines``,
+docs/machines.md).
+
 Bytes and times are exact ``Fraction``s, so that alternatives of equal cost
 (one all_reduce, or a reduce_scatter then an all_gather) compare equal and
 the planner can prefer the one with fewer steps.  ``float()`` them to print.
@@ -47,6 +55,7 @@ from sbpc.algebra.layout import local_shape
 from sbpc.algebra.sbp import Broadcast, NdSbp, Sbp, Split
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import LOCAL_KINDS, CollectiveKind
+from sbpc.boxing.machines import PRESETS
 
 
 class CostModelError(ValueError):
@@ -90,6 +99,57 @@ TRANSFER_LIKE = Link(bandwidth=25e9, latency=5e-6)
 
 
 @dataclass(frozen=True)
+class Levels:
+    """Links by level: ``node`` devices share the ``inside`` link (NVLink,
+    a TPU slice's ICI), groups reaching beyond a node use ``across`` (the
+    network).  With ranks laid out row-major, the innermost hierarchy
+    dimensions whose sizes multiply to at most ``node`` stay inside a node;
+    every dimension outside them crosses nodes (on an 8-GPU node, ``(2, 8)``
+    is network x NVLink, ``(4, 4)`` too, ``(64,)`` the network)."""
+
+    node: int
+    inside: Link
+    across: Link
+
+    def __post_init__(self) -> None:
+        if self.node < 1:
+            raise CostModelError(
+                f"devices per node must be at least 1, got {self.node}"
+            )
+
+    def link(self, dim: int, hierarchy: Sequence[int]) -> Link:
+        """The link of hierarchy dimension ``dim``."""
+        inner = math.prod(hierarchy[dim:])
+        return self.inside if inner <= self.node else self.across
+
+    def scaled(self, scale: float) -> Levels:
+        """Both links with their latency and overhead times ``scale``."""
+        return replace(
+            self, inside=_scaled(self.inside, scale), across=_scaled(self.across, scale)
+        )
+
+
+def _scaled(link: Link, scale: float) -> Link:
+    return Link(link.bandwidth, link.latency * scale, link.overhead * scale)
+
+
+# Flop-rate classes of element types: a product of operands of one class
+# runs at that class's rate (``Device.rates``), e.g. ``flops_bf16=989e12``.
+RATE_CLASSES = ("f64", "f32", "bf16", "f16", "f8", "i8")
+
+
+def rate_class(element: str) -> str:
+    """The flop-rate class of an MLIR element type (``f8E4M3FN`` -> ``f8``,
+    ``ui8`` -> ``i8``); other types are their own class (no rate of their
+    own: the device's ``flops``)."""
+    if element.startswith("f8"):
+        return "f8"
+    if element in ("i8", "ui8", "si8"):
+        return "i8"
+    return element
+
+
+@dataclass(frozen=True)
 class Device:
     """What one device computes with: flop/s and memory bytes/s (a roofline).
 
@@ -104,11 +164,20 @@ class Device:
     flops: float
     memory_bandwidth: float
     half_extent: float = 0.0
+    # Flop/s of products by operand class (``RATE_CLASSES``), sorted by
+    # class; a class without one runs at ``flops``, as does every op that
+    # is not a product (elementwise work: the vector units).
+    rates: tuple[tuple[str, float], ...] = ()
+    # Bytes of memory per device (None: unknown): the default memory budget.
+    capacity: float | None = None
 
     def __post_init__(self) -> None:
+        named = [(f"flops_{c}", r) for c, r in self.rates]
         for what, v in (
             ("flops", self.flops),
             ("memory bandwidth", self.memory_bandwidth),
+            *named,
+            *([] if self.capacity is None else [("memory capacity", self.capacity)]),
         ):
             if not v > 0 or not math.isfinite(v):
                 raise CostModelError(f"device {what} must be positive, got {v}")
@@ -117,11 +186,20 @@ class Device:
                 f"device half extent must be non-negative, got {self.half_extent}"
             )
 
-    def product_rate(self, extent: float) -> float:
-        """Flop/s of a product whose smallest extent is ``extent``."""
-        if self.half_extent == 0 or math.isinf(extent):
+    def flop_rate(self, dtypes: Sequence[str] = ()) -> float:
+        """Flop/s of a product of operands of element types ``dtypes``: the
+        slowest of their classes' rates (``flops`` where none is given)."""
+        if not self.rates or not dtypes:
             return self.flops
-        return self.flops * extent / (extent + self.half_extent)
+        rates = dict(self.rates)
+        return min(rates.get(rate_class(d), self.flops) for d in dtypes)
+
+    def product_rate(self, extent: float, dtypes: Sequence[str] = ()) -> float:
+        """Flop/s of a product whose smallest extent is ``extent``."""
+        rate = self.flop_rate(dtypes)
+        if self.half_extent == 0 or math.isinf(extent):
+            return rate
+        return rate * extent / (extent + self.half_extent)
 
 
 # An H100-class GPU in f32: about 50 Tflop/s and 2 TB/s of memory bandwidth.
@@ -137,7 +215,9 @@ class CostModel:
     link), one with more dimensions repeats the first entry for its extra
     outer dimensions.  The default is network-like between nodes and
     NVLink-like for the innermost dimension.  ``transfer`` is the link used to
-    move data between two placements (pipeline stages).
+    move data between two placements (pipeline stages).  ``levels``, when
+    set, decides each dimension's link from the hierarchy's sizes instead
+    (``Levels``); ``links`` is then unused.
     """
 
     links: tuple[Link, ...] = (NETWORK_LIKE, NVLINK_LIKE)
@@ -152,31 +232,45 @@ class CostModel:
     # search keeps the plan whose worst regret across all of them is least
     # (``sbpc.propagation.scenarios``).  Empty: this model alone.
     scenarios: tuple[CostModel, ...] = ()
+    levels: Levels | None = None
 
     def __post_init__(self) -> None:
         if not self.links:
             raise CostModelError("a cost model needs at least one link")
 
+    @property
+    def memory_capacity(self) -> float | None:
+        """Bytes of memory per device (``mem=``), or None when unknown."""
+        return self.device.capacity
+
     def with_latency_scale(self, scale: float) -> CostModel:
         """The same machine with every in-placement link's latency and
         overhead times ``scale``: what a collective's fixed cost is worth
         once it is shared by a combined group."""
-        links = tuple(
-            Link(x.bandwidth, x.latency * scale, x.overhead * scale) for x in self.links
-        )
-        return replace(self, links=links)
+        links = tuple(_scaled(x, scale) for x in self.links)
+        levels = None if self.levels is None else self.levels.scaled(scale)
+        return replace(self, links=links, levels=levels)
 
-    def link(self, dim: int, ndim: int) -> Link:
-        """The link of hierarchy dimension ``dim`` of an ``ndim``-D hierarchy."""
+    def link(self, dim: int, hierarchy: Sequence[int] | int) -> Link:
+        """The link of hierarchy dimension ``dim`` of ``hierarchy`` (its
+        sizes; or only its number of dims, for a model without ``levels``)."""
+        ndim = hierarchy if isinstance(hierarchy, int) else len(hierarchy)
         if not 0 <= dim < ndim:
             raise CostModelError(f"hierarchy dim {dim} out of range for {ndim} dims")
+        if self.levels is not None:
+            if isinstance(hierarchy, int):
+                raise CostModelError(
+                    "this machine's links depend on the hierarchy's sizes, not "
+                    "only its number of dims"
+                )
+            return self.levels.link(dim, hierarchy)
         index = len(self.links) - ndim + dim
         return self.links[max(index, 0)]
 
-    def group_link(self, dims: Sequence[int], ndim: int) -> Link:
+    def group_link(self, dims: Sequence[int], hierarchy: Sequence[int] | int) -> Link:
         """The bottleneck of one ring over ``dims``: slowest bandwidth,
         latency and overhead."""
-        links = [self.link(d, ndim) for d in dims]
+        links = [self.link(d, hierarchy) for d in dims]
         return Link(
             bandwidth=min(x.bandwidth for x in links),
             latency=max(x.latency for x in links),
@@ -192,7 +286,7 @@ class CostModel:
         r = rounds(kind, n)
         if r == 0:
             return Fraction(0)
-        link = self.group_link(dims, len(hierarchy))
+        link = self.group_link(dims, hierarchy)
         return Fraction(link.overhead) + r * Fraction(link.latency)
 
     def step_time(
@@ -206,7 +300,7 @@ class CostModel:
         fixed = self.step_latency(kind, dims, hierarchy)
         if fixed == 0 and nbytes == 0:
             return Fraction(0)
-        link = self.group_link(dims, len(hierarchy))
+        link = self.group_link(dims, hierarchy)
         return fixed + Fraction(nbytes) / Fraction(link.bandwidth)
 
     def transfer_time(self, nbytes: Fraction, fan_out: int = 1) -> Fraction:
@@ -218,15 +312,21 @@ class CostModel:
         return fixed + Fraction(nbytes) / Fraction(link.bandwidth)
 
     def compute_time(
-        self, flops: float, nbytes: float, extent: float = math.inf
+        self,
+        flops: float,
+        nbytes: float,
+        extent: float = math.inf,
+        dtypes: Sequence[str] = (),
     ) -> float:
         """Modeled seconds of local work: the slower of math and memory
         traffic; ``extent`` is a product's smallest extent (``Device``),
-        ``inf`` for work that is not a product."""
+        ``inf`` for work that is not a product; ``dtypes``: a product's
+        operand element types (its rate, ``Device.flop_rate``), empty for
+        work that is not a product."""
         memory = nbytes / self.device.memory_bandwidth
         if flops == 0:
             return memory
-        return max(flops / self.device.product_rate(extent), memory)
+        return max(flops / self.device.product_rate(extent, dtypes), memory)
 
     @staticmethod
     def parse(text: str) -> CostModel:
@@ -242,15 +342,25 @@ class CostModel:
         ``flops_half`` (the extent at which a product runs at half the flop
         rate, ``Device.half_extent``; default 0: every product at the full
         rate), ``combine`` (1, the default: price latency once per combinable
-        group, as the emitter combines; 0: once per collective).
+        group, as the emitter combines; 0: once per collective);
+        ``flops_bf16``, ``flops_f32``, ... (a
+        product's flop/s by operand class, ``RATE_CLASSES``; default
+        ``flops``), ``mem`` (bytes of memory per device: the default memory
+        budget), ``node`` (devices per node: links by level, ``Levels``,
+        with ``node_bw``/``node_lat`` inside a node and ``net_bw``/``net_lat``
+        across nodes; 0, the default, gives per-dimension ``bw``/``lat``).
         Omitted keys keep the default.  ``default`` or an empty text gives
-        the default model.  Further ``|``-separated parts are *scenarios*:
-        the same machine with the link keys they list changed (e.g.
-        ``...,overhead=3e-5|overhead=7e-5``, a launch cost known only within
-        a range); the device and ``combine`` are the first part's.
+        the default model.  The first item may name a machine
+        (``h100-sxm``, ``a100-80gb``, ``tpu-v5p``, ``cpu-sim``:
+        ``sbpc.boxing.machines``): its keys, the items after it replacing
+        theirs (``h100-sxm,net_bw=25e9``).  Further ``|``-separated parts
+        are *scenarios*: the same machine with the link keys they list
+        changed (e.g. ``...,overhead=3e-5|overhead=7e-5``, a launch cost
+        known only within a range); the device and ``combine`` are the
+        first part's.
         """
         first, *others = text.split("|")
-        values = _values(first, "cost model option")
+        values = _machine_values(first)
         nominal = _build(values)
         scenarios = []
         for i, part in enumerate(others, start=2):
@@ -258,14 +368,37 @@ class CostModel:
             changed = _values(part, where)
             if not changed:
                 raise CostModelError(f"{where} is empty: list the link keys it changes")
-            fixed = sorted(set(changed) - set(_LINK_KEYS))
+            fixed = sorted(set(changed) - set(_LINK_KEYS) - set(_LEVEL_KEYS))
             if fixed:
                 raise CostModelError(
                     f"{where} sets {', '.join(repr(k) for k in fixed)}: a scenario "
-                    "changes only links (" + ", ".join(_LINK_KEYS) + ")"
+                    "changes only links ("
+                    + ", ".join(_LINK_KEYS)
+                    + ") or levels ("
+                    + ", ".join(_LEVEL_KEYS)
+                    + ")"
                 )
             scenarios.append(_build({**values, **changed}))
         return replace(nominal, scenarios=tuple(scenarios))
+
+
+def _machine_values(text: str) -> dict[str, list[float]]:
+    """The keys of the first part of the option text: a named machine's
+    (its first item, when that is a name) with the items after it laid over."""
+    name, comma, rest = text.partition(",")
+    if "=" in name or name.strip() in ("", "default"):
+        return _values(text, "cost model option")
+    preset = PRESETS.get(name.strip())
+    if preset is None:
+        raise CostModelError(
+            f"unknown machine '{name.strip()}': expected one of "
+            + ", ".join(PRESETS)
+            + ", or key=value items ("
+            + ", ".join(f"'{k}='" for k in _KEYS)
+            + ")"
+        )
+    given = _values(rest, "cost model option") if comma else {}
+    return {**_values(preset, f"machine '{name.strip()}'"), **given}
 
 
 def _values(text: str, where: str) -> dict[str, list[float]]:
@@ -294,11 +427,26 @@ def _values(text: str, where: str) -> dict[str, list[float]]:
     return values
 
 
+def _check_range(key: str, value: float) -> None:
+    """``value`` within ``RANGES[key]`` (a seconds key may also be 0)."""
+    low, high, unit = RANGES[key]
+    if (value == 0 and unit == "s") or low <= value <= high:
+        return
+    zero = "0 or " if unit == "s" else ""
+    raise CostModelError(
+        f"'{key}' must be {zero}between {low:g} and {high:g} {unit}, got {value:g}"
+    )
+
+
 def _build(values: dict[str, list[float]]) -> CostModel:
     """The model ``values`` describe, the default for every key they omit."""
     default = CostModel()
     if not values:
         return default
+    for key in _ONE_VALUE_KEYS:
+        if key in values and len(values[key]) != 1:
+            raise CostModelError(f"'{key}' takes one value")
+    levels = _levels(values)
     given = {len(v) for k, v in values.items() if k in _PER_DIM_KEYS and len(v) > 1}
     length = given.pop() if len(given) == 1 else 1  # else: they disagree
 
@@ -318,9 +466,6 @@ def _build(values: dict[str, list[float]]) -> CostModel:
             "overhead": per_dim("overhead", [x.overhead for x in default.links]),
         }
     )
-    for key in ("transfer_bw", "transfer_lat", "flops", "hbm", "flops_half", "combine"):
-        if key in values and len(values[key]) != 1:
-            raise CostModelError(f"'{key}' takes one value")
     transfer = Link(
         bandwidth=values.get("transfer_bw", [default.transfer.bandwidth])[0],
         latency=values.get("transfer_lat", [default.transfer.latency])[0],
@@ -330,6 +475,12 @@ def _build(values: dict[str, list[float]]) -> CostModel:
         flops=values.get("flops", [default.device.flops])[0],
         memory_bandwidth=values.get("hbm", [default.device.memory_bandwidth])[0],
         half_extent=values.get("flops_half", [default.device.half_extent])[0],
+        rates=tuple(
+            (c, values[f"flops_{c}"][0])
+            for c in sorted(RATE_CLASSES)
+            if f"flops_{c}" in values
+        ),
+        capacity=values["mem"][0] if "mem" in values else None,
     )
     combine = values.get("combine", [1.0])[0]
     if combine not in (0.0, 1.0):
@@ -337,8 +488,61 @@ def _build(values: dict[str, list[float]]) -> CostModel:
     links = tuple(
         Link(b, lat, o) for b, lat, o in zip(bws, lats, overheads, strict=True)
     )
+    for key, vals in values.items():  # signs are checked above, with the links
+        for v in vals:
+            if key in RANGES:
+                _check_range(key, v)
     return CostModel(
-        links=links, transfer=transfer, device=device, combine=combine == 1.0
+        links=links,
+        transfer=transfer,
+        device=device,
+        combine=combine == 1.0,
+        levels=levels,
+    )
+
+
+def _levels(values: dict[str, list[float]]) -> Levels | None:
+    """The links by level that ``node=`` asks for (None: per-dimension links)."""
+    given = [k for k in _LEVEL_KEYS[1:] if k in values]
+    if "node" not in values:
+        if given:
+            raise CostModelError(f"'{given[0]}' needs 'node=' (devices per node)")
+        return None
+    node = values["node"][0]
+    if node == 0:  # per-dimension links, whatever the level keys say
+        return None
+    if not (1 <= node <= 2**31 and node == int(node)):
+        raise CostModelError(
+            f"'node' takes a whole number of devices per node (at most 2^31), "
+            f"got {node:g}"
+        )
+    per_dim = [k for k in ("bw", "lat") if k in values]
+    if per_dim:
+        raise CostModelError(
+            f"'{per_dim[0]}' gives each hierarchy dim its link but 'node=' gives "
+            "them by level: set node_bw, node_lat, net_bw, net_lat (or node=0)"
+        )
+    overhead = values.get("overhead")
+    if overhead is not None and len(overhead) != 1:
+        raise CostModelError("'overhead' takes one value with 'node='")
+    # Not given: each level's default launch cost (the default links').
+    inside, across = (
+        (NVLINK_LIKE.overhead, NETWORK_LIKE.overhead)
+        if overhead is None
+        else (overhead[0], overhead[0])
+    )
+    return Levels(
+        int(node),
+        Link(
+            values.get("node_bw", [NVLINK_LIKE.bandwidth])[0],
+            values.get("node_lat", [NVLINK_LIKE.latency])[0],
+            inside,
+        ),
+        Link(
+            values.get("net_bw", [NETWORK_LIKE.bandwidth])[0],
+            values.get("net_lat", [NETWORK_LIKE.latency])[0],
+            across,
+        ),
     )
 
 
@@ -352,10 +556,42 @@ _KEYS = (
     "hbm",
     "flops_half",
     "combine",
+    *(f"flops_{c}" for c in RATE_CLASSES),
+    "mem",
+    "node",
+    "node_bw",
+    "node_lat",
+    "net_bw",
+    "net_lat",
 )
 _PER_DIM_KEYS = ("bw", "lat", "overhead")
+# What each number may be: a range where the modeled times stay finite and
+# non-zero.  Bytes (at most 2^63 per tensor) over a bandwidth, flops over a
+# rate, rounds (at most 2^21) times a latency, summed over a program's edges
+# and added and subtracted in the search's numpy tables, stay far below
+# float's 1e308; ``lat=1e308`` or ``bw=1e-308`` overflowed, deep inside the
+# search.  Rates are per second; "s" keys (seconds) may also be 0.
+RANGES: dict[str, tuple[float, float, str]] = {
+    "bw": (1e-3, 1e21, "bytes/s"),
+    "transfer_bw": (1e-3, 1e21, "bytes/s"),
+    "hbm": (1e-3, 1e21, "bytes/s"),
+    "flops": (1e-3, 1e21, "flop/s"),
+    "lat": (1e-15, 1e6, "s"),
+    "transfer_lat": (1e-15, 1e6, "s"),
+    "overhead": (1e-15, 1e6, "s"),
+    "flops_half": (0, 1e12, "elements"),
+    **{f"flops_{c}": (1e-3, 1e21, "flop/s") for c in RATE_CLASSES},
+    "mem": (1.0, 1e18, "bytes"),
+    "node_bw": (1e-3, 1e21, "bytes/s"),
+    "net_bw": (1e-3, 1e21, "bytes/s"),
+    "node_lat": (1e-15, 1e6, "s"),
+    "net_lat": (1e-15, 1e6, "s"),
+}
 # What a scenario may change: the links, not the device or the search.
 _LINK_KEYS = ("bw", "lat", "overhead", "transfer_bw", "transfer_lat")
+_LEVEL_KEYS = ("node", "node_bw", "node_lat", "net_bw", "net_lat")
+# Every key but the per-dimension ones takes one value.
+_ONE_VALUE_KEYS = tuple(k for k in _KEYS if k not in ("bw", "lat", "overhead"))
 
 
 def _per_dim_lists(lists: dict[str, list[float]]) -> list[list[float]]:

@@ -7,15 +7,14 @@ program draws the very bits ``jax.jit`` draws.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from sbpc.jax_backend.ops import (
-    Context,
+    PlainEmitter,
     Unpack,
     UnsupportedOpError,
+    emits,
     jnp_dtype,
     py_tuple,
-    register_emitter,
+    unbroadcast_call,
 )
 from sbpc.ops.spec import OpSpec
 
@@ -26,33 +25,24 @@ _SHIFTS = {
 }
 
 
-def _shift(fn: str):
-    def emit(
-        op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-    ) -> list[str]:
-        a, s = args
-        if op.operands[0].shape != op.operands[1].shape:
-            return [f"{fn}(*jnp.broadcast_arrays({a}, {s}))"]
-        return [f"{fn}({a}, {s})"]
+def _shift(fn: str) -> PlainEmitter:
+    def emit(op: OpSpec, args: list[str]) -> str:
+        return unbroadcast_call(fn, op, *args)
 
     return emit
 
 
 for _name, _fn in _SHIFTS.items():
-    register_emitter(_name)(_shift(_fn))
+    emits(_name)(_shift(_fn))
 
 
-@register_emitter("stablehlo.bitcast_convert")
-def _bitcast_convert(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
-    return [f"lax.bitcast_convert_type({args[0]}, {jnp_dtype(op.results[0].element)})"]
+@emits("stablehlo.bitcast_convert")
+def _bitcast_convert(op: OpSpec, args: list[str]) -> str:
+    return f"lax.bitcast_convert_type({args[0]}, {jnp_dtype(op.results[0].element)})"
 
 
-@register_emitter("stablehlo.optimization_barrier")
-def _optimization_barrier(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> Unpack:
+@emits("stablehlo.optimization_barrier")
+def _optimization_barrier(op: OpSpec, args: list[str]) -> Unpack:
     return Unpack(f"lax.optimization_barrier(({', '.join(args)},))")
 
 
@@ -63,10 +53,8 @@ _RNG_ALGORITHMS = {
 }
 
 
-@register_emitter("stablehlo.rng_bit_generator")
-def _rng_bit_generator(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> Unpack:
+@emits("stablehlo.rng_bit_generator")
+def _rng_bit_generator(op: OpSpec, args: list[str]) -> Unpack:
     """The backend's generator (``jax.random``'s ``rbg`` keys).  It has no
     split rule, so it runs whole on every device: the same bits as
     ``jax.jit`` on the same backend."""

@@ -24,7 +24,13 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Sbp, Split, format_nd_sbp
-from sbpc.boxing.collective_kind import REDUCTIONS, CollectiveKind
+from sbpc.boxing.collective_kind import (
+    CHANGES,
+    REDUCTIONS,
+    CollectiveKind,
+    makes,
+    split_further,
+)
 from sbpc.jax_backend.ops import jnp_dtype, py_tuple
 from sbpc.ops.spec import is_bool, is_float
 
@@ -82,16 +88,6 @@ def identity_expr(kind: str, element: str) -> str:
     return f"jnp.iinfo({jnp_dtype(element)}).{end}"
 
 
-_KIND_OF_CHANGE = {
-    CollectiveKind.ALL_GATHER: (Split, Broadcast),
-    CollectiveKind.ALL_REDUCE: (Partial, Broadcast),
-    CollectiveKind.REDUCE_SCATTER: (Partial, Split),
-    CollectiveKind.ALL_TO_ALL: (Split, Split),
-    CollectiveKind.LOCAL_SLICE: (Broadcast, Split),
-    CollectiveKind.LOCAL_TO_PARTIAL: ((Broadcast, Split), Partial),
-}
-
-
 def _change(src: Sbp, dst: Sbp) -> str:
     return f"{src} -> {dst}"
 
@@ -99,7 +95,7 @@ def _change(src: Sbp, dst: Sbp) -> str:
 def check_step(kind: str, dims: Sequence[int], src: NdSbp, dst: NdSbp) -> None:
     """Raise ``CollectiveError`` unless ``src -> dst`` on ``dims`` is one ``kind`` step."""
     where = f"{kind} dims {list(dims)} {format_nd_sbp(src)} -> {format_nd_sbp(dst)}"
-    if kind not in _KIND_OF_CHANGE:
+    if kind not in CHANGES:
         raise CollectiveError(f"unknown collective kind '{kind}'")
     n = len(src)
     if len(dst) != n:
@@ -114,25 +110,22 @@ def check_step(kind: str, dims: Sequence[int], src: NdSbp, dst: NdSbp) -> None:
                 f"{where}: hierarchy dim {d} is not in 'dims' but changes "
                 f"{_change(src[d], dst[d])}"
             )
-    before, after = _KIND_OF_CHANGE[kind]
     first = dims[0]
     for d in dims:
         if (src[d], dst[d]) != (src[first], dst[first]):
             raise CollectiveError(f"{where}: every dim in 'dims' must make one change")
-        if not (isinstance(src[d], before) and isinstance(dst[d], after)):
+        if not makes(CollectiveKind(kind), src[d], dst[d]):
             raise CollectiveError(
                 f"{where}: {_change(src[d], dst[d])} is not a step of {kind}"
             )
     if kind == CollectiveKind.ALL_TO_ALL and src[first] == dst[first]:
         raise CollectiveError(f"{where}: all_to_all must change the split axis")
-    axes = {s.axis for s in (src[first], dst[first]) if isinstance(s, Split)}
-    for later in range(first + 1, n):
-        s = src[later]
-        if later not in dims and isinstance(s, Split) and s.axis in axes:
-            raise CollectiveError(
-                f"{where}: hierarchy dim {later} splits tensor dim {s.axis} "
-                "further, so the blocks are not contiguous; change it first"
-            )
+    further = split_further(src, dst, dims, first)
+    if further is not None:
+        raise CollectiveError(
+            f"{where}: hierarchy dim {further[0]} splits tensor dim {further[1]} "
+            "further, so the blocks are not contiguous; change it first"
+        )
     if kind in REDUCTIONS:
         kind_here = src[first]
         for later in range(first + 1, n):
@@ -177,6 +170,10 @@ def step_expr(
     ``src_local`` / ``dst_local`` are the local shapes before and after.
     """
     check_step(kind, dims, src, dst)
+    if 0 in src_local or 0 in dst_local:
+        # An empty piece: nothing to move (XLA refuses a reduce-scatter
+        # whose scattered dim is empty), the result is empty too.
+        return f"jnp.zeros({py_tuple(dst_local)}, {jnp_dtype(element)})"
     axes = axes_expr(dims)
     s, t = src[dims[0]], dst[dims[0]]
     if kind == CollectiveKind.ALL_GATHER:

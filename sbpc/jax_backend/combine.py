@@ -4,6 +4,11 @@ The schedule itself lives in the boxing layer so that the propagation search
 prices a plan with the very grouping the emitter will use.
 """
 
-from sbpc.boxing.combine_schedule import DEFAULT_MAX_BYTES, Combined, combine_schedule
+from sbpc.boxing.combine_schedule import (
+    DEFAULT_MAX_BYTES,
+    Combined,
+    combine_key,
+    combine_schedule,
+)
 
-__all__ = ["DEFAULT_MAX_BYTES", "Combined", "combine_schedule"]
+__all__ = ["DEFAULT_MAX_BYTES", "Combined", "combine_key", "combine_schedule"]

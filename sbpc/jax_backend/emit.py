@@ -36,7 +36,7 @@ instruction's label: no broken Python is ever returned.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,10 +44,10 @@ import numpy as np
 from sbpc.algebra.layout import UnevenSplitError, block_index, local_shape, local_slices
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, NdSbp, Partial, Split, format_nd_sbp
+from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import local_bytes
-from sbpc.jax_backend import manual as _manual  # noqa: F401 (registers emitters)
 from sbpc.jax_backend.collectives import (
     AXIS_NAMES,
     REDUCE_FN,
@@ -60,7 +60,12 @@ from sbpc.jax_backend.collectives import (
     partition_spec,
     step_expr,
 )
-from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES, Combined, combine_schedule
+from sbpc.jax_backend.combine import (
+    DEFAULT_MAX_BYTES,
+    Combined,
+    combine_key,
+    combine_schedule,
+)
 from sbpc.jax_backend.halo import halo_lines
 from sbpc.jax_backend.line_templates import LineTemplates, op_key
 from sbpc.jax_backend.local_ops import device_local_ops
@@ -87,7 +92,7 @@ from sbpc.jax_backend.uneven import (
     uneven_step_expr,
 )
 from sbpc.ops.registry import local_op_varies
-from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype
+from sbpc.ops.spec import OpSpec, numpy_dtype
 from sbpc.program import (
     Arg,
     CaseInstr,
@@ -156,6 +161,18 @@ def _label(instr: Instr | Arg, index: int) -> str:
     return f"%{instr.result} = sbp.{instr.kind} (instruction {index})"
 
 
+@dataclass(frozen=True)
+class _Devices:
+    """An op under an nd signature and the local op of every device of its
+    placement: what the attributes that differ between devices come from."""
+
+    op: OpSpec
+    sig: Signature
+    hierarchy: Sequence[int]
+    locals: list[OpSpec]
+    label: str
+
+
 @dataclass
 class _Stage:
     placement: Placement
@@ -190,7 +207,7 @@ class _Emitter:
         jnp_dtype_or_error(t.element, label)
         return t
 
-    def _define(self, v: ValueId, layout: NdSbp, where: Placement, label: str) -> None:
+    def define(self, v: ValueId, layout: NdSbp, where: Placement, label: str) -> None:
         if v in self.layout:
             raise JaxEmitError(f"value %{v} is defined twice", label)
         t = self._type(v, label)
@@ -208,7 +225,7 @@ class _Emitter:
             ) from err
         self.layout[v], self.where[v] = layout, where
 
-    def _use(self, v: ValueId, layout: NdSbp, where: Placement, label: str) -> None:
+    def use(self, v: ValueId, layout: NdSbp, where: Placement, label: str) -> None:
         if v not in self.layout:
             raise JaxEmitError(f"value %{v} is used before it is defined", label)
         if self.layout[v] != layout:
@@ -226,16 +243,16 @@ class _Emitter:
 
     def _analyze(self) -> None:
         for i, arg in enumerate(self.p.args):
-            self._define(arg.value, arg.layout, arg.placement, _label(arg, i))
+            self.define(arg.value, arg.layout, arg.placement, _label(arg, i))
         for i, instr in enumerate(self.p.body):
-            self._analyze_instr(instr, i)
+            self.analyze_instr(instr, i)
         if not self.p.results:
             raise JaxEmitError(f"program '{self.p.name}' returns nothing")
         for r in self.p.results:
             label = f"result %{r.value}"
             self._use_result(r, label)
 
-    def _analyze_instr(self, instr: Instr, i: int) -> None:
+    def analyze_instr(self, instr: Instr, i: int) -> None:
         label = _label(instr, i)
         if isinstance(instr, OpInstr):
             self._analyze_op(instr, label)
@@ -282,7 +299,7 @@ class _Emitter:
                         f"dim {e}'s {have[e]} pieces would combine them out of order",
                         label,
                     )
-        self._use(r.value, have, r.placement, label)
+        self.use(r.value, have, r.placement, label)
 
     def _analyze_op(self, instr: OpInstr, label: str) -> None:
         op, sig = instr.op, instr.sig
@@ -293,10 +310,10 @@ class _Emitter:
         ):
             raise JaxEmitError("operand or result count differs from the op's", label)
         for v, nd, t in zip(instr.operands, sig.inputs, op.operands, strict=True):
-            self._use(v, nd, instr.placement, label)
+            self.use(v, nd, instr.placement, label)
             self._same_type(v, t, label)
         for v, nd, t in zip(instr.results, sig.outputs, op.results, strict=True):
-            self._define(v, nd, instr.placement, label)
+            self.define(v, nd, instr.placement, label)
             self._same_type(v, t, label)
 
     def _same_type(self, v: ValueId, t: TensorType, label: str) -> None:
@@ -304,20 +321,20 @@ class _Emitter:
             raise JaxEmitError(f"%{v} is {self.p.types[v]}, the op says {t}", label)
 
     def _analyze_collective(self, instr: CollectiveInstr, label: str) -> None:
-        self._use(instr.operand, instr.src, instr.placement, label)
+        self.use(instr.operand, instr.src, instr.placement, label)
         if self._type(instr.operand, label) != self._type(instr.result, label):
             raise JaxEmitError("a boxing step must keep the logical type", label)
         if instr.kind == CollectiveKind.TRANSFER:
             to = instr.to_placement
             if to is None or to == instr.placement:
                 raise JaxEmitError("a transfer needs another target placement", label)
-            self._define(instr.result, instr.dst, to, label)
+            self.define(instr.result, instr.dst, to, label)
             return
         try:
             step_expr_check(instr)
         except CollectiveError as err:
             raise JaxEmitError(str(err), label) from err
-        self._define(instr.result, instr.dst, instr.placement, label)
+        self.define(instr.result, instr.dst, instr.placement, label)
 
     # -- stages ------------------------------------------------------------------
 
@@ -636,25 +653,15 @@ class _Emitter:
             max_bytes=self.combine_bytes,
         )
 
-    def _combine_key(self, instr: Instr) -> tuple | None:
-        """What collectives must share to run as one; None: runs alone.
-
-        Booleans reduce through int32 (``_bool_reduce``) and max/min
-        reduce-scatters are a reduce and a slice: both stay single.
-        """
+    def _combine_key(self, instr: Instr) -> Hashable | None:
+        """What collectives must share to run as one (``combine_key``); None:
+        runs alone, as does a step through an uneven dim."""
         if not isinstance(instr, CollectiveInstr) or self._uneven_expr(instr):
             return None
+        if self.p.types[instr.operand].num_elements == 0:
+            return None  # an empty tensor: ``step_expr`` moves nothing
         element = self.p.types[instr.operand].element
-        s = instr.src[instr.dims[0]] if instr.dims else None
-        if instr.kind == CollectiveKind.ALL_GATHER:
-            return (CollectiveKind.ALL_GATHER, instr.dims, element)
-        if is_bool(element) or not isinstance(s, Partial):
-            return None
-        if instr.kind == CollectiveKind.ALL_REDUCE:
-            return (CollectiveKind.ALL_REDUCE, instr.dims, s.kind, element)
-        if instr.kind == CollectiveKind.REDUCE_SCATTER and s.kind == "sum":
-            return (CollectiveKind.REDUCE_SCATTER, instr.dims, element)
-        return None
+        return combine_key(instr.kind, instr.dims, instr.src, element)
 
     def _step_bytes(self, instr: Instr) -> int:
         """A step's larger local buffer (the combined buffer it adds to)."""
@@ -785,10 +792,11 @@ class _Emitter:
                     f"{sig} and the JAX emitter has no symbolic form for it",
                     label,
                 )
+            devices = _Devices(op, sig, hierarchy, locals_, label)
             if key == "iota_offset":
-                dynamic[key] = self._iota_offset(op, sig, hierarchy, locals_, label)
+                dynamic[key] = _iota_offset(devices)
             else:
-                dynamic[key] = self._constant_block(op, sig, hierarchy, locals_, label)
+                dynamic[key] = self._constant_block(devices)
         pre, args = halo_lines(op, sig, hierarchy, args, outs[0])
         masks, args = mask_lines(op, sig, hierarchy, args, outs[0])
         pre += masks
@@ -798,47 +806,17 @@ class _Emitter:
             raise JaxEmitError(str(err), label) from err
         return pre + assignments(outs, exprs, "    ")
 
-    def _iota_offset(
-        self,
-        op: OpSpec,
-        sig,
-        hierarchy: Sequence[int],
-        locals_: list[OpSpec],
-        label: str,
-    ) -> str:
-        """``base + block index * local size``; checked against every device."""
-        nd = sig.outputs[0]
-        dim = int(op.attr("iota_dimension"))
-        size = locals_[0].results[0].shape[dim]
-        base = int(op.attr("iota_offset", 0))
-        axes = [k for k, s in enumerate(nd) if s == Split(dim)]
-        for coord, loc in zip(_coords(hierarchy), locals_, strict=True):
-            index, _ = block_index(nd, hierarchy, coord, dim)
-            if base + index * size != int(loc.attr("iota_offset", 0)):
-                raise JaxEmitError(
-                    f"iota offset at {coord} is not the block's first index", label
-                )
-        index = f"lax.axis_index({axes_expr(axes)}) * {size}"
-        return f"{base} + {index}" if base else index
-
-    def _constant_block(
-        self,
-        op: OpSpec,
-        sig,
-        hierarchy: Sequence[int],
-        locals_: list[OpSpec],
-        label: str,
-    ) -> str:
+    def _constant_block(self, devices: _Devices) -> str:
         """The device's block of the value; zeros off the ``P(sum)`` holder."""
-        nd = sig.outputs[0]
+        op, nd, hierarchy = devices.op, devices.sig.outputs[0], devices.hierarchy
         result = op.results[0]
         dtype = numpy_dtype(result.element)
         value = np.broadcast_to(
             np.asarray(op.attr("value")).astype(dtype), result.shape
         )
-        local = locals_[0].results[0].shape
+        local = devices.locals[0].results[0].shape
         sums = [k for k, s in enumerate(nd) if s == Partial("sum")]
-        for coord, loc in zip(_coords(hierarchy), locals_, strict=True):
+        for coord, loc in zip(_coords(hierarchy), devices.locals, strict=True):
             block = value[local_slices(result.shape, nd, hierarchy, coord)]
             if any(coord[k] != 0 for k in sums):
                 block = np.zeros_like(block)
@@ -847,7 +825,8 @@ class _Emitter:
                 got.astype(dtype), block, equal_nan=dtype.kind == "f"
             ):
                 raise JaxEmitError(
-                    f"constant at {coord} is not the block its layout gives", label
+                    f"constant at {coord} is not the block its layout gives",
+                    devices.label,
                 )
         jdt = jnp_dtype(result.element)
         flat = value.reshape(-1)
@@ -890,6 +869,23 @@ class _Emitter:
             lines += line(instr, _label(instr, i), "    ")
         lines.append(f"    return {_src_tuple(f'v{r.value}' for r in self.p.results)}")
         return lines
+
+
+def _iota_offset(devices: _Devices) -> str:
+    """``base + block index * local size``; checked against every device."""
+    op, nd, hierarchy = devices.op, devices.sig.outputs[0], devices.hierarchy
+    dim = int(op.attr("iota_dimension"))
+    size = devices.locals[0].results[0].shape[dim]
+    base = int(op.attr("iota_offset", 0))
+    axes = [k for k, s in enumerate(nd) if s == Split(dim)]
+    for coord, loc in zip(_coords(hierarchy), devices.locals, strict=True):
+        index, _ = block_index(nd, hierarchy, coord, dim)
+        if base + index * size != int(loc.attr("iota_offset", 0)):
+            raise JaxEmitError(
+                f"iota offset at {coord} is not the block's first index", devices.label
+            )
+    index = f"lax.axis_index({axes_expr(axes)}) * {size}"
+    return f"{base} + {index}" if base else index
 
 
 def step_expr_check(instr: CollectiveInstr) -> None:

@@ -12,14 +12,16 @@ mesh, with the layouts as specs (an unreduced result summed inside).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from sbpc.algebra.sbp import Broadcast, Partial
 from sbpc.jax_backend.collectives import REDUCE_FN, axes_expr, partition_spec
 from sbpc.jax_backend.ops import (
     Context,
+    PlainEmitter,
     UnsupportedOpError,
     bindings,
+    emits,
     op_expressions,
     register_emitter,
 )
@@ -99,46 +101,48 @@ def _dims(op: OpSpec) -> str:
     return axes_expr(dims)
 
 
-@register_emitter("stablehlo.all_reduce")
-def _all_reduce(op: OpSpec, args: list[str], ctx: Context, dynamic) -> list[str]:
-    if not op.attrs["dims"]:
-        return [args[0]]
-    return [f"{REDUCE_FN[op.attrs['kind']]}({args[0]}, {_dims(op)})"]
+def _collective(fn: Callable[[OpSpec, str, str], str]) -> PlainEmitter:
+    """A collective on the op's hierarchy dims: none leaves the value as it is."""
+
+    def emit(op: OpSpec, args: list[str]) -> str:
+        if not op.attrs["dims"]:
+            return args[0]
+        return fn(op, args[0], _dims(op))
+
+    return emit
 
 
-@register_emitter("stablehlo.all_gather")
-def _all_gather(op: OpSpec, args: list[str], ctx: Context, dynamic) -> list[str]:
-    if not op.attrs["dims"]:
-        return [args[0]]
+@emits("stablehlo.all_reduce")
+@_collective
+def _all_reduce(op: OpSpec, x: str, axes: str) -> str:
+    return f"{REDUCE_FN[op.attrs['kind']]}({x}, {axes})"
+
+
+@emits("stablehlo.all_gather")
+@_collective
+def _all_gather(op: OpSpec, x: str, axes: str) -> str:
+    return f"lax.all_gather({x}, {axes}, axis={op.attrs['dim']}, tiled=True)"
+
+
+@emits("stablehlo.reduce_scatter")
+@_collective
+def _reduce_scatter(op: OpSpec, x: str, axes: str) -> str:
     dim = op.attrs["dim"]
-    return [f"lax.all_gather({args[0]}, {_dims(op)}, axis={dim}, tiled=True)"]
+    return f"lax.psum_scatter({x}, {axes}, scatter_dimension={dim}, tiled=True)"
 
 
-@register_emitter("stablehlo.reduce_scatter")
-def _reduce_scatter(op: OpSpec, args: list[str], ctx: Context, dynamic) -> list[str]:
-    if not op.attrs["dims"]:
-        return [args[0]]
-    dim = op.attrs["dim"]
-    return [
-        f"lax.psum_scatter({args[0]}, {_dims(op)}, scatter_dimension={dim}, tiled=True)"
-    ]
-
-
-@register_emitter("stablehlo.all_to_all")
-def _all_to_all(op: OpSpec, args: list[str], ctx: Context, dynamic) -> list[str]:
-    if not op.attrs["dims"]:
-        return [args[0]]
+@emits("stablehlo.all_to_all")
+@_collective
+def _all_to_all(op: OpSpec, x: str, axes: str) -> str:
     split, concat = op.attrs["split"], op.attrs["concat"]
-    return [f"lax.all_to_all({args[0]}, {_dims(op)}, {split}, {concat}, tiled=True)"]
+    return f"lax.all_to_all({x}, {axes}, {split}, {concat}, tiled=True)"
 
 
-@register_emitter("stablehlo.collective_permute")
-def _collective_permute(
-    op: OpSpec, args: list[str], ctx: Context, dynamic
-) -> list[str]:
+@emits("stablehlo.collective_permute")
+def _collective_permute(op: OpSpec, args: list[str]) -> str:
     perm = [tuple(p) for p in op.attrs["perm"]]
     if not perm:
-        return [f"jnp.zeros_like({args[0]})"]
+        return f"jnp.zeros_like({args[0]})"
     if not op.attrs["dims"]:
-        return [args[0]]
-    return [f"lax.ppermute({args[0]}, {_dims(op)}, perm={perm})"]
+        return args[0]
+    return f"lax.ppermute({args[0]}, {_dims(op)}, perm={perm})"

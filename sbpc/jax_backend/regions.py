@@ -14,11 +14,17 @@ structure on global arrays.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from sbpc.algebra.sbp import B, NdSbp
-from sbpc.jax_backend.line_templates import op_key
-from sbpc.jax_backend.ops import UnsupportedOpError, assignments, op_expressions
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import B, NdSbp, format_nd_sbp
+from sbpc.jax_backend.line_templates import LineTemplates, op_key
+from sbpc.jax_backend.ops import (
+    Context,
+    UnsupportedOpError,
+    assignments,
+    op_expressions,
+)
 from sbpc.program import (
     Block,
     CaseInstr,
@@ -26,10 +32,39 @@ from sbpc.program import (
     Instr,
     LoopInstr,
     OpInstr,
+    ValueId,
 )
 
-if TYPE_CHECKING:
-    from sbpc.jax_backend.emit import _Emitter
+
+class Host(Context, Protocol):
+    """What the region helpers ask of the module's emitter (``emit``)."""
+
+    templates: LineTemplates
+
+    def error(self, message: str, label: str) -> Exception:
+        """The emitter's error for ``message`` at the instruction ``label``."""
+        ...
+
+    def define(self, v: ValueId, layout: NdSbp, where: Placement, label: str) -> None:
+        """Record ``v`` as defined with ``layout`` on ``where``."""
+        ...
+
+    def use(self, v: ValueId, layout: NdSbp, where: Placement, label: str) -> None:
+        """Check ``v`` is defined with ``layout`` on ``where``."""
+        ...
+
+    def analyze_instr(self, instr: Instr, i: int) -> None:
+        """Check one instruction (of a region's block)."""
+        ...
+
+    def next_region(self) -> int:
+        """A fresh number for a region's nested functions."""
+        ...
+
+    def label_of(self, instr: Instr, i: int) -> str:
+        """How messages and comments name ``instr``."""
+        ...
+
 
 # Lines of one instruction at an indent: (instr, label, indent) -> lines.
 LineFn = Callable[[Instr, str, str], list[str]]
@@ -43,26 +78,26 @@ def _names(values: Sequence[int]) -> list[str]:
     return [f"v{v}" for v in values]
 
 
-def analyze_region(em: _Emitter, instr: LoopInstr | CaseInstr, label: str) -> None:
+def analyze_region(em: Host, instr: LoopInstr | CaseInstr, label: str) -> None:
     """Check a region's layouts as the emitter checks straight-line code."""
     everywhere_b: NdSbp = (B,) * instr.placement.ndim
     if isinstance(instr, LoopInstr):
         if not (len(instr.operands) == len(instr.results) == len(instr.layouts)):
             raise em.error("a loop needs one layout per carried value", label)
         for v, nd in zip(instr.operands, instr.layouts, strict=True):
-            em._use(v, nd, instr.placement, label)
+            em.use(v, nd, instr.placement, label)
         _analyze_block(em, instr.cond, instr.layouts, (everywhere_b,), instr, label)
         _analyze_block(em, instr.body, instr.layouts, instr.layouts, instr, label)
     else:
-        em._use(instr.index, everywhere_b, instr.placement, label)
+        em.use(instr.index, everywhere_b, instr.placement, label)
         for branch in instr.branches:
             _analyze_block(em, branch, (), instr.layouts, instr, label)
     for v, nd in zip(instr.results, instr.layouts, strict=True):
-        em._define(v, nd, instr.placement, label)
+        em.define(v, nd, instr.placement, label)
 
 
 def _analyze_block(
-    em: _Emitter,
+    em: Host,
     block: Block,
     arg_layouts: Sequence[NdSbp],
     yield_layouts: Sequence[NdSbp],
@@ -72,15 +107,15 @@ def _analyze_block(
     if len(block.args) != len(arg_layouts) or len(block.results) != len(yield_layouts):
         raise em.error("a block's arguments or yields do not fit its region", label)
     for v, nd in zip(block.args, arg_layouts, strict=True):
-        em._define(v, nd, instr.placement, label)
+        em.define(v, nd, instr.placement, label)
     for i, inner in enumerate(block.body):
-        em._analyze_instr(inner, i)
+        em.analyze_instr(inner, i)
     for v, nd in zip(block.results, yield_layouts, strict=True):
-        em._use(v, nd, instr.placement, label)
+        em.use(v, nd, instr.placement, label)
 
 
 def region_lines(
-    em: _Emitter, instr: LoopInstr | CaseInstr, label: str, indent: str, line: LineFn
+    em: Host, instr: LoopInstr | CaseInstr, label: str, indent: str, line: LineFn
 ) -> list[str]:
     """``instr`` as nested functions and a ``lax`` control-flow call."""
     n = em.next_region()
@@ -117,7 +152,7 @@ def region_lines(
     return lines
 
 
-def reference_line(em: _Emitter) -> LineFn:
+def reference_line(em: Host) -> LineFn:
     """Lines of one instruction of ``reference`` (global arrays)."""
 
     def line(instr: Instr, label: str, indent: str) -> list[str]:
@@ -146,8 +181,6 @@ def reference_line(em: _Emitter) -> LineFn:
 
 
 def _layouts(instr: LoopInstr | CaseInstr) -> str:
-    from sbpc.algebra.sbp import format_nd_sbp
-
     return ", ".join(format_nd_sbp(nd) for nd in instr.layouts) or "none"
 
 

@@ -133,7 +133,24 @@ def uneven_step_expr(
     ):
         return None
     if isinstance(s, Partial) and isinstance(t, Split) and not _split_axes(src, t.axis):
-        return _reduce_scatter(dims, src, dst, x, shape, element, hierarchy)
+        # P -> S(d) onto an uneven split of a dim the source holds whole: the
+        # partial piece is laid out as the target's padded global dim (a
+        # static ``jnp.take``), which divides evenly, then reduce-scattered as
+        # an even step, so it moves the padded bytes the cost model prices.
+        index = padding_index(shape[t.axis], dst, hierarchy, t.axis)
+        assert index is not None
+        padded = list(shape)
+        padded[t.axis] = len(index)
+        return step_expr(
+            CollectiveKind.REDUCE_SCATTER,
+            dims,
+            src,
+            dst,
+            f"jnp.take({x}, {_index(index)}, axis={t.axis})",
+            local_shape(tuple(padded), src, hierarchy),
+            local_shape(shape, dst, hierarchy),
+            element,
+        )
     mid_src, mid_dst = _unpartial(src, dims), _unpartial(dst, dims)
     if isinstance(s, Partial):
         x = step_expr(CollectiveKind.ALL_REDUCE, dims, src, mid_src, x, (), (), element)
@@ -146,37 +163,6 @@ def uneven_step_expr(
             CollectiveKind.LOCAL_TO_PARTIAL, dims, mid_dst, dst, x, (), (), element
         )
     return x
-
-
-def _reduce_scatter(
-    dims: Sequence[int],
-    src: NdSbp,
-    dst: NdSbp,
-    x: str,
-    shape: Shape,
-    element: str,
-    hierarchy: Sequence[int],
-) -> str:
-    """P -> S(d) onto an uneven split of a dim the source holds whole: the
-    partial piece is laid out as the target's padded global dim (a static
-    ``jnp.take``), which divides evenly, then reduce-scattered as an even
-    step, so it moves the padded bytes the cost model prices."""
-    t = dst[dims[0]]
-    assert isinstance(t, Split)
-    index = padding_index(shape[t.axis], dst, hierarchy, t.axis)
-    assert index is not None
-    padded = list(shape)
-    padded[t.axis] = len(index)
-    return step_expr(
-        CollectiveKind.REDUCE_SCATTER,
-        dims,
-        src,
-        dst,
-        f"jnp.take({x}, {_index(index)}, axis={t.axis})",
-        local_shape(tuple(padded), src, hierarchy),
-        local_shape(shape, dst, hierarchy),
-        element,
-    )
 
 
 def arg_pads(

@@ -1,4 +1,4 @@
-"""JAX forms of convolution, the windowed ops, sorting and arg-reductions.
+"""JAX forms of convolution, the windowed ops and sorting.
 
 Each keeps every attribute of the op: a convolution's dimension numbers,
 window, groups and ``precision_config`` (absent: JAX's default precision)
@@ -12,24 +12,18 @@ Ops with several results repeat the call per result; XLA merges the copies.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from sbpc.jax_backend.ops import (
-    Context,
     Unpack,
     UnsupportedOpError,
-    _precision,
-    _result,
+    body_kind,
+    emits,
+    ints,
     jnp_dtype,
+    precision,
     py_tuple,
-    register_emitter,
+    result,
 )
 from sbpc.ops.spec import OpSpec
-
-
-def _ints(op: OpSpec, key: str, default: tuple[int, ...] = ()) -> tuple[int, ...]:
-    value = op.attr(key)
-    return default if value is None else tuple(int(v) for v in value)
 
 
 def _pairs(op: OpSpec, rank: int) -> str:
@@ -43,24 +37,22 @@ def _pairs(op: OpSpec, rank: int) -> str:
     )
 
 
-@register_emitter("stablehlo.convolution")
-def _convolution(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
-    _, dtype = _result(op)
+@emits("stablehlo.convolution")
+def _convolution(op: OpSpec, args: list[str]) -> str:
+    _, dtype = result(op)
     lhs, rhs = args
     if op.operands[0].element != op.operands[1].element:
         lhs, rhs = (f"{x}.astype({dtype})" for x in args)
-    k = len(_ints(op, "input_spatial_dimensions"))
+    k = len(ints(op, "input_spatial_dimensions"))
     ones = (1,) * k
-    kernel_spatial = _ints(op, "kernel_spatial_dimensions")
+    kernel_spatial = ints(op, "kernel_spatial_dimensions")
     reversal = op.attr("window_reversal") or (False,) * k
     flipped = [kernel_spatial[j] for j in range(k) if reversal[j]]
     if flipped:
         rhs = f"lax.rev({rhs}, {py_tuple(flipped)})"
 
     def spec(batch: str, feature: str, spatial: str) -> str:
-        dims = (int(op.attr(batch)), int(op.attr(feature)), *_ints(op, spatial))
+        dims = (int(op.attr(batch)), int(op.attr(feature)), *ints(op, spatial))
         return py_tuple(dims)
 
     dnums = (
@@ -69,17 +61,17 @@ def _convolution(
         f"rhs_spec={spec('kernel_output_feature_dimension', 'kernel_input_feature_dimension', 'kernel_spatial_dimensions')}, "
         f"out_spec={spec('output_batch_dimension', 'output_feature_dimension', 'output_spatial_dimensions')})"
     )
-    return [
+    return (
         f"lax.conv_general_dilated({lhs}, {rhs}, "
-        f"window_strides={py_tuple(_ints(op, 'window_strides', ones))}, "
+        f"window_strides={py_tuple(ints(op, 'window_strides', ones))}, "
         f"padding={_pairs(op, k)}, "
-        f"lhs_dilation={py_tuple(_ints(op, 'lhs_dilation', ones))}, "
-        f"rhs_dilation={py_tuple(_ints(op, 'rhs_dilation', ones))}, "
+        f"lhs_dilation={py_tuple(ints(op, 'lhs_dilation', ones))}, "
+        f"rhs_dilation={py_tuple(ints(op, 'rhs_dilation', ones))}, "
         f"dimension_numbers={dnums}, "
         f"feature_group_count={int(op.attr('feature_group_count', 1))}, "
         f"batch_group_count={int(op.attr('batch_group_count', 1))}"
-        f"{_precision(op)}, preferred_element_type={dtype})"
-    ]
+        f"{precision(op)}, preferred_element_type={dtype})"
+    )
 
 
 _COMBINE = {
@@ -92,36 +84,26 @@ _COMBINE = {
 }
 
 
-@register_emitter("stablehlo.reduce_window")
-def _reduce_window(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
-    kind = op.attr("kind")
-    if kind not in _COMBINE:
-        raise UnsupportedOpError(
-            f"'{op.name}' with body kind {kind!r}: only "
-            + ", ".join(sorted(_COMBINE))
-            + " have a JAX form"
-        )
+@emits("stablehlo.reduce_window")
+def _reduce_window(op: OpSpec, args: list[str]) -> list[str]:
+    combine = _COMBINE[body_kind(op, _COMBINE)]
     rank = op.operands[0].rank
     ones = (1,) * rank
     n = len(args) // 2
     out = []
     for x, init in zip(args[:n], args[n:], strict=True):
         out.append(
-            f"lax.reduce_window({x}, {init}, {_COMBINE[str(kind)]}, "
-            f"{py_tuple(_ints(op, 'window_dimensions'))}, "
-            f"{py_tuple(_ints(op, 'window_strides', ones))}, {_pairs(op, rank)}, "
-            f"{py_tuple(_ints(op, 'base_dilations', ones))}, "
-            f"{py_tuple(_ints(op, 'window_dilations', ones))})"
+            f"lax.reduce_window({x}, {init}, {combine}, "
+            f"{py_tuple(ints(op, 'window_dimensions'))}, "
+            f"{py_tuple(ints(op, 'window_strides', ones))}, {_pairs(op, rank)}, "
+            f"{py_tuple(ints(op, 'base_dilations', ones))}, "
+            f"{py_tuple(ints(op, 'window_dilations', ones))})"
         )
     return out
 
 
-@register_emitter("stablehlo.select_and_scatter")
-def _select_and_scatter(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
+@emits("stablehlo.select_and_scatter")
+def _select_and_scatter(op: OpSpec, args: list[str]) -> str:
     """``init + vjp(max-or-min reduce_window)(source)``."""
     select, kind = op.attr("select"), op.attr("kind")
     chooser = {"GE": "lax.max", "LE": "lax.min"}.get(str(select))
@@ -140,17 +122,17 @@ def _select_and_scatter(
         identity = "-np.inf" if chooser == "lax.max" else "np.inf"
     else:
         identity = f"np.iinfo({dtype}).{'min' if chooser == 'lax.max' else 'max'}"
-    window = py_tuple(_ints(op, "window_dimensions"))
-    strides = py_tuple(_ints(op, "window_strides", (1,) * rank))
+    window = py_tuple(ints(op, "window_dimensions"))
+    strides = py_tuple(ints(op, "window_strides", (1,) * rank))
     pooled = (
         f"lambda o: lax.reduce_window(o, np.array({identity}, {dtype}), {chooser}, "
         f"{window}, {strides}, {_pairs(op, rank)})"
     )
-    return [f"({init} + jax.vjp({pooled}, {operand})[1]({source})[0])"]
+    return f"({init} + jax.vjp({pooled}, {operand})[1]({source})[0])"
 
 
-@register_emitter("stablehlo.sort")
-def _sort(op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]) -> Unpack:
+@emits("stablehlo.sort")
+def _sort(op: OpSpec, args: list[str]) -> Unpack:
     num_keys = op.attr("num_keys")
     if num_keys is None:
         raise UnsupportedOpError(
@@ -164,25 +146,8 @@ def _sort(op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]) -> 
     return Unpack(call)
 
 
-@register_emitter("chlo.top_k")
-def _top_k(
-    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
-) -> list[str]:
+@emits("chlo.top_k")
+def _top_k(op: OpSpec, args: list[str]) -> list[str]:
     index = jnp_dtype(op.results[1].element)
     call = f"lax.top_k({args[0]}, {int(op.attr('k'))})"
     return [f"{call}[0]", f"{call}[1].astype({index})"]
-
-
-def arg_reduce_exprs(op: OpSpec, args: list[str]) -> Unpack:
-    """JAX's argmax/argmin body as a ``lax.reduce`` computation."""
-    kind = str(op.attr("kind"))
-    dims = py_tuple(_ints(op, "dimensions"))
-    v, i, iv, ii = args
-    better = ">" if kind == "argmax" else "<"
-    nan = (
-        "(a[0] != a[0])" if op.operands[0].element.startswith(("f", "bf")) else "False"
-    )
-    pick = f"((a[0] {better} b[0]) | {nan})"
-    index = f"({pick} | ((a[0] == b[0]) & (a[1] < b[1])))"
-    body = f"lambda a, b: (lax.select({pick}, a[0], b[0]), lax.select({index}, a[1], b[1]))"
-    return Unpack(f"lax.reduce(({v}, {i}), ({iv}, {ii}), {body}, {dims})")

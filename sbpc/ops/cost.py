@@ -10,7 +10,10 @@ lets the strategies weigh replicated compute against the bytes it saves.
 Work is a roofline on local shapes: ``max(flops / device flop rate, bytes /
 memory bandwidth)``.  Contractions (``stablehlo.dot_general``,
 ``linalg.matmul``, ``stablehlo.convolution``) do ``2 * result * contracted``
-flops and touch their local operands and result; their flop rate falls with
+flops and touch their local operands and result; they run at the rate of
+their operands' element type (``product_dtypes``, ``Device.rates``: a bf16
+product runs on an H100's tensor cores; a model without ``flops_<dtype>``
+keys has one rate for all); their flop rate falls with
 their smallest local extent when the cost model sets ``flops_half``
 (``sbpc.boxing.cost_model.Device``): splitting the rows of a product keeps
 its flops per device but not its rate.  Every other op is priced at one
@@ -100,6 +103,20 @@ _PRODUCTS: dict[str, ProductFn] = {
 }
 
 
+def product_dtypes(op: OpSpec) -> tuple[str, ...]:
+    """The element types an op's work is priced at (``Device.flop_rate``:
+    the slowest of their rates): a product's two operands'; () for other
+    ops (the device's ``flops``).
+
+    The hook for a product's precision: ``dot_general``'s ``algorithm``
+    (``lhs_precision_type``, ``rhs_precision_type``: e.g. f32 operands run
+    as tf32 or as three bf16 passes) is to decide these types once the
+    dialect keeps that attribute; ``precision_config`` is not priced."""
+    if op.name not in _PRODUCTS:
+        return ()
+    return tuple(t.element for t in op.operands[:2])
+
+
 def local_work(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> LocalWork:
     """What one device spends on ``op`` under ``sig``."""
     operands = [
@@ -132,7 +149,7 @@ def _halo_time(
         halos(op, sig, hierarchy), halo_bytes(op, sig, hierarchy), strict=True
     )
     for h, (mesh_dim, nbytes) in exchanges:
-        link = model.link(mesh_dim, len(hierarchy))
+        link = model.link(mesh_dim, hierarchy)
         launches = (h.low > 0) + (h.high > 0)
         total += launches * link.overhead + link.latency + nbytes / link.bandwidth
     return total
@@ -151,7 +168,7 @@ def compute_costs(
     # saves).  The cache holds the candidates, so their id is not reused.
     # A list may change after the call: it is keyed by its contents.
     ident = id(candidates) if isinstance(candidates, tuple) else tuple(candidates)
-    key = (op_key(op), ident, tuple(hierarchy), model.device, model.links)
+    key = (op_key(op), ident, tuple(hierarchy), model.device, model.links, model.levels)
     hit = _CACHE.get(key)
     fresh = hit is not None and (hit[0] is candidates or not isinstance(ident, int))
     cached = hit[1] if fresh and hit is not None else None
@@ -159,6 +176,7 @@ def compute_costs(
         if len(_CACHE) > 4096:
             _CACHE.clear()
         costs = []
+        dtypes = product_dtypes(op)
         for sig in candidates:
             try:
                 work = local_work(op, sig, hierarchy)
@@ -166,7 +184,8 @@ def compute_costs(
                 costs.append(math.inf)
                 continue
             costs.append(
-                model.compute_time(*work) + _halo_time(op, sig, hierarchy, model)
+                model.compute_time(*work, dtypes)
+                + _halo_time(op, sig, hierarchy, model)
             )
         cached = tuple(costs)
         _CACHE[key] = (candidates, cached)

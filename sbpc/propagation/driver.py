@@ -9,20 +9,18 @@ strategies are priced by the same code.  Strategies are found by name in
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sbpc.propagation.bfs import Bfs
 from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
-from sbpc.propagation.graph import EdgeCost, SbpGraph
+from sbpc.propagation.graph import EdgeCost, PropagationError, SbpGraph
 from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.improve import improve as improve_choice
 from sbpc.propagation.improve import replicated_options
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
-from sbpc.propagation.strategy import (
-    Choice,
-    Problem,
-    Strategy,
-    budget_error,
-)
+from sbpc.propagation.report.summary import format_bytes
+from sbpc.propagation.strategy import Choice, Problem, Strategy, budget_error
 from sbpc.timing import phase
 
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Greedy(), Bfs(), Optimal())}
@@ -55,6 +53,7 @@ def propagate(
     edge_table: EdgeTable | None = None,
     memory_budget: float | None = None,
     time_limit: float | None = None,
+    memory_capacity: float | None = None,
     improve: bool = True,
 ) -> Plan:
     """Plan ``graph`` with ``strategy`` (a registered name or an instance).
@@ -62,10 +61,27 @@ def propagate(
     ``memory_budget`` reaches only strategies that honour one; ``time_limit``
     is the strategy's to use or ignore.  ``edge_table`` prices whole tables
     of layout pairs at once (it must agree with ``edge_cost``); strategies
-    that price tables use it.  ``improve``: move an improvable strategy's
-    choice downhill (``improve.py``); off, its plan is exactly its choice.
+    that price tables use it.  ``memory_capacity``: the device's memory,
+    the budget when ``memory_budget`` is None (``_within_capacity``).
+    ``improve``: move an improvable strategy's choice downhill
+    (``improve.py``); off, its plan is exactly its choice.
     """
     chosen = strategy_named(strategy) if isinstance(strategy, str) else strategy
+    if memory_capacity is not None and memory_budget is None:
+        return _within_capacity(
+            lambda budget: propagate(
+                graph,
+                edge_cost,
+                chosen,
+                edge_bytes=edge_bytes,
+                edge_table=edge_table,
+                memory_budget=budget,
+                time_limit=time_limit,
+                improve=improve,
+            ),
+            chosen,
+            memory_capacity,
+        )
     costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device, edge_table)
     budget = memory_budget if chosen.honours_memory_budget else None
     if graph.is_single_device:
@@ -79,6 +95,39 @@ def propagate(
         choice = Choice(better.options, {**choice.stats, **better.stats})
     with phase("price plan"):
         return build_plan(graph, choice.options, costs, chosen.name, choice.stats)
+
+
+def _within_capacity(
+    plan_under: Callable[[float | None], Plan], chosen: Strategy, capacity: float
+) -> Plan:
+    """A plan that fits the device's memory ``capacity``.
+
+    The plan made without a budget, when it fits: the cheapest plan that
+    fits is then that one, and the search without memory rows is the fast
+    one (repeated layers solved once).  Otherwise a strategy that honours a
+    budget plans again under ``capacity`` (when nothing fits, its error
+    names the smallest budget that does); one that does not is refused,
+    since its plan does not fit the device.
+    """
+    plan = plan_under(None)
+    if plan.peak_memory <= capacity:
+        return plan
+    where = (
+        f"the device's memory ({format_bytes(capacity)}, the cost model's "
+        "mem=) is the memory budget"
+    )
+    if not chosen.honours_memory_budget:
+        raise PropagationError(
+            f"the {chosen.name} plan needs {format_bytes(plan.peak_memory)} "
+            f"({plan.peak_memory:.0f} bytes) per device, more than the "
+            f"device's memory of {format_bytes(capacity)} ({capacity:.0f} bytes, "
+            "the cost model's mem=); strategy=optimal plans within it (or "
+            "names the smallest memory that fits), or give memory_budget"
+        )
+    try:
+        return plan_under(capacity)
+    except PropagationError as e:
+        raise PropagationError(f"{where}: {e}") from e
 
 
 def _single_device_plan(

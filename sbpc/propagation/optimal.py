@@ -75,6 +75,9 @@ from sbpc.timing import phase
 WINDOW_HOPS = (2, 4, 8)
 WINDOW_DUAL_TOLERANCE = 1e-10
 MIN_COVERED = 0.25
+# What a solve gets when the time limit is spent: HiGHS returns its start
+# (greedy's plan) at once.
+MIN_SOLVE_SECONDS = 1e-3
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,16 @@ class Optimal(Strategy):
             problem.memory_budget,
             problem.time_limit,
         )
+        # ``time_limit`` bounds every HiGHS solve of this choice together:
+        # each gets what the ones before it left (the smallest-budget search
+        # included), so the choice ends within the limit whatever it solves.
+        deadline = None if time_limit is None else started + time_limit
+
+        def left() -> float | None:
+            if deadline is None:
+                return None
+            return max(deadline - time.perf_counter(), MIN_SOLVE_SECONDS)
+
         with phase("pairwise problem"):
             pairwise = PairwiseProblem.from_graph(graph, problem.costs)
         built = time.perf_counter()
@@ -149,14 +162,26 @@ class Optimal(Strategy):
                 time_limit is not None
             ):  # an incumbent from the start: never empty-handed
                 start = _greedy_start(problem, core, records)
+
+            def no_plan_fits() -> PropagationError:
+                assert memory is not None and memory_budget is not None
+                return self._smallest_budget(
+                    problem,
+                    pairwise,
+                    core,
+                    records,
+                    memory,
+                    memory_budget,
+                    start,
+                    left(),
+                )
+
             if (
                 memory is not None
                 and memory_budget is not None
                 and memory.floor() > memory_budget
             ):
-                raise self._smallest_budget(
-                    problem, pairwise, core, records, memory, memory_budget, start
-                )
+                raise no_plan_fits()
             result = None
             if self.cluster and memory is None and time_limit is None:
                 result = _clustered(pairwise, core, self.mip_rel_gap, self.threads)
@@ -169,12 +194,12 @@ class Optimal(Strategy):
                 if self.lp_first:
                     with phase("lp relaxation"):
                         result = ilp.solve_relaxation(
-                            time_limit, self.mip_rel_gap, self.threads
+                            left(), self.mip_rel_gap, self.threads
                         )
                 if result is None:
                     with phase("ilp solve"):
                         result = ilp.solve(
-                            time_limit, self.mip_rel_gap, self.threads, start
+                            left(), self.mip_rel_gap, self.threads, start
                         )
             stats.update(result.stats)
             if result.labels is None:
@@ -187,9 +212,7 @@ class Optimal(Strategy):
                         f"no plan found (HiGHS status: {result.status}); "
                         "a plan of finite cost may not exist"
                     )
-                raise self._smallest_budget(
-                    problem, pairwise, core, records, memory, memory_budget, start
-                )
+                raise no_plan_fits()
             for v, label in zip(core, result.labels, strict=True):
                 labels[v] = label
         else:
@@ -215,12 +238,18 @@ class Optimal(Strategy):
         memory: _MemoryRows,
         budget: float,
         start: list[int] | None,
+        seconds: float | None,
     ) -> PropagationError:
         """The error for a budget no plan fits: the least peak, proven within
-        the time bound, else the least found (greedy's at worst)."""
+        ``seconds`` (what the time limit left, else ``peak_seconds``), else
+        the least found (greedy's at worst)."""
         if start is None:
             start = _greedy_start(problem, core, records)
-        seconds = problem.time_limit or self.peak_seconds
+        seconds = self.peak_seconds if seconds is None else seconds
+        if start is not None and seconds <= MIN_SOLVE_SECONDS:
+            # no time left to search: greedy's peak is a feasible budget
+            peak = memory.peak(dict(zip(core, start, strict=True)))
+            return budget_error(budget, peak, proven=False)
         ilp = _Ilp(pairwise, core, memory, None, minimise_peak=True)
         peak = ilp.solve(seconds, self.mip_rel_gap, self.threads, start)
         if peak.labels is None:
@@ -679,6 +708,10 @@ class _Ilp:
         r = np.concatenate(rows_i) if rows_i else np.zeros(0, dtype=np.int64)
         cc = np.concatenate(cols_i) if cols_i else np.zeros(0, dtype=np.int64)
         vv = np.concatenate(vals) if vals else np.zeros(0)
+        # No explicit zeros (a memory row over empty tensors holds them): on
+        # them HiGHS's presolve ran for minutes past its time limit.
+        nonzero = vv != 0
+        r, cc, vv = r[nonzero], cc[nonzero], vv[nonzero]
         order = np.lexsort((cc, r))
         self.a_index = cc[order].astype(np.int32)
         self.a_value = vv[order]

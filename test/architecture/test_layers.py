@@ -24,6 +24,7 @@ import pytest
 # Core subpackages, lowest first: each may import only those before it.
 CORE_ORDER = (
     "sbpc.timing",
+    "sbpc.output",
     "sbpc.collector",
     "sbpc.algebra",
     "sbpc.boxing",
@@ -37,6 +38,7 @@ CORE_ORDER = (
 DRIVERS = (
     "sbpc.tools",
     "sbpc.jax",
+    "sbpc.jax_plan",
     "sbpc.jax_sharding",
     "sbpc.jax_dispatch",
     "sbpc.jax_ties",

@@ -109,3 +109,17 @@ def test_the_measured_step_differs_from_its_reference_only_by_its_collectives() 
     )
     assert "all-gather" not in without
     assert with_gathers.count(" dot(") == without.count(" dot(") == calibrate.CHAIN
+
+
+def test_the_cpu_sim_preset_is_a_calibration_plus_memory() -> None:
+    """Refreshing ``cpu-sim`` (docs/machines.md) is pasting what
+    ``calibrate.py`` prints, with ``mem=`` appended: the preset has exactly
+    those keys."""
+    from sbpc.boxing.machines import CPU_SIM
+
+    measured = {"bw": 1e9, "lat": 1e-5, "overhead": 3e-5, "flops": 2e10, "hbm": 4e9}
+    measured["flops_half"] = 8.0
+    text = calibrate.cost_model_text(measured)
+    keys = {item.partition("=")[0] for item in CPU_SIM.split(",")}
+    assert keys == {*measured, "mem"}
+    assert CostModel.parse(text + ",mem=3e9").memory_capacity == 3e9

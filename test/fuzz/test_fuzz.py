@@ -8,6 +8,7 @@ import random
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 
@@ -30,14 +31,24 @@ OK = """module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
   }
 }
 """
+SDY = """module {
+  sdy.mesh @mesh = <["x"=2, "y"=4]>
+  func.func @f(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
+    return %a : tensor<8xf32>
+  }
+}
+"""
 
 
 def test_a_fixed_seed_slice_has_no_crash_and_no_hang() -> None:
-    """At most 150 inputs or 30 s; every one a success or a clean error."""
-    result = harness.campaign(seed=2026, count=150, time_bound=20, total_seconds=30)
+    """At most 150 inputs or 40 s; every one a success or a clean error,
+    some emitted programs' numbers checked, some distribute calls made."""
+    result = harness.campaign(seed=2026, count=150, time_bound=20, total_seconds=40)
     print(result.summary())
     assert result.runs >= 20
     assert result.counts["diagnostic"] > 0
+    assert result.programs_checked > 0
+    assert result.api_cases > 0
     assert not result.failures, "\n\n".join(
         f"{name}\nargv: {argv[1:]}\n{stderr}"
         for name, argv, _, stderr in result.failures
@@ -59,7 +70,21 @@ def test_a_fixed_seed_slice_has_no_crash_and_no_hang() -> None:
         (1, "// a report\nf.mlir:3:5: error: bad", False, "diagnostic"),
         (1, "Traceback (most recent call last):\n  File ...", False, "traceback"),
         (1, "sbpc-opt: internal error: ValueError: x", False, "internal"),
+        # an error quoting a source line that says "internal error"
+        (
+            1,
+            "f.mlir:27:1: error: bad\n// CHECK-NOT: internal error\n^",
+            False,
+            "diagnostic",
+        ),
+        (
+            1,
+            "f.mlir:2:1: error: x\n// Traceback (most recent call last)",
+            False,
+            "diagnostic",
+        ),
         (1, "f.mlir:3:5: error: bad", True, "hang"),
+        (0, "", False, "success"),
         (2, "usage: sbpc-opt ...", False, "unclassified"),
         (1, "<unknown>:0:0: error: x", False, "unclassified"),
         (1, "", False, "unclassified"),
@@ -67,6 +92,31 @@ def test_a_fixed_seed_slice_has_no_crash_and_no_hang() -> None:
 )
 def test_outcomes_are_classified(status, stderr, timed_out, want) -> None:
     assert harness.classify(status, stderr, timed_out) == want
+
+
+def test_a_leaked_warning_is_its_own_outcome() -> None:
+    assert harness.classify(0, "", False, leaked=1) == "warning"
+    assert harness.classify(1, "f.mlir:1:1: error: x", False, leaked=2) == "warning"
+
+
+def test_warnings_are_caught_and_sorted() -> None:
+    """numpy's RuntimeWarnings leak; a library's DeprecationWarning does not."""
+    import warnings
+
+    import numpy as np
+
+    def noisy():
+        np.float64(1e308) * 10
+        warnings.warn("old", DeprecationWarning, stacklevel=1)
+
+    run = harness.bounded(noisy, 20)
+    assert len(run.leaked) == 2  # this file is sbpc's: its warnings count
+    assert any("RuntimeWarning" in w for w in run.leaked)
+
+    def quiet_library():
+        warnings.warn_explicit("old", DeprecationWarning, "/x/.venv/lib/jax.py", 1)
+
+    assert harness.bounded(quiet_library, 20).leaked == []
 
 
 def test_runs_in_process_are_classified(tmp_path) -> None:
@@ -114,15 +164,83 @@ def test_mutations_are_replayable_and_change_the_input() -> None:
     again = [text for _, text, _ in _take(harness.cases(7, chunks), 30)]
     assert first == again
     originals = {text for _, text in chunks}
-    assert sum(text not in originals for text in first) >= 20
+    assert sum(text not in originals for text in first) >= 15
 
 
 def test_every_mutator_changes_what_it_can() -> None:
     rng = random.Random(0)
+    text = OK + SDY + "// expected-error @below {{bad}}\n"
     for mutator in set(harness.MUTATORS):
-        changed = any(mutator(OK, rng) != OK for _ in range(20))
+        changed = any(mutator(text, rng) != text for _ in range(20))
         assert changed, mutator.__name__
 
 
 def _take(iterator, n):
     return [x for _, x in zip(range(n), iterator, strict=False)]
+
+
+def test_the_output_contract_is_checked(tmp_path) -> None:
+    """A run onto a link must write the link's target and keep the link;
+    a full disk must fail (``fuzz_argv.Outputs``)."""
+    import os
+
+    from fuzz_argv import OLD, Outputs
+
+    (tmp_path / "input.mlir").write_text(OK)
+    outputs = Outputs(str(tmp_path))
+    inp = str(tmp_path / "input.mlir")
+    for argv, target in (
+        ([inp, "-o", str(tmp_path / "link.txt")], "target.txt"),
+        (
+            [inp, "-p", f'sbp-propagate{{report="{tmp_path}/report-link.txt"}}'],
+            "report-target.txt",
+        ),
+    ):
+        outputs.prepare()
+        run = harness.run_driver(argv, 20)
+        assert run.outcome == "success", run.stderr
+        assert outputs.broken(argv, 0) is None
+        assert (tmp_path / target).read_text() != OLD
+    assert os.path.islink(tmp_path / "link.txt")
+    outputs.prepare()
+    (tmp_path / "link.txt").unlink()
+    (tmp_path / "link.txt").write_text("a file where the link was")
+    assert "no longer a symbolic link" in outputs.broken([inp], 0)
+    outputs.prepare()
+    assert outputs.broken([inp, "-o", "/dev/full"], 0) == "-o /dev/full succeeded"
+    run = harness.run_driver([inp, "-o", "/dev/full"], 20)
+    assert run.outcome == "diagnostic" and "cannot write" in run.stderr
+
+
+def test_emitted_programs_are_checked_against_their_reference(tmp_path) -> None:
+    from fuzz_numbers import check_programs
+
+    (tmp_path / "input.mlir").write_text(OK)
+    argv = [str(tmp_path / "input.mlir"), "-p", "sbp-propagate,sbp-lower-boxing"]
+    run = harness.run_driver([*argv, "-t", "jax", "--split-input-file"], 20)
+    assert run.outcome == "success"
+    assert check_programs(run.stdout).checked == 1
+    wrong = run.stdout.replace("return (v1,)", "return (v1 + 1,)", 1)
+    assert wrong != run.stdout
+    assert check_programs(wrong).wrong
+
+
+def test_api_cases_are_replayable_and_classified() -> None:
+    from fuzz_api import random_case, run_case
+
+    first = [random_case(random.Random(n))[0].describe() for n in range(5)]
+    again = [random_case(random.Random(n))[0].describe() for n in range(5)]
+    assert first == again
+    from fuzz_api import ApiCase
+
+    x, w = np.ones((8, 16), np.float32), np.ones((16, 8), np.float32)
+    case = ApiCase("matmul", {"mesh": 8, "quiet": True, "donate_argnums": 1.5}, [])
+    assert run_case(case, lambda x, w: x @ w, [x, w])[0] == "diagnostic"
+    case.kwargs = {"mesh": 2, "quiet": True, "in_layouts": "[S(0)]"}
+    assert run_case(case, lambda x, w: x @ w, [x, w]) == ("success", "")
+    from fuzz_api import _differs
+
+    assert _differs((x,), (x,)) is None
+    assert _differs((np.full(2, -np.inf),), (np.full(2, -np.inf),)) is None
+    assert "max error" in _differs((x + 1,), (x,))
+    assert "structure" in _differs((x, x), (x,))

@@ -7,6 +7,7 @@ from xdsl.dialects import func
 
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline import parse_module, run_passes
 from sbpc.passes.propagate import SbpPropagatePass
 from sbpc.propagation.graph import OpNode, SourceNode
@@ -62,5 +63,47 @@ def test_a_registered_strategy_is_a_pass_option(first_candidate: Strategy) -> No
 def test_an_unknown_strategy_lists_the_registered_ones(
     first_candidate: Strategy,
 ) -> None:
-    with pytest.raises(LocatedError, match="greedy, bfs, optimal, first-candidate"):
-        SbpPropagatePass(strategy="nope").plan_module(parse_module(MODULE))
+    with pytest.raises(OptionError, match="greedy, bfs, optimal, first-candidate"):
+        SbpPropagatePass(strategy="nope")
+
+
+def test_a_numpy_overflow_is_a_located_error(monkeypatch) -> None:
+    """Issue 36, row D: numpy's overflow warnings are raised inside the
+    search and reported at the function, never printed and ignored."""
+    import numpy as np
+
+    import sbpc.passes.propagate as propagate_pass
+
+    def overflowing(*args, **kwargs):
+        return np.float64(1e308) * np.float64(10.0)
+
+    monkeypatch.setattr(propagate_pass, "propagate", overflowing)
+    with pytest.raises(LocatedError, match="arithmetic out of range while planning"):
+        SbpPropagatePass().plan_module(parse_module(MODULE))
+
+
+def test_the_time_limit_bounds_the_whole_pass(monkeypatch) -> None:
+    """Issue 36, row E: every solve gets what the ones before it left of
+    ``time_limit`` (at least ``MIN_SOLVE_SECONDS``), not a limit of its own."""
+    import time
+
+    import sbpc.passes.propagate as propagate_pass
+    from sbpc.propagation.optimal import MIN_SOLVE_SECONDS
+
+    real = propagate_pass.propagate
+    seen: list[float] = []
+
+    def slow(*args, **kwargs):
+        seen.append(kwargs["time_limit"])
+        time.sleep(0.3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(propagate_pass, "propagate", slow)
+    function = MODULE[MODULE.index("  func.func") : MODULE.rindex("}")]
+    module = MODULE[: MODULE.rindex("}")] + function.replace("@f(", "@g(") + "}"
+    SbpPropagatePass(strategy="optimal", time_limit=0.5).plan_module(
+        parse_module(module)
+    )
+    assert len(seen) == 2
+    assert 0.3 < seen[0] <= 0.5
+    assert seen[1] <= 0.2 and seen[1] >= MIN_SOLVE_SECONDS

@@ -38,11 +38,69 @@ A = np.ones((8, 8), np.float32)
         ({"mesh": 8, "cost_model": "bw=abc"}, "cost_model"),
         ({"mesh": 8, "cost_model": 5}, "cost_model"),
         ({"mesh": 8, "combine_bytes": "x"}, "combine_bytes"),
+        # Issue 36, row G: every parameter's type (these were raw TypeErrors,
+        # or accepted and misread).
+        ({"mesh": 8, "donate_argnums": 1.5}, "donate_argnums"),
+        ({"mesh": 8, "donate_argnums": object()}, "donate_argnums"),
+        ({"mesh": 8, "donate_argnums": "0"}, "donate_argnums"),
+        ({"mesh": 8, "donate_argnums": True}, "donate_argnums"),
+        ({"mesh": 8, "donate_argnums": {0: 1}}, "donate_argnums"),
+        ({"mesh": 8, "donate_argnums": iter([0])}, "donate_argnums"),
+        ({"mesh": 8, "donate_argnums": [0.5]}, "donate_argnums"),
+        ({"mesh": 8, "donate_argnums": (1,)}, "donate_argnums"),
+        ({"mesh": 8, "combine_bytes": True}, "combine_bytes"),
+        ({"mesh": 8, "combine_bytes": 1.5}, "combine_bytes"),
+        ({"mesh": 8, "combine_bytes": None}, "combine_bytes"),
+        ({"mesh": 8, "combine_bytes": -1}, "combine_bytes"),
+        ({"mesh": 8, "quiet": None}, "quiet"),
+        ({"mesh": 8, "quiet": "yes"}, "quiet"),
+        ({"mesh": 8, "quiet": 1}, "quiet"),
+        ({"mesh": b"8"}, "mesh"),
+        ({"mesh": {"x": "2"}}, "mesh"),  # a dict of sizes is a mesh, a str no size
+        ({"mesh": {"x": 0}}, "mesh"),
+        ({"mesh": object()}, "mesh"),
+        ({"mesh": (8, -1)}, "mesh"),
+        ({"mesh": 8, "strategy": None}, "strategy"),
+        ({"mesh": 8, "strategy": b"greedy"}, "strategy"),
+        ({"mesh": 8, "cost_model": None}, "cost_model"),
+        ({"mesh": 8, "cost_model": b"bw=1e9"}, "cost_model"),
+        ({"mesh": 8, "cost_model": "lat=1e308"}, "cost_model"),
+        ({"mesh": 8, "memory_budget": [1]}, "memory_budget"),
+        ({"mesh": 8, "memory_budget": 1j}, "memory_budget"),
+        ({"mesh": 8, "memory_budget": np.float32(-1)}, "memory_budget"),
+        ({"mesh": 8, "time_limit": [1]}, "time_limit"),
+        ({"mesh": 8, "time_limit": float("nan")}, "time_limit"),
+        ({"mesh": 8, "in_layouts": b"[S(0)]"}, "in_layouts"),
+        ({"mesh": 8, "in_layouts": object()}, "in_layouts"),
+        ({"mesh": 8, "out_layouts": b"[B]"}, "out_layouts"),
     ],
 )
 def test_bad_values_raise_sbpc_error_naming_the_parameter(kwargs, names) -> None:
     with pytest.raises(sj.SbpcError, match=names):
         sj.distribute(lambda x: x + 1, A, **kwargs)
+
+
+@pytest.mark.parametrize("fn", [None, 3, "f"])
+def test_a_function_that_is_not_one_is_named(fn) -> None:
+    with pytest.raises(sj.SbpcError, match=r"^fn: expected a function"):
+        sj.distribute(fn, A, mesh=8)
+
+
+def test_numpy_numbers_and_jax_spellings_are_accepted() -> None:
+    """What ``jax.jit`` takes: numpy integers, ``donate_argnums=None``."""
+    step = sj.distribute(
+        lambda x: x * 2,
+        A,
+        mesh=np.int64(8),
+        combine_bytes=np.int32(0),
+        memory_budget=np.float32(1e9),
+        donate_argnums=None,
+        quiet=np.bool_(True),
+    )
+    np.testing.assert_allclose(step(A), A * 2)
+    assert step.donate_argnums == ()
+    donating = sj.distribute(lambda x: x * 2, A, mesh=8, donate_argnums=[np.int64(0)])
+    assert donating.donate_argnums == (0,)
 
 
 def test_too_many_devices_fails_at_distribute_not_at_the_first_call() -> None:

@@ -11,7 +11,6 @@ from sbpc.algebra.sbp import B, Partial, S
 from sbpc.algebra.signature import Signature
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.sbp import PlacementAttr, SignatureAttr
-from sbpc.dialects.sbp import attrs as sbp_attrs
 from sbpc.dialects.sbp.placement import LayoutOpInterface, _layout_op
 
 
@@ -19,12 +18,12 @@ def test_a_placement_attribute_builds_its_placement_once() -> None:
     attr = PlacementAttr(Placement.of_size((2, 4)))
     first = attr.placement
     assert attr.placement is first
-    assert first == attr._build_placement() == Placement.of_size((2, 4))
+    assert first == PlacementAttr.placement.build(attr) == Placement.of_size((2, 4))
 
 
 def test_many_attributes_past_the_memo_bound_stay_right() -> None:
     attrs = [PlacementAttr(Placement("cpu", (1,), (r,))) for r in range(8300)]
-    assert len(sbp_attrs._PLACEMENTS) <= 8192
+    assert len(PlacementAttr.placement.memo) <= PlacementAttr.placement.LIMIT
     for r, attr in enumerate(attrs):
         assert attr.placement.ranks == (r,)
 

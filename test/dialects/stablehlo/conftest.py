@@ -111,6 +111,13 @@ def expect_verify_error() -> Callable[[str, str | None], None]:
     return _expect_verify_error
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test taking ``invalid_op`` runs once per (op text, message) of its
+    module's ``INVALID`` list."""
+    if "invalid_op" in metafunc.fixturenames:
+        metafunc.parametrize("invalid_op", metafunc.module.INVALID)
+
+
 @pytest.fixture
 def examples_dir() -> Path:
     return EXAMPLES

@@ -160,9 +160,9 @@ INVALID = [
 ]
 
 
-@pytest.mark.parametrize(("op_text", "message"), INVALID)
-def test_verifier(expect_verify_error, op_text, message):
-    expect_verify_error(op_text, message)
+def test_verifier(expect_verify_error, invalid_op):
+    """Each ``INVALID`` op (see conftest) fails to verify with its message."""
+    expect_verify_error(*invalid_op)
 
 
 def test_short_reduce_form_needs_a_commutative_op(parse):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 
 def test_shape_op_accessors(parse):
     module = parse(
@@ -75,6 +73,6 @@ INVALID = [
 ]
 
 
-@pytest.mark.parametrize(("op_text", "message"), INVALID)
-def test_verifier(expect_verify_error, op_text, message):
-    expect_verify_error(op_text, message)
+def test_verifier(expect_verify_error, invalid_op):
+    """Each ``INVALID`` op (see conftest) fails to verify with its message."""
+    expect_verify_error(*invalid_op)

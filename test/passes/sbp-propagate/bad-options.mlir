@@ -20,9 +20,9 @@
 // WORD: sbpc-opt: error: memory_budget must be a positive number of bytes, not 'lots'
 // TIME: sbpc-opt: error: time_limit must be a positive number of seconds, not -1
 // TIME0: sbpc-opt: error: time_limit must be a positive number of seconds, not 0
-// STRATEGY: bad-options.mlir:[[# @LINE + 4]]:1: error: unknown strategy 'nosuch'
+// STRATEGY: sbpc-opt: error: unknown strategy 'nosuch', expected one of greedy, bfs, optimal
 // COST: sbpc-opt: error: bad cost_model option
-// FORMAT: bad-options.mlir:[[# @LINE + 2]]:1: error: unknown report_format 'yaml'
+// FORMAT: sbpc-opt: error: unknown report_format 'yaml', expected one of text, json, html, dot
 // CHECK: sbp.sig = #sbp.sig<([S(0)], [S(0)]) -> ([S(0)])>
 module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
   func.func @main(%a: tensor<4x8xf32> {sbp.nd_sbp = #sbp.nd<[S(0)]>}) -> tensor<4x8xf32> {

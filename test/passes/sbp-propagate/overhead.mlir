@@ -20,7 +20,7 @@
 // NEGATIVE: sbpc-opt: error: bad cost_model option: link overhead must be non-negative, got -0.0003
 // WORD: sbpc-opt: error: bad cost_model option: expected numbers separated by ':' for 'overhead', got 'soon'
 // LENGTH: sbpc-opt: error: bad cost_model option: 'bw' lists 2 values but 'overhead' lists 3
-// LOWER: overhead.mlir:[[# @LINE + 1]]:1: error: bad cost_model option: link overhead must be non-negative, got -1.0
+// LOWER: sbpc-opt: error: bad cost_model option: link overhead must be non-negative, got -1.0
 module attributes {sbp.placement = #sbp.placement<cpu, [[0, 1, 2, 3], [4, 5, 6, 7]]>} {
   func.func @main(%x: tensor<64x64xf32> {sbp.nd_sbp = #sbp.nd<[S(0), S(0)]>}) -> (tensor<64x64xf32> {sbp.nd_sbp = #sbp.nd<[B, B]>}) {
     %0 = stablehlo.negate %x : tensor<64x64xf32>

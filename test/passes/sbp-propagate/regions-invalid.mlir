@@ -30,4 +30,4 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
   }
 }
 
-// TRIPS: error: trip_count must be at least 0, not -2
+// TRIPS: sbpc-opt: error: trip_count must be at least 0, not -2

@@ -46,7 +46,7 @@
 // DOT: op6 -> result7 [label="all_gather d1\n6 KiB" class=boxing
 // DOT: }
 
-// BAD: report-html.mlir:[[# @LINE + 1]]:1: error: unknown report_format 'png' (text, json, html, dot)
+// BAD: sbpc-opt: error: unknown report_format 'png', expected one of text, json, html, dot
 module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1, 2, 3], [4, 5, 6, 7]]>} {
   func.func @ffn(%x: tensor<64x64xf32> {sbp.nd_sbp = #sbp.nd<[S(0), B]>}, %w1: tensor<64x64xf32>, %w2: tensor<64x64xf32>) -> (tensor<64x64xf32> {sbp.nd_sbp = #sbp.nd<[S(0), B]>}) {
     %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0] {sbp.sig = #sbp.sig<([S(0), B], [B, S(1)]) -> ([S(0), S(1)])>} : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>

@@ -13,6 +13,7 @@ from sbpc.boxing.cost_model import (
     DEFAULT_COST_MODEL,
     NETWORK_LIKE,
     NVLINK_LIKE,
+    RANGES,
     CostModel,
     CostModelError,
     Link,
@@ -202,3 +203,17 @@ def test_flops_half_is_hockneys_n_half() -> None:
     assert model.compute_time(1e9, 0) == pytest.approx(1.0)  # not a product
     assert model.compute_time(0, 1e12, extent=0) == pytest.approx(1.0)  # no flops
     assert CostModel.parse("flops=1e9").compute_time(1e9, 0, 8) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("key", sorted(RANGES))
+def test_every_number_is_refused_outside_its_range(key) -> None:
+    """Issue 36, row D: a number whose arithmetic overflows (or whose time
+    rounds to nothing) is a parse error naming the key; the ends plan."""
+    low, high, _ = RANGES[key]
+    # The links by level are read only beside ``node=``.
+    given = "node=8," if key.startswith(("node_", "net_")) else ""
+    for value in (low, high):
+        CostModel.parse(f"{given}{key}={value:g}")
+    for value in (high * 10, 1e308, low / 10 if low else -1.0):
+        with pytest.raises(CostModelError, match=f"'{key}' must be|must be"):
+            CostModel.parse(f"{given}{key}={value:g}")

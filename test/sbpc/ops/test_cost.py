@@ -152,3 +152,45 @@ def test_flops_half_slows_products_with_few_rows() -> None:
     )
     rows, cols = compute_costs(DOT, candidates, (4,), slow)
     assert rows > cols
+
+
+def _dot(element: str) -> OpSpec:
+    """``DOT`` with operands and result of ``element``."""
+    return DOT.replace(
+        [TensorType(t.shape, element) for t in DOT.operands],
+        [TensorType(t.shape, element) for t in DOT.results],
+    )
+
+
+def test_products_are_priced_by_their_operand_dtype() -> None:
+    """Under h100-sxm a bf16 product runs on the tensor cores (989 Tflop/s)
+    and an f32 one on the CUDA cores (67 Tflop/s): the same flops cost less
+    in bf16.  Elementwise work keeps the device's one rate."""
+    hierarchy = (2,)
+    model = CostModel.parse("h100-sxm,hbm=1e21")  # the flops term alone
+    bf16, f32 = _dot("bf16"), _dot("f32")
+    sigs = [sig([B, B], [B])]
+    (cost_bf16,) = compute_costs(bf16, sigs, hierarchy, model)
+    (cost_f32,) = compute_costs(f32, sigs, hierarchy, model)
+    flops = 2 * 8 * 24 * 16
+    assert cost_bf16 == pytest.approx(flops / 989e12)
+    assert cost_f32 == pytest.approx(flops / 67e12)
+    assert cost_bf16 < cost_f32
+    add_bf16 = OpSpec(
+        "stablehlo.add",
+        tuple(TensorType(t.shape, "bf16") for t in ADD.operands),
+        (TensorType((8, 16), "bf16"),),
+    )
+    assert compute_costs(add_bf16, sigs, hierarchy, model) == compute_costs(
+        ADD, sigs, hierarchy, model
+    )
+
+
+@pytest.mark.parametrize("text", ["flops=1e9", "bw=1e9", "flops_half=8"])
+def test_models_without_dtype_rates_price_every_dtype_alike(text: str) -> None:
+    """The flops term (memory made free): one rate whatever the dtype."""
+    model = CostModel.parse(text + ",hbm=1e21")
+    sigs = [sig([B, B], [B])]
+    assert compute_costs(_dot("bf16"), sigs, (2,), model) == compute_costs(
+        _dot("f32"), sigs, (2,), model
+    )

@@ -59,7 +59,7 @@ def test_facets_come_from_their_layers() -> None:
         "sbpc.ops."
     )
     assert kind.jax_emitter is not None
-    assert kind.jax_emitter.__module__ == "sbpc.jax_backend.ops"
+    assert kind.jax_emitter.__module__ == "sbpc.jax_backend.elementwise"
     assert kind.ir_extractor is not None
     assert kind.ir_extractor.__module__ == "sbpc.passes.bridge.ops"
     assert kind.local is None  # elementwise: local types only

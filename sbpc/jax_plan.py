@@ -1,0 +1,200 @@
+"""A plan of a JAX function, made without its devices (``sbpc.jax.plan``).
+
+What ``sbpc.jax.plan`` returns: the chosen layouts, the report, the
+per-device memory and modelled step time, the PartitionSpecs of every
+argument and result, and the emitted ``-t jax`` module's source, which runs
+unchanged where the devices are.  None of it needs the mesh's devices: a
+plan for 512 GPUs is made on a laptop.  ``sbpc.jax.Distributed`` is a plan
+loaded on the local devices.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+import types
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import count
+from typing import Any
+
+from jax.sharding import PartitionSpec
+from xdsl.dialects.builtin import ModuleOp
+
+from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import NdSbp
+from sbpc.boxing.cost_model import CostModel
+from sbpc.jax_backend.program_code import program_code
+from sbpc.output import OutputError, write_file
+from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
+from sbpc.propagation.report.dot import ReportError
+from sbpc.propagation.report.summary import format_report
+from sbpc.timing import Timer
+
+
+class SbpcError(Exception):
+    """sbpc could not distribute the function; the message says where and why."""
+
+
+_loaded = count()
+
+
+def load_program(source: str, name: str) -> types.ModuleType:
+    """The emitted module, imported under a unique name (dataclasses need it
+    in ``sys.modules``).  Loading needs no devices: they are looked up when
+    the program builds its mesh."""
+    module_name = (
+        f"sbpc_distributed_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{next(_loaded)}"
+    )
+    module = types.ModuleType(module_name)
+    module.__file__ = f"<sbpc {name}>"
+    sys.modules[module_name] = module
+    # The emitter compiled this text to check it: its code object is reused.
+    exec(program_code(source, module.__file__), module.__dict__)
+    return module
+
+
+@dataclass(kw_only=True)
+class Planned:
+    """``fn`` planned by sbpc for a mesh, with or without its devices.
+
+    ``report``: the plan and the time each phase took (text; ``plan_json``
+    is the plan as JSON, ``report_html()`` a page with its picture);
+    ``peak_memory``: bytes per device; ``step_time``: modelled seconds of
+    one call (communication and compute); ``shardings()``: PartitionSpecs
+    of every flat argument and result; ``source``: the emitted JAX module
+    (``python`` it where the devices are, or ``build()`` its program);
+    ``mlir``: the boxed module; ``in_layouts``/``out_layouts``: per flat
+    leaf, what sbpc chose.
+    """
+
+    name: str
+    strategy: str
+    placement: Placement = field(repr=False)  # thousands of ranks, maybe
+    module: ModuleOp = field(repr=False)  # the boxed module (``mlir`` prints it)
+    source: str = field(repr=False)
+    plans: list[FunctionPlan] = field(repr=False)
+    in_tree: Any = field(repr=False)
+    out_tree: Any = field(repr=False)
+    in_layouts: list[NdSbp]
+    out_layouts: list[NdSbp]
+    in_paths: list[str] = field(repr=False)
+    out_paths: list[str] = field(repr=False)
+    out_key_impls: tuple[Any, ...] = field(default=(), repr=False)
+    cost_model: str = "default"  # what the plan was priced with (its report)
+    memory_budget: float | None = None
+    timing: Timer | None = field(default=None, repr=False)
+    _program: types.ModuleType | None = field(default=None, repr=False)
+    _mlir: str | None = field(default=None, repr=False)
+
+    # What the phase table of ``report`` is headed with.
+    _caller = "sbpc.jax.plan"
+
+    @property
+    def mlir(self) -> str:
+        """The boxed module's text, printed on first use (printing a large
+        module costs as much as parsing it, and most callers never read it)."""
+        if self._mlir is None:
+            self._mlir = str(self.module)
+        return self._mlir
+
+    @property
+    def program(self) -> types.ModuleType:
+        """The emitted module, loaded (on first use; no devices needed)."""
+        if self._program is None:
+            self._program = load_program(self.source, self.name)
+        return self._program
+
+    @property
+    def report(self) -> str:
+        text = "\n".join(format_report(p.plan, "text") for p in self.plans)
+        if self.timing is not None:
+            text += "\n" + self.timing.format(f"{self._caller} {self.name}")
+        return text
+
+    @property
+    def plan_json(self) -> str:
+        return "\n".join(format_report(p.plan, "json") for p in self.plans)
+
+    @property
+    def peak_memory(self) -> float:
+        """Peak bytes per device the plan needs (the largest of its functions'
+        and placements'; docs/propagation.md's memory model)."""
+        return max((p.plan.peak_memory for p in self.plans), default=0.0)
+
+    @property
+    def step_time(self) -> float:
+        """Modelled seconds of one call: every layout change and every op's
+        local work under the cost model."""
+        return sum(p.plan.total_time for p in self.plans)
+
+    @property
+    def memory_capacity(self) -> float | None:
+        """Bytes of memory per device of the cost model (``mem=``), if any."""
+        return CostModel.parse(self.cost_model).memory_capacity
+
+    def report_html(self, path: str | None = None) -> str:
+        """The plan as one self-contained HTML page with its picture (what
+        ``sbp-propagate{report_format=html}`` writes; docs/plan-report.md)
+        and the wall time per phase; also written to ``path`` when given."""
+        reporter = SbpPropagatePass(
+            strategy=self.strategy,
+            cost_model=self.cost_model,
+            memory_budget=self.memory_budget,
+            report_format="html",
+        )
+        try:
+            timing = self.timing
+            page = reporter.format_plans(
+                self.plans,
+                None
+                if timing is None
+                else timing.format(f"{self._caller} {self.name}"),
+            )
+        except ReportError as e:
+            raise SbpcError(str(e)) from e
+        if path is not None:
+            try:
+                write_file(path, page, "report")
+            except OutputError as e:
+                raise SbpcError(str(e)) from e
+        return page
+
+    def shardings(self) -> tuple[list[PartitionSpec], list[PartitionSpec]]:
+        """The ``PartitionSpec`` of every flat argument and result on the
+        mesh's axes (``MESH_AXES``): with the mesh, what ``jax.jit`` takes as
+        ``in_shardings``/``out_shardings`` for the same layouts.  An unevenly
+        split dim is replicated, since JAX refuses indivisible shardings."""
+        program = self.program
+        sizes = dict(zip(program.MESH_AXES, program.MESH_SHAPE, strict=True))
+        outs = program.OUT_SPECS  # a bare spec for one result
+        outs = (outs,) if isinstance(outs, PartitionSpec) else outs
+        return (
+            [
+                divisible(s, shape, sizes)
+                for s, (shape, _) in zip(
+                    program.IN_SPECS, program.ARG_TYPES, strict=True
+                )
+            ],
+            [
+                divisible(s, shape, sizes)
+                for s, (shape, _) in zip(outs, program.OUT_TYPES, strict=True)
+            ],
+        )
+
+
+def divisible(
+    spec: PartitionSpec, shape: Sequence[int], axis_sizes: Mapping[str, int]
+) -> PartitionSpec:
+    """``spec`` with the unevenly split dims replicated: JAX refuses a
+    sharding that does not divide a dim (docs/uneven-splits.md), and the
+    module takes and returns such values whole on that dim."""
+    dims = []
+    for size, axes in zip(
+        shape, (*spec, *[None] * (len(shape) - len(spec))), strict=True
+    ):
+        names = () if axes is None else (axes,) if isinstance(axes, str) else axes
+        pieces = math.prod(axis_sizes[a] for a in names)
+        dims.append(axes if size % pieces == 0 else None)
+    return PartitionSpec(*dims)

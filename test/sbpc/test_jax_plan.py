@@ -1,0 +1,272 @@
+"""``sbpc.jax.plan``: plans for meshes larger than this machine, from
+abstract arguments, with the machine presets; the source it emits runs where
+the devices are and equals ``jax.jit``."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.sharding import AbstractMesh, NamedSharding
+from jax.sharding import PartitionSpec as P
+
+import sbpc.jax as sj
+
+S = jax.ShapeDtypeStruct
+
+
+def train_step(params, x, y):
+    """A ReLU MLP's squared-error SGD step."""
+
+    def loss(params):
+        h = x
+        for w, b in params:
+            h = jax.nn.relu(h @ w + b)
+        return jnp.mean((h - y) ** 2)
+
+    value, grads = jax.value_and_grad(loss)(params)
+    return value, jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+
+
+def abstract(batch: int, d: int, dtype=jnp.bfloat16):
+    """``train_step``'s arguments as ShapeDtypeStructs: no arrays at all."""
+    params = [
+        (S((d, 4 * d), dtype), S((4 * d,), dtype)),
+        (S((4 * d, d), dtype), S((d,), dtype)),
+    ]
+    return params, S((batch, d), dtype), S((batch, d), dtype)
+
+
+def _spec(spec: P, rank: int) -> tuple:
+    """A PartitionSpec's entries padded to the value's rank (``P("data")``
+    and ``P("data", None)`` are the same sharding)."""
+    return (*spec, *[None] * (rank - len(spec)))
+
+
+def _bytes(leaves) -> int:
+    return sum(
+        int(np.prod(x.shape)) * jnp.dtype(x.dtype).itemsize
+        for x in jax.tree.leaves(leaves)
+    )
+
+
+DATA = (None, P("data"), P("data"))  # params free, the batch split over "data"
+
+
+@pytest.fixture(scope="module")
+def planned_64():
+    args = abstract(1024, 512)
+    return sj.plan(
+        train_step,
+        *args,
+        mesh=((8, 8), ("data", "model")),
+        in_layouts=DATA,
+        cost_model="h100-sxm",
+        quiet=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def planned_512():
+    args = abstract(1024, 512)
+    return sj.plan(
+        train_step,
+        *args,
+        mesh={"data": 64, "model": 8},
+        in_layouts=DATA,
+        cost_model="h100-sxm",
+        quiet=True,
+    )
+
+
+def test_a_plan_for_64_devices_without_them(planned_64):
+    """8 devices here; the plan is for 64, from ShapeDtypeStructs."""
+    assert jax.device_count() < 64
+    p = planned_64
+    assert p.placement.hierarchy == (8, 8)
+    assert "MESH_SHAPE = (8, 8)" in p.source
+    assert 'MESH_AXES = ("data", "model")' in p.source
+    ins, outs = p.shardings()
+    assert all(isinstance(s, P) for s in (*ins, *outs))
+    assert len(ins) == 6 and len(outs) == 5  # 4 params, x, y; loss and 4 params
+    assert _spec(ins[4], 2) == ("data", None) and _spec(ins[5], 2) == ("data", None)
+    assert _spec(outs[0], 0) == ()  # the loss is a scalar
+    # every axis named is the mesh's
+    named = {
+        a
+        for s in (*ins, *outs)
+        for e in s
+        if e
+        for a in ((e,) if isinstance(e, str) else e)
+    }
+    assert named <= {"data", "model"}
+
+
+def test_memory_and_step_time_of_a_plan(planned_64, planned_512):
+    params, x, y = abstract(1024, 512)
+    everything = _bytes((params, x, y))
+    for p in (planned_64, planned_512):
+        assert p.peak_memory == max(f.plan.peak_memory for f in p.plans)
+        assert p.step_time == pytest.approx(sum(f.plan.total_time for f in p.plans))
+        assert p.step_time > 0
+        # at least the device's share of the batch, less than everything
+        # replicated with a copy for every intermediate
+        assert p.peak_memory >= _bytes((x, y)) / p.placement.hierarchy[0]
+        assert p.peak_memory < 4 * everything
+        assert p.memory_capacity == 80e9
+        assert "sbpc.jax.plan train_step" in p.report
+    # 8x more devices on the batch: a smaller share per device
+    assert planned_512.peak_memory < planned_64.peak_memory
+    assert planned_512.placement.hierarchy == (64, 8)
+    assert "MESH_SHAPE = (64, 8)" in planned_512.source
+    ins, _ = planned_512.shardings()
+    assert _spec(ins[4], 2) == ("data", None)
+
+
+def test_an_abstract_mesh_of_4096_devices():
+    p = sj.plan(
+        train_step,
+        *abstract(4096, 256),
+        mesh=AbstractMesh((64, 64), ("data", "model")),
+        in_layouts=DATA,
+        cost_model="tpu-v5p",
+        strategy="greedy",
+        quiet=True,
+    )
+    assert p.placement.size == 4096
+    assert "MESH_SHAPE = (64, 64)" in p.source
+    assert _spec(p.shardings()[0][4], 2) == ("data", None)
+
+
+def test_the_emitted_source_runs_where_the_devices_are_and_equals_jit(tmp_path):
+    """Planned from ShapeDtypeStructs on a named 2x4 mesh; its source,
+    executed on the 8 simulated devices, equals jax.jit of the function."""
+    shapes = abstract(16, 8, jnp.float32)
+    planned = sj.plan(
+        train_step,
+        *shapes,
+        mesh=((2, 4), ("data", "model")),
+        in_layouts=DATA,
+        cost_model="cpu-sim",
+        quiet=True,
+    )
+    rng = np.random.default_rng(0)
+    args = jax.tree.map(
+        lambda s: rng.standard_normal(s.shape).astype(np.float32), shapes
+    )
+    path = tmp_path / "planned_step.py"
+    path.write_text(planned.source)  # the file that would be copied to the cluster
+    spec = importlib.util.spec_from_file_location("planned_step", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["planned_step"] = module  # its dataclasses look it up
+    try:
+        spec.loader.exec_module(module)
+        assert module.MESH_AXES == ("data", "model")
+        got = module.build()(*jax.tree.leaves(args))
+    finally:
+        del sys.modules["planned_step"]
+    want = jax.jit(train_step)(*args)
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-5)
+
+
+def test_distribute_is_plan_then_loading():
+    """The same function, mesh and options: the same layouts and source;
+    the distributed step's shardings are the plan's specs on the mesh."""
+    shapes = abstract(16, 8, jnp.float32)
+    options = {"mesh": {"data": 2, "model": 4}, "in_layouts": DATA, "quiet": True}
+    planned = sj.plan(train_step, *shapes, **options)
+    step = sj.distribute(train_step, *shapes, **options)
+    assert isinstance(step, sj.Planned)
+    assert step.source == planned.source
+    assert step.in_layouts == planned.in_layouts
+    assert step.out_layouts == planned.out_layouts
+    assert step.peak_memory == planned.peak_memory
+    assert "sbpc.jax.distribute train_step" in step.report
+    ins, outs = step.shardings()
+    specs_in, specs_out = planned.shardings()
+    assert all(isinstance(s, NamedSharding) for s in (*ins, *outs))
+    assert [s.spec for s in ins] == specs_in
+    assert [s.spec for s in outs] == specs_out
+
+
+def test_plan_needs_no_devices_but_distribute_does():
+    shapes = abstract(32, 8, jnp.float32)
+    planned = sj.plan(train_step, *shapes, mesh=(16,), quiet=True)
+    assert planned.placement.size == 16
+    with pytest.raises(sj.SbpcError, match=r"needs devices 0\.\.15 but JAX has 8"):
+        sj.distribute(train_step, *shapes, mesh=(16,), quiet=True)
+    with pytest.raises(sj.SbpcError, match=r"needs devices 0\.\.15"):
+        sj.distribute(train_step, *shapes, mesh={"data": 4, "model": 4}, quiet=True)
+
+
+@pytest.mark.parametrize(
+    ("mesh", "message"),
+    [
+        (((2, 4), ("data",)), "one axis name per size"),
+        (((2, 2), ("a", "a")), "axis names must be distinct"),
+        ({"a": 0}, "axis sizes must be positive"),
+        ({"a": 2.5}, "axis sizes must be positive"),
+        ({}, "at least one"),
+        ("2y4", "expected sizes like 8 or 2x4"),
+    ],
+)
+def test_bad_meshes(mesh, message):
+    with pytest.raises(sj.SbpcError, match=message):
+        sj.plan(train_step, *abstract(16, 8), mesh=mesh, quiet=True)
+
+
+def test_the_devices_memory_is_the_default_budget():
+    """``mem=`` (a preset's capacity) bounds every plan unless
+    memory_budget is given; when nothing fits the error names the smallest
+    budget that does."""
+    shapes = abstract(16, 8, jnp.float32)
+    options = {"mesh": {"data": 2, "model": 4}, "in_layouts": DATA, "quiet": True}
+    fits = sj.plan(train_step, *shapes, cost_model="cpu-sim", **options)
+    assert fits.peak_memory <= fits.memory_capacity == 3e9
+    with pytest.raises(
+        sj.SbpcError,
+        match=r"the device's memory \(100 B, the cost model's mem=\) is the memory "
+        r"budget: no plan fits .* the smallest feasible budget is",
+    ):
+        sj.plan(train_step, *shapes, cost_model="cpu-sim,mem=100", **options)
+    with pytest.raises(
+        sj.SbpcError, match=r"the greedy plan needs .* more than the device's memory"
+    ):
+        sj.plan(
+            train_step,
+            *shapes,
+            cost_model="cpu-sim,mem=100",
+            strategy="greedy",
+            **options,
+        )
+    # an explicit budget wins over the device's memory
+    wins = sj.plan(
+        train_step,
+        *shapes,
+        cost_model="cpu-sim,mem=100",
+        memory_budget=fits.peak_memory,
+        **options,
+    )
+    assert wins.peak_memory <= fits.peak_memory
+
+
+def test_a_bad_preset_names_the_presets():
+    with pytest.raises(
+        sj.SbpcError, match="unknown machine 'h200': expected one of h100-sxm"
+    ):
+        sj.plan(train_step, *abstract(16, 8), mesh=8, cost_model="h200", quiet=True)
+
+
+def test_named_shardings_on_an_abstract_mesh_give_the_mesh():
+    mesh = AbstractMesh((16, 4), ("data", "model"))
+    batch = NamedSharding(mesh, P("data"))
+    planned = sj.plan(
+        train_step, *abstract(64, 16), in_layouts=(None, batch, batch), quiet=True
+    )
+    assert planned.placement.hierarchy == (16, 4)
+    assert _spec(planned.shardings()[0][4], 2) == ("data", None)
