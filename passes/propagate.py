@@ -44,7 +44,7 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
-from sbpc.boxing.collective_kind import LOCAL_KINDS, CollectiveKind
+from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
@@ -431,14 +431,13 @@ def _combined_bound(
     seconds, nbytes, table = _edge_prices(placement, cost_model.with_latency_scale(0.0))
     free_costs = EdgeCosts(seconds, nbytes, False, table)
 
+    def local_table(
+        srcs: Sequence[NdSbp], dsts: Sequence[NdSbp | None], tensor: TensorType
+    ) -> np.ndarray:
+        return price_table(srcs, dsts, tensor, placement, cost_model, local=True)
+
     def local_time(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
-        try:
-            steps = boxing.plan(src, dst, tensor, placement, cost_model)
-        except boxing.BoxingError:
-            return math.inf
-        if any(s.kind not in LOCAL_KINDS for s in steps.steps):
-            return math.inf
-        return steps.time
+        return float(local_table([src], [dst], tensor)[0, 0])
 
     hierarchy = placement.hierarchy
     fixed = min(
@@ -447,7 +446,11 @@ def _combined_bound(
         if n > 1
     )
     return lambda: combined_lower_bound(
-        graph, free_costs, EdgeCosts(local_time), fixed, free_bound
+        graph,
+        free_costs,
+        EdgeCosts(local_time, None, False, local_table),
+        fixed,
+        free_bound,
     )
 
 
@@ -492,11 +495,13 @@ def price_table(
     tensor: TensorType,
     placement: Placement,
     cost_model: CostModel,
+    local: bool = False,
 ) -> np.ndarray:
     """The boxing planner's time for every (src, dst) pair, as the pass's
     ``edge_cost`` gives it one by one: 0 to keep a layout or to a free
-    result (``None``), ``inf`` where no collectives get there."""
-    index, padded = _padded_times(tensor, placement.hierarchy, cost_model)
+    result (``None``), ``inf`` where no collectives get there (``local``:
+    where local steps alone do not, ``boxing.local_matrix``)."""
+    index, padded = _padded_times(tensor, placement.hierarchy, cost_model, local)
     rows = np.array([index.get(s, -1) for s in srcs], dtype=np.int64)
     cols = np.array([-1 if d is None else index.get(d, -1) for d in dsts])
     out = padded[np.ix_(rows, cols.astype(np.int64))]
@@ -512,11 +517,20 @@ def price_table(
 
 @lru_cache(maxsize=256)
 def _padded_times(
-    tensor: TensorType, hierarchy: tuple[int, ...], cost_model: CostModel
+    tensor: TensorType,
+    hierarchy: tuple[int, ...],
+    cost_model: CostModel,
+    local: bool = False,
 ) -> tuple[dict[NdSbp, int], np.ndarray]:
     """``boxing.time_matrix`` as an array with one more row and column of
-    ``inf`` (index -1) for layouts the planner rejects."""
+    ``inf`` (index -1) for layouts the planner rejects; ``local``: ``inf``
+    too where local steps alone do not connect a pair."""
     index, times = boxing.time_matrix(tensor, hierarchy, cost_model)
-    padded = np.full((len(times) + 1, len(times) + 1), math.inf)
-    padded[:-1, :-1] = np.array(times, dtype=float).reshape(len(times), len(times))
+    n = len(times)
+    padded = np.full((n + 1, n + 1), math.inf)
+    padded[:-1, :-1] = np.array(times, dtype=float).reshape(n, n)
+    if local:
+        _, reach = boxing.local_matrix(tensor, hierarchy, cost_model)
+        mask = np.array(reach, dtype=bool).reshape(n, n)
+        padded[:-1, :-1] = np.where(mask, padded[:-1, :-1], math.inf)
     return index, padded

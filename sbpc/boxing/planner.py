@@ -57,7 +57,7 @@ from sbpc.algebra.sbp import (
     format_nd_sbp,
 )
 from sbpc.algebra.tensor_type import TensorType
-from sbpc.boxing.collective_kind import COLLECTIVES, CollectiveKind
+from sbpc.boxing.collective_kind import COLLECTIVES, LOCAL_KINDS, CollectiveKind
 from sbpc.boxing.cost_model import (
     DEFAULT_COST_MODEL,
     CostModel,
@@ -337,7 +337,7 @@ def _scaled(value: Fraction, den: int) -> int:
     return value.numerator * (den // value.denominator)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)  # a few dozen tensor types at several latency scales
 def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _Graph:
     """Every legal single step between the candidate layouts."""
     states = candidate_layouts(tensor, hierarchy)
@@ -524,6 +524,27 @@ def time_matrix(
                 for j in range(len(graph.states))
             )
         )
+    return graph.index, tuple(rows)
+
+
+@lru_cache(maxsize=256)
+def local_matrix(
+    tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
+) -> tuple[dict[NdSbp, int], tuple[tuple[bool, ...], ...]]:
+    """Which pairs local steps alone connect (``LOCAL_KINDS``: no
+    communication), indexed as ``time_matrix``: a plan that runs no
+    collective changes a layout only along these."""
+    graph = _graph(tensor, hierarchy, cost_model)
+    rows: list[tuple[bool, ...]] = []
+    for start in range(len(graph.states)):
+        seen = {start}
+        stack = [start]
+        while stack:
+            for nxt, step, _, _ in graph.edges[stack.pop()]:
+                if step.kind in LOCAL_KINDS and nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        rows.append(tuple(j in seen for j in range(len(graph.states))))
     return graph.index, tuple(rows)
 
 

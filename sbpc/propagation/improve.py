@@ -53,6 +53,10 @@ BLOCK_NODES = 48  # nodes per block: an optimiser chain, a layer's forward ops
 SWEEPS = 4  # block sweeps at most (each alternates the seeds' order)
 REL_TOL = 1e-9  # a move must save this share of what it re-prices
 SWEEP_SAVING = 1e-3  # another block sweep only after one saving this share
+# Seconds HiGHS may take on one block: a block whose LP is fractional goes
+# to branch and bound, seconds on a shared machine; past this its best
+# labels found are kept if they save, the block's own otherwise.
+BLOCK_SECONDS = 0.5
 
 
 @dataclass
@@ -289,7 +293,7 @@ def _resolve(problem: PairwiseProblem, labels: list[int], block: list[int]) -> b
     sub = PairwiseProblem(unary)
     for f in inside:
         sub.add_factor(f)
-    solved = solve_exact(sub, 1e-9, None, prune=False)
+    solved = solve_exact(sub, 1e-9, None, prune=False, time_limit=BLOCK_SECONDS)
     if solved is None:
         return False
     new = solved[0]

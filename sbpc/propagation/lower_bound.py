@@ -4,9 +4,10 @@ The optimal strategy proves its plan within a relative gap of a bound it
 found (the LP relaxation of its integer program, or the repeated layers'
 bound, ``solver/bound.py``): that bound is ``objective * (1 - gap)``, and no
 plan of the same graph under the same prices costs less.  Greedy and bfs
-have none of their own; ``lower_bound`` runs the optimal strategy's search
-for one (about its planning time, so reports ask for it only when read:
-``Plan.bound``).
+have none of their own; ``lower_bound`` solves the LP relaxation of the
+optimal strategy's program (after its exact reductions, no branching, at
+most ``BOUND_SECONDS``): a fraction of the optimal strategy's time, and
+reports ask for it only when read (``Plan.bound``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from sbpc.propagation.edge_costs import EdgeCosts
-from sbpc.propagation.graph import PropagationError, SbpGraph
-from sbpc.propagation.optimal import Optimal
-from sbpc.propagation.strategy import Problem
+from sbpc.propagation.graph import SbpGraph
+from sbpc.propagation.optimal import relaxation_bound
+from sbpc.propagation.solver.pairwise import PairwiseProblem
+
+# Seconds the bound's LP may take: past them a report has no bound.
+BOUND_SECONDS = 10.0
 
 
 def proven_bound(stats: Mapping[str, Any]) -> float | None:
@@ -33,15 +37,12 @@ def proven_bound(stats: Mapping[str, Any]) -> float | None:
 
 def lower_bound(graph: SbpGraph, costs: EdgeCosts) -> float | None:
     """A bound on every plan of ``graph`` priced by ``costs`` (compute plus
-    every layout change), from the optimal strategy's search; None when it
-    finds no plan."""
+    every layout change): the LP relaxation of the optimal strategy's
+    program; ``inf`` when no plan of finite cost exists, None when unknown
+    (one device, or the LP not solved within ``BOUND_SECONDS``)."""
     if graph.is_single_device:
         return None
-    try:
-        choice = Optimal().choose(Problem(graph, costs))
-    except PropagationError:
-        return None
-    return proven_bound(choice.stats)
+    return relaxation_bound(PairwiseProblem.from_graph(graph, costs), BOUND_SECONDS)
 
 
 def combined_lower_bound(
@@ -61,9 +62,9 @@ def combined_lower_bound(
     collective infinite)."""
     if free_bound is None:
         free_bound = lower_bound(graph, free)
-    if free_bound is None:
+    if free_bound is None or not math.isfinite(free_bound):
         return None
     without = lower_bound(graph, local)
-    return max(
-        free_bound, min(math.inf if without is None else without, free_bound + fixed)
-    )
+    if without is None:  # unknown: a plan without collectives may cost less
+        return free_bound
+    return max(free_bound, min(without, free_bound + fixed))

@@ -281,25 +281,31 @@ def shrink_all(
 
 
 def solve_exact(
-    problem: PairwiseProblem, rel_gap: float, threads: int | None, prune: bool = True
+    problem: PairwiseProblem,
+    rel_gap: float,
+    threads: int | None,
+    prune: bool = True,
+    time_limit: float | None = None,
 ) -> tuple[list[int], float] | None:
     """(labels of every node, a lower bound on the optimum) of a problem
     with no memory budget: shrink, then the LP; when the LP is fractional,
     the MIP's labels and no bound (``-inf``: nothing is certified by it).
     None when HiGHS finds no labelling.  ``prune``: also drop dominated
-    labels (off for small problems, where the LP costs less than pruning)."""
+    labels (off for small problems, where the LP costs less than pruning).
+    ``time_limit``: seconds for each HiGHS solve (the MIP's labels are then
+    the best it found, not proven)."""
     records = shrink_all(problem, set(), prune)
     core = [v for v in range(len(problem)) if problem.alive[v]]
     labels = [0] * len(problem)
     bound = problem.constant
     if core:
         ilp = _Ilp(problem, core, None, None)
-        result = ilp.solve_relaxation(None, rel_gap, threads)
+        result = ilp.solve_relaxation(time_limit, rel_gap, threads)
         if result is not None:  # integral: its bound is the LP's optimum
             objective = result.stats["objective"]
             bound = objective - result.stats["gap"] * abs(objective)
         else:
-            result = ilp.solve(None, rel_gap, threads)
+            result = ilp.solve(time_limit, rel_gap, threads)
             bound = -math.inf
         if result.labels is None:
             return None
@@ -307,6 +313,34 @@ def solve_exact(
             labels[v] = label
     expand(records, labels)
     return labels, bound
+
+
+def relaxation_bound(
+    problem: PairwiseProblem, time_limit: float | None
+) -> float | None:
+    """A lower bound on ``problem``'s optimum, cheap where the optimum is
+    not: what the exact reductions leave as a constant plus the LP
+    relaxation of the core, integral or not (no branching).  ``inf`` when
+    no labelling of finite cost exists; None when the LP is not solved
+    within ``time_limit`` seconds."""
+    shrink_all(problem, set())
+    core = [v for v in range(len(problem)) if problem.alive[v]]
+    if not math.isfinite(problem.constant):
+        return math.inf
+    if not core:
+        return problem.constant
+    ilp = _Ilp(problem, core, None, None)
+    h = ilp._highs(time_limit, None, integer=False)
+    h.setOptionValue("presolve", "off")
+    h.setOptionValue("solver", "simplex")
+    h.setOptionValue("simplex_strategy", 1)  # dual, as the strategy's own LP
+    h.run()
+    status = h.getModelStatus()
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return math.inf
+    if status != highspy.HighsModelStatus.kOptimal:
+        return None
+    return problem.constant + h.getInfo().objective_function_value * ilp.scale
 
 
 def _clustered(

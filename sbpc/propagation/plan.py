@@ -72,9 +72,11 @@ class Plan:
     @property
     def lower_bound(self) -> float | None:
         """``bound``, computed on first read when it is a computation (an
-        optimal solve: only reports read it, so planning never waits on it)."""
+        LP: only reports read it, so planning never waits on it); None
+        when unknown or not finite."""
         if callable(self.bound):
-            self.bound = self.bound()
+            found = self.bound()
+            self.bound = found if found is not None and math.isfinite(found) else None
         return self.bound
 
     @property

@@ -106,3 +106,18 @@ def test_with_combining_every_plan_pays_at_least_one_launch(k: int) -> None:
     assert free is not None and bound >= free
     replicated = k * 4e-4
     assert bound == pytest.approx(min(free + fixed, replicated))
+
+
+def test_no_plan_of_finite_cost_bounds_at_infinity() -> None:
+    """Gathering a split argument needs a collective: with every collective
+    priced infinite no plan exists, and the bound says so (``inf``, not
+    unknown), so the combined bound may count a launch."""
+    g = SbpGraph((4,))
+    x = g.add_argument("x", T, layout=(S(0),))
+    cands = [Signature(((S(0),),), ((S(0),),)), Signature(((B,),), ((B,),))]
+    (y,) = g.add_op("op", [x], [T], cands, compute_costs=[1e-4, 4e-4])
+    g.add_result("y", y, (B,))
+    assert lower_bound(g, EdgeCosts(prices(MODEL, local_only=True))) == math.inf
+    assert lower_bound(g, EdgeCosts(prices(MODEL))) == pytest.approx(
+        propagate(g, prices(MODEL), "optimal").total_time
+    )
