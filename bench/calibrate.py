@@ -45,7 +45,6 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import argparse
-import time
 from collections.abc import Callable, Sequence
 from functools import partial
 
@@ -54,7 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
-from paired_timing import interleaved_times, paired_difference
+from paired_timing import interleaved_times, median_seconds, paired_difference
 from scipy.optimize import nnls
 
 N = 8
@@ -66,16 +65,6 @@ WINDOWS = 3  # measurements of every value; the calibration is their median
 ROWS = (8, 16, 32, 64, 128, 256)  # rows of the products that give flops_half
 PRODUCT = 256  # their contracted and column extents
 PRODUCT_REPS = 8  # dependent products per call (the call's dispatch amortized)
-
-
-def _median_seconds(fn, *args, repeats: int = 15) -> float:
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def _per_device(mesh: Mesh, body, local_shape: tuple[int, ...], out_spec=None):
@@ -126,7 +115,7 @@ def chained_collective_seconds(ring: int) -> Callable[[], float]:
     )
 
     def measure() -> float:
-        extra = _median_seconds(*chain, repeats=31) - _median_seconds(*one, repeats=31)
+        extra = median_seconds(*chain, repeats=31) - median_seconds(*one, repeats=31)
         return max(extra, 0.0) / (CHAIN - 1)
 
     return measure
@@ -207,9 +196,9 @@ def half_extent_seconds() -> Callable[[], list[float]]:
     products = [_rows_product(rows) for rows in ROWS]
 
     def measure() -> list[float]:
-        dispatch = _median_seconds(*tiny, repeats=31)
+        dispatch = median_seconds(*tiny, repeats=31)
         return [
-            max(_median_seconds(*p) - dispatch, 0.0) / PRODUCT_REPS for p in products
+            max(median_seconds(*p) - dispatch, 0.0) / PRODUCT_REPS for p in products
         ]
 
     return measure
@@ -234,7 +223,7 @@ def _bandwidth(elements: int) -> Callable[[], float]:
     sent = (N - 1) / N * 4 * elements * N
 
     def measure() -> float:
-        seconds = _median_seconds(*large) - _median_seconds(*tiny)
+        seconds = median_seconds(*large) - median_seconds(*tiny)
         return sent / max(seconds, 1e-9)
 
     return measure
@@ -283,8 +272,8 @@ def calibrate_kinds(
 
     def window() -> dict[str, dict[str, float]]:
         bw = bandwidth()
-        flops = 2 * k**3 / _median_seconds(*matmul)
-        hbm = 2 * 4 * m / _median_seconds(*elementwise)
+        flops = 2 * k**3 / median_seconds(*matmul)
+        hbm = 2 * 4 * m / median_seconds(*elementwise)
         half = fit_half_extent(ROWS, products())
         values = {}
         for kind, measures in collectives.items():

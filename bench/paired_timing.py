@@ -46,6 +46,17 @@ def interleaved_times(fns, args, repeats: int) -> list[list[float]]:
     return times
 
 
+def median_seconds(fn, *args, repeats: int = 15) -> float:
+    """Median seconds of ``repeats`` calls, after one untimed (compiling) call."""
+    jax.block_until_ready(fn(*args))
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        jax.block_until_ready(fn(*args))
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
 def paired_difference(ours: list[float], theirs: list[float]) -> float:
     """Median over rounds of the two back-to-back calls' difference (seconds
     ``ours`` takes beyond ``theirs``): what one program adds to the other."""

@@ -311,10 +311,7 @@ class TopKOp(IRDLOperation):
                     f"{self.name}: {what} have shape {list(shape_of(value))}, "
                     f"expected {list(expected)}"
                 )
-        if element_type(self.values) != element_type(self.operand):
-            raise VerifyException(
-                f"{self.name}: values must have the operand's element type"
-            )
+        check_alike(self, self.values, self.operand, "values and operand", shapes=False)
         if not _is_integer(element_type(self.indices)):
             raise VerifyException(f"{self.name}: indices must be integers")
 

@@ -14,7 +14,8 @@ diagnostic is still xDSL's own, at its own place.
 
 It also remembers one-line ops by their text without SSA names
 (``op_memo.OpMemo``): the repeated layers of a model are parsed once.
-Both memos live in the parser: nothing global changes.
+Both memos live in the parser: nothing global changes.  An op sbpc does not
+read stops with ``unknown_ops``' message, at its name (``KnownOpsParser``).
 """
 
 from __future__ import annotations
@@ -23,18 +24,19 @@ import re
 
 from xdsl.context import Context
 from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import UnresolvedOperand
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from .fast_lexer import use_fast_lexer
 from .op_memo import OpMemo
+from .unknown_ops import KnownOpsParser
 
 # `<` and a body of identifier characters (no brackets, commas, `!` or `#`)
 # and `>`, right after the type's name.
 _SIMPLE_BODY = re.compile(r"<[a-zA-Z0-9_.?]*>", re.ASCII)
 
 
-class FastParser(Parser):
+class FastParser(KnownOpsParser):
     """``Parser`` that lexes with ``FastMLIRLexer`` and memoises types and ops.
 
     ``memoize_ops = False`` (in a subclass) parses every op through xDSL.

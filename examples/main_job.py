@@ -20,9 +20,11 @@ import os
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 
 import importlib.util
+import statistics
 import sys
 import tempfile
 import time
+import timeit
 from pathlib import Path
 
 import jax
@@ -49,13 +51,10 @@ def _load(path: Path, name: str):
 
 
 def _median_time(fn, args, repeats: int = 20) -> float:
+    """Median seconds of one call, after a compiling call."""
     jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    run = lambda: jax.block_until_ready(fn(*args))  # noqa: E731
+    return statistics.median(timeit.repeat(run, number=1, repeat=repeats))
 
 
 def main() -> int:

@@ -6,7 +6,9 @@ from ``sbp.mesh_axes``, else ``d0``, ``d1``, ...; device ids when the ranks
 are not in order), each argument's and result's layout as its
 ``sdy.sharding``, and each op's result layouts as
 ``{sdy.sharding = #sdy.sharding_per_value<[...]>}``; an ``sbp.cast`` becomes
-the ``sdy.sharding_constraint`` it stands for.  These are the forms
+the ``sdy.sharding_constraint`` it stands for, and where the plan moves
+data (an operand's layout is not the one its user takes) an ``sdy.reshard``
+to the layout the user takes, as Shardy's propagation writes it.  These are the forms
 ``jax.jit(...).lower`` and Shardy's propagation use.  So the plan can be
 handed to Shardy/XLA, or compared with Shardy's own propagation.
 
@@ -138,6 +140,7 @@ class SbpExportSdyPass(ModulePass):
         return name
 
     def _function(self, f: func.FuncOp, ex: _Exporter) -> None:
+        _write_reshards(f, ex)
         for kind, attrs, values in (
             ("argument", f.arg_attrs, list(f.args)),
             ("result", f.res_attrs, None),
@@ -187,6 +190,34 @@ class SbpExportSdyPass(ModulePass):
                 )
             if not self.keep_sbp:
                 op.attributes.pop(sbp_dialect.SIG, None)
+
+
+def _write_reshards(f: func.FuncOp, ex: _Exporter) -> None:
+    """An ``sdy.reshard`` where an operand's layout is not the one its user
+    takes (the op's ``sbp.sig``, the function's result layout): where the
+    plan moves data, as Shardy's propagation marks it.  One per value and
+    layout."""
+    made: dict[tuple[SSAValue, NdSbp], SSAValue] = {}
+    for op in list(f.body.ops):
+        if isinstance(op, func.ReturnOp):
+            wants = [
+                sbp_dialect.get_nd_sbp_res_attr(f, i) for i in range(len(op.operands))
+            ]
+        else:
+            sig = sbp_dialect.get_signature(op)
+            if sig is None or len(sig.inputs) != len(op.operands):
+                continue
+            wants = list(sig.inputs)
+        for i, (value, want) in enumerate(zip(op.operands, wants, strict=True)):
+            have = sbp_dialect.value_layout(value)
+            if want is None or have is None or have == want:
+                continue
+            key = (value, want)
+            if key not in made:
+                reshard = sdy.ReshardOp(value, ex.sharding(op, value, want))
+                Rewriter.insert_op(reshard, InsertPoint.before(op))
+                made[key] = reshard.result
+            op.operands[i] = made[key]
 
 
 def _returned(f: func.FuncOp, i: int) -> SSAValue:

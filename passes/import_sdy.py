@@ -10,8 +10,12 @@ text:
   ``sbp.nd_sbp`` (``passes.bridge.sdy.sharding_layout``: axes splitting a
   dimension major-first in mesh order, unreduced axes ``P(sum)``, other axes
   ``B``); open or absent shardings stay free for propagation;
-- ``sdy.sharding_constraint`` becomes ``sbp.cast`` (or disappears if free),
-  and a ``sdy.sharding`` on an op's results a cast of each result;
+- ``sdy.sharding_constraint`` and ``sdy.reshard`` become ``sbp.cast`` (or
+  disappear if free), and a ``sdy.sharding`` on an op's results a cast of
+  each result; Shardy's explicit collectives (``sdy.all_gather``, ...,
+  ``sdy.all_reduce``) a cast to their ``out_sharding``: in the global view
+  they keep the value and change its layout; ``sdy.constant`` becomes
+  ``stablehlo.constant``;
 - ``sdy.manual_computation`` keeps its per-device body and gets its fixed
   layouts as ``sbp.sig``, so propagation keeps them and ``-t jax`` runs the
   body inside the program's ``shard_map`` as it is.
@@ -30,11 +34,14 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseIntOrFPElementsAttr,
     DictionaryAttr,
+    IntegerType,
     ModuleOp,
     StringAttr,
+    TensorType,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -48,6 +55,7 @@ from sbpc.algebra.placement import Placement, PlacementError
 from sbpc.algebra.signature import Signature
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects import sdy
+from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
 
 from .bridge.sdy import (
@@ -135,25 +143,105 @@ class _Importer:
                 f.res_attrs = ArrayAttr(new)
 
 
+def replicated_sums(module: ModuleOp) -> dict[Operation, int]:
+    """How many equal copies each summing ``all_reduce``/``reduce_scatter``
+    adds up, read before the import drops the shardings.
+
+    Each device holds the operand as its sharding says: over an axis it is
+    unreduced on, a partial sum, and summing the partials gives the value
+    back; over an axis it is replicated on (the default where no sharding
+    is written), the whole value, and the sum is that many times the value.
+    """
+    counts: dict[Operation, int] = {}
+    for op in module.walk():
+        if not isinstance(op, sdy.AllReduceOp | sdy.ReduceScatterOp):
+            continue
+        if op.reduction_op.kind.data != "sum":
+            continue
+        if isinstance(op, sdy.AllReduceOp):
+            axes = list(op.reduction_axes.refs)
+        else:
+            axes = [a for d in op.per_dim() for a in d]
+        operand = sdy.sharding_of_value(op.tensor)
+        unreduced = (
+            set() if operand is None else {a.text() for a in operand.unreduced.data}
+        )
+        mesh = sdy.mesh_of(op, op.out_sharding)
+        sizes = dict(mesh.axes) if mesh is not None else {}
+        n = 1
+        for a in axes:
+            if a.text() not in unreduced:
+                n *= a.sub_axis[1] if a.sub_axis else sizes.get(a.axis.data, 1)
+        if n > 1:
+            counts[op] = n
+    return counts
+
+
+def _times(value: SSAValue, n: int, rewriter: PatternRewriter) -> SSAValue:
+    """``value * n`` (a scalar constant broadcast to its shape)."""
+    t = value.type
+    assert isinstance(t, TensorType)
+    element = t.get_element_type()
+    scalar = TensorType(element, [])
+    number = n if isinstance(element, IntegerType) else float(n)
+    c = shlo.ConstantOp(DenseIntOrFPElementsAttr.from_list(scalar, [number]))
+    b = shlo.BroadcastInDimOp(c, [], t)
+    mul = shlo.MulOp(value, b)
+    rewriter.insert([c, b, mul])
+    return mul.results[0]
+
+
 @dataclass
-class ConstraintToCast(RewritePattern):
-    """``sdy.sharding_constraint`` -> ``sbp.cast`` (free: the operand itself)."""
+class LayoutToCast(RewritePattern):
+    """``sdy.sharding_constraint``, ``sdy.reshard`` and Shardy's collectives
+    -> ``sbp.cast`` to the layout they name (free: the operand itself).
+
+    In the global view each keeps its operand's value and lays it out anew
+    (a collective's ``out_sharding``; ``all_reduce``/``reduce_scatter`` sum
+    the axes the operand was unreduced over, which is the same value), so
+    propagation sees a fixed layout there and boxing does the moving.  A sum
+    over axes the operand was replicated on multiplies it by their size
+    (``replicated_sums``), as Shardy's partitioner computes it.
+    """
 
     importer: _Importer
+    sums: dict[Operation, int]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, sdy.ShardingConstraintOp | sdy.ReshardOp):
+            sharding = op.sharding
+        elif isinstance(op, sdy.CollectiveOp):
+            sharding = op.out_sharding
+        else:
+            return
+        if isinstance(op.parent_op(), sdy.ManualComputationOp):
+            raise LocatedError(
+                op,
+                f"{op.name} inside a manual body: sbpc runs manual computations "
+                "manual on every mesh axis, which leaves it no axis",
+            )
+        nd = self.importer.layout(op, sharding)
+        (value,) = op.operands
+        if (n := self.sums.get(op)) is not None:
+            value = _times(value, n, rewriter)
+        if nd is None:
+            rewriter.replace(op, [], [value])
+            return
+        cast = sbp_dialect.CastOp(value, nd)
+        cast.results[0].name_hint = op.results[0].name_hint
+        rewriter.replace(op, cast)
+
+
+class ConstantToStablehlo(RewritePattern):
+    """``sdy.constant`` -> ``stablehlo.constant``: Shardy's unfolded constant
+    is a constant to sbpc (which lays out each use on its own anyway)."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self, op: sdy.ShardingConstraintOp, rewriter: PatternRewriter
-    ) -> None:
-        if isinstance(op.parent_op(), sdy.ManualComputationOp):
-            raise LocatedError(op, "sdy.sharding_constraint inside a manual body")
-        nd = self.importer.layout(op, op.sharding)
-        if nd is None:
-            rewriter.replace(op, [], [op.input])
-            return
-        cast = sbp_dialect.CastOp(op.input, nd)
-        cast.results[0].name_hint = op.result.name_hint
-        rewriter.replace(op, cast)
+    def match_and_rewrite(self, op: sdy.ConstantOp, rewriter: PatternRewriter) -> None:
+        new = shlo.ConstantOp(op.value)
+        new.attributes |= op.attributes
+        new.results[0].name_hint = op.output.name_hint
+        rewriter.replace(op, new)
 
 
 @dataclass
@@ -245,11 +333,13 @@ class SbpImportSdyPass(ModulePass):
 
 def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
     """Argument, result, op and constraint shardings become sbp layouts."""
+    sums = replicated_sums(op)
     for f in op.ops:
         if isinstance(f, func.FuncOp):
             importer.function(f)
     PatternRewriteWalker(
         OpShardingToCasts(importer), apply_recursively=False
     ).rewrite_module(op)
-    PatternRewriteWalker(ConstraintToCast(importer)).rewrite_module(op)
+    PatternRewriteWalker(ConstantToStablehlo()).rewrite_module(op)
+    PatternRewriteWalker(LayoutToCast(importer, sums)).rewrite_module(op)
     PatternRewriteWalker(PinManual(importer)).rewrite_module(op)

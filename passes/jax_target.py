@@ -17,11 +17,13 @@ from xdsl.ir import Operation
 from xdsl.utils.target import Target
 
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.dialects.sbp.pipeline import pipeline_options
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
 from sbpc.jax_backend.emit import JaxEmitError, emit_jax
 from sbpc.timing import phase
 
 from .bridge.program import main_function, program_of
+from .pipeline_target import pipeline_source
 
 
 def jax_source(
@@ -35,6 +37,8 @@ def jax_source(
     carries (``sbpc.jax_backend.combine``); 0 runs every boxing step alone.
     """
     f = main_function(module, function)
+    if pipeline_options(f) is not None:
+        return pipeline_source(module, f, combine_bytes)
     origins: dict[str, Operation] = {}
     with phase("read program"):
         program = program_of(module, f, origins)

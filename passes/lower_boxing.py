@@ -113,11 +113,17 @@ class _Boxer:
             return value
         ops: list[Operation] = []
         current = value
+        where = src_placement  # the steps after a transfer run on its target
         for step in plan.steps:
-            op = self._step_op(step, current, src_placement)
+            op = self._step_op(step, current, where)
             op.results[0].name_hint = value.name_hint
             ops.append(op)
             current = op.results[0]
+            if step.kind == CollectiveKind.TRANSFER and step.dst_placement:
+                where = step.dst_placement
+            # Where the new value lives, for boxing it further (a value
+            # moved to another stage may change layout there too).
+            self.placements[current] = where
         Rewriter.insert_op(ops, _after_definition(value))
         self.cache[key] = current
         return current

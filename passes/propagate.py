@@ -87,6 +87,7 @@ from .options import (
     positive_number,
     writable_file,
 )
+from .pipeline_target import pipeline_reports, with_section
 
 REPORT_FORMATS = ("text", "json", "html", "dot")
 
@@ -150,6 +151,7 @@ class SbpPropagatePass(ModulePass):
                 text = self.format_plans(
                     plans, timer.format("Execution time so far") if timer else None
                 )
+                text = self._with_pipelines(op, plans, text)
             except ReportError as e:
                 raise LocatedError(op, str(e)) from e
             if self.report == "-":
@@ -188,6 +190,21 @@ class SbpPropagatePass(ModulePass):
                         graphs.write_back(placement, plan)
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
         return plans
+
+    def _with_pipelines(
+        self, module: ModuleOp, plans: list[FunctionPlan], text: str
+    ) -> str:
+        """The report with each pipelined function's schedule, step time and
+        memory per stage (text, json: appended; html: a section)."""
+        if self.report_format == "dot":
+            return text
+        peaks = {(p.function, p.placement): p.plan.peak_memory for p in plans}
+        for costs in pipeline_reports(module, peaks, self.cost_model):
+            if self.report_format == "html":
+                text = with_section(text, costs.html())
+            else:
+                text += "\n" + costs.text()
+        return text
 
     def format_plans(self, plans: list[FunctionPlan], timing: str | None = None) -> str:
         """The report of ``plans`` in ``report_format`` (``timing``: a phase

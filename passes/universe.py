@@ -7,80 +7,33 @@ Factories import lazily so that loading the universe stays cheap.
 
 from __future__ import annotations
 
-from xdsl.ir import Dialect
-from xdsl.passes import ModulePass
+import importlib
+from collections.abc import Callable
+from typing import Any
+
 from xdsl.universe import Universe
-from xdsl.utils.target import Target
 
 
-def _sbp() -> Dialect:
-    from sbpc.dialects.sbp import SBP
-
-    return SBP
-
-
-def _stablehlo() -> Dialect:
-    from sbpc.dialects.stablehlo import StableHLO
-
-    return StableHLO
-
-
-def _chlo() -> Dialect:
-    from sbpc.dialects.chlo import CHLO
-
-    return CHLO
-
-
-def _sdy() -> Dialect:
-    from sbpc.dialects.sdy import SDY
-
-    return SDY
-
-
-def _import_sdy() -> type[ModulePass]:
-    from sbpc.passes.import_sdy import SbpImportSdyPass
-
-    return SbpImportSdyPass
-
-
-def _export_sdy() -> type[ModulePass]:
-    from sbpc.passes.export_sdy import SbpExportSdyPass
-
-    return SbpExportSdyPass
-
-
-def _inline() -> type[ModulePass]:
-    from sbpc.passes.inline import SbpInlinePass
-
-    return SbpInlinePass
-
-
-def _propagate() -> type[ModulePass]:
-    from sbpc.passes.propagate import SbpPropagatePass
-
-    return SbpPropagatePass
-
-
-def _lower_boxing() -> type[ModulePass]:
-    from sbpc.passes.lower_boxing import SbpLowerBoxingPass
-
-    return SbpLowerBoxingPass
-
-
-def _jax_target() -> type[Target]:
-    from sbpc.passes.jax_target import JaxTarget
-
-    return JaxTarget
+def _lazy(module: str, name: str) -> Callable[[], Any]:
+    """A factory that imports ``module`` and returns its ``name`` when the
+    tool first asks for it."""
+    return lambda: getattr(importlib.import_module(module), name)
 
 
 SBPC_UNIVERSE = Universe(
-    all_dialects={"sbp": _sbp, "stablehlo": _stablehlo, "chlo": _chlo, "sdy": _sdy},
-    all_passes={
-        "sbp-import-sdy": _import_sdy,
-        "sbp-export-sdy": _export_sdy,
-        "sbp-inline": _inline,
-        "sbp-propagate": _propagate,
-        "sbp-lower-boxing": _lower_boxing,
+    all_dialects={
+        "sbp": _lazy("sbpc.dialects.sbp", "SBP"),
+        "stablehlo": _lazy("sbpc.dialects.stablehlo", "StableHLO"),
+        "chlo": _lazy("sbpc.dialects.chlo", "CHLO"),
+        "sdy": _lazy("sbpc.dialects.sdy", "SDY"),
     },
-    all_targets={"jax": _jax_target},
+    all_passes={
+        "sbp-import-sdy": _lazy("sbpc.passes.import_sdy", "SbpImportSdyPass"),
+        "sbp-export-sdy": _lazy("sbpc.passes.export_sdy", "SbpExportSdyPass"),
+        "sbp-inline": _lazy("sbpc.passes.inline", "SbpInlinePass"),
+        "sbp-pipeline": _lazy("sbpc.passes.pipelining", "SbpPipelinePass"),
+        "sbp-propagate": _lazy("sbpc.passes.propagate", "SbpPropagatePass"),
+        "sbp-lower-boxing": _lazy("sbpc.passes.lower_boxing", "SbpLowerBoxingPass"),
+    },
+    all_targets={"jax": _lazy("sbpc.passes.jax_target", "JaxTarget")},
 )

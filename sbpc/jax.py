@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 from jax.sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from sbpc.algebra.placement import Placement, PlacementError
@@ -67,7 +67,7 @@ from sbpc.algebra.sbp import (
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.collector import collector_paused
 from sbpc.dialects import sbp as sbp_dialect
-from sbpc.dialects.diagnostics import make_diagnostic
+from sbpc.dialects.sbp.pipeline import pipeline_options, search_table
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
 from sbpc.jax_dispatch import (
     CHECKED_PATH,
@@ -76,7 +76,8 @@ from sbpc.jax_dispatch import (
     raw_keys,
     whole_call,
 )
-from sbpc.jax_plan import Planned, SbpcError, load_program
+from sbpc.jax_pipeline import Pipeline, PipelineError, as_pipeline, mark_batch
+from sbpc.jax_plan import Planned, SbpcError, load_program, located_message
 from sbpc.jax_sharding import (
     ShardingError,
     find_mesh,
@@ -95,6 +96,7 @@ from sbpc.passes.jax_target import jax_source
 from sbpc.passes.lower_boxing import SbpLowerBoxingPass
 from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline import default_context
+from sbpc.passes.pipeline_target import pipeline_costs
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
@@ -102,6 +104,7 @@ from sbpc.timing import Timer, phase
 
 __all__ = [
     "Distributed",
+    "Pipeline",
     "Planned",
     "SbpcError",
     "annotate",
@@ -341,7 +344,7 @@ def annotate(
     try:
         SbpImportSdyPass().apply(default_context(), module)
     except DiagnosticException as e:
-        raise SbpcError(_located(e, name, text)) from e
+        raise SbpcError(located_message(e, name, text)) from e
     placement = sbp_dialect.module_placement(module)
     if placement is None:
         raise SbpcError(
@@ -393,7 +396,7 @@ def annotate(
     try:
         sbp_dialect.verify_sbp_annotations(module)
     except DiagnosticException as e:
-        raise SbpcError(_located(e, name, text)) from e
+        raise SbpcError(located_message(e, name, text)) from e
     return Annotated(
         module,
         text,
@@ -601,8 +604,20 @@ class Distributed(Planned):
         """The ``NamedSharding`` of every flat argument and result: what to give
         ``jax.jit(in_shardings=..., out_shardings=...)`` for the same layouts
         (the plan's ``PartitionSpec``s on the local mesh)."""
-        mesh = self.program.make_mesh()
         ins, outs = super().shardings()
+        if hasattr(self.program, "ARG_STAGES"):  # a pipeline: each on its stage
+            meshes = self._meshes()
+            return (
+                [
+                    NamedSharding(meshes[k], spec)
+                    for k, spec in zip(self.program.ARG_STAGES, ins, strict=True)
+                ],
+                [
+                    NamedSharding(meshes[k], spec)
+                    for k, spec in zip(self.program.OUT_STAGES, outs, strict=True)
+                ],
+            )
+        mesh = self.program.make_mesh()
         return (
             [NamedSharding(mesh, spec) for spec in ins],
             [NamedSharding(mesh, spec) for spec in outs],
@@ -637,6 +652,7 @@ def plan(
     combine_bytes: int = DEFAULT_MAX_BYTES,
     tie_state: bool = True,
     quiet: bool = False,
+    pipeline: Pipeline | None = None,
     **kwargs: Any,
 ) -> Planned:
     """Plan ``fn`` for ``mesh`` without its devices: ``args`` may be
@@ -657,7 +673,14 @@ def plan(
     )
     combine_bytes = int(combine_bytes)  # a numpy integer too
     request = _Request(
-        fn, args, kwargs, mesh, in_layouts, out_layouts, _tie_state(tie_state)
+        fn,
+        args,
+        kwargs,
+        mesh,
+        in_layouts,
+        out_layouts,
+        _pipeline(pipeline),
+        tie_state=_tie_state(tie_state),
     )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
@@ -682,6 +705,7 @@ def distribute(
     donate_argnums: int | Sequence[int] | None = (),
     tie_state: bool = True,
     quiet: bool = False,
+    pipeline: Pipeline | None = None,
     **kwargs: Any,
 ) -> Distributed:
     """Distribute ``fn`` over ``mesh`` (see the module docstring): ``plan``,
@@ -699,6 +723,8 @@ def distribute(
     structure, ``sbpc.jax_ties``) come back in the layout their argument
     came in, unless ``out_layouts`` gives them one; False frees them.
     ``quiet``: no progress lines (shown only when stderr is a terminal).
+    ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run
+    the step as (``sbpc.jax_pipeline``, docs/pipeline.md).
     """
     propagate = _check_plan_options(
         fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
@@ -715,6 +741,8 @@ def distribute(
         mesh,
         in_layouts,
         out_layouts,
+        _pipeline(pipeline),
+        donated,
         _tie_state(tie_state),
         argnums,
     )
@@ -742,8 +770,17 @@ class _Request(NamedTuple):
     mesh: MeshArg | None
     in_layouts: LayoutTree
     out_layouts: LayoutTree
+    pipeline: Pipeline | None = None
+    donated: tuple[int, ...] = ()  # flat argument positions given up
     tie_state: bool = True
-    donate_argnums: tuple[Any, ...] = ()
+    donate_argnums: tuple[Any, ...] = ()  # the positional arguments donated
+
+
+def _pipeline(pipeline: Any) -> Pipeline | None:
+    try:
+        return as_pipeline(pipeline)
+    except PipelineError as e:
+        raise SbpcError(str(e)) from e
 
 
 def _tie_state(tie_state: Any) -> bool:
@@ -776,13 +813,32 @@ def _plan(
         )
         if check_placement is not None:
             check_placement(annotated.placement)
-    module, plans, source = _compile(annotated, propagate, combine_bytes, shown)
+        # Donated buffers may hold results: the memory model counts them once.
+        entry = main_function(annotated.module)
+        for i in request.donated:
+            sbp_dialect.set_arg_attr(entry, i, "jax.buffer_donor", UnitAttr())
+        if request.pipeline is not None:
+            try:
+                mark_batch(annotated.module, request.pipeline, request.args)
+            except PipelineError as e:
+                raise SbpcError(str(e)) from e
+    module, plans, source = _compile(
+        annotated, propagate, combine_bytes, shown, request.pipeline
+    )
     f = main_function(module)
     chosen_in = [sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))]
     chosen_out = [
         sbp_dialect.get_nd_sbp_res_attr(f, i)
         for i in range(len(f.function_type.outputs))
     ]
+    pipeline = None
+    if request.pipeline is not None and pipeline_options(f) is not None:
+        pipeline = pipeline_costs(
+            module,
+            f,
+            propagate.cost_model,
+            {p.placement: p.plan.peak_memory for p in plans},
+        )
     return Planned(
         name=annotated.name,
         strategy=propagate.strategy,
@@ -799,6 +855,8 @@ def _plan(
         out_key_impls=annotated.out_key_impls,
         cost_model=propagate.cost_model,
         memory_budget=propagate.limits()[0],
+        pipeline=pipeline,
+        pipeline_search=search_table(f),
     )
 
 
@@ -807,6 +865,7 @@ def _compile(
     propagate: SbpPropagatePass,
     combine_bytes: int,
     shown: Progress,
+    pipeline: Pipeline | None = None,
 ) -> tuple[ModuleOp, list[FunctionPlan], str]:
     """The passes and the emitter on an annotated module, each timed and shown."""
     module = annotated.module
@@ -814,6 +873,11 @@ def _compile(
     try:
         with phase("sbp-inline"), shown.phase("sbp-inline"):
             SbpInlinePass().apply(ctx, module)
+        if pipeline is not None:
+            with phase("sbp-pipeline"), shown.phase("sbp-pipeline"):
+                pipeline.pass_for(
+                    propagate.cost_model, propagate.strategy, propagate.limits()[0]
+                ).apply(ctx, module)
         with (
             phase("sbp-propagate"),
             reporting(shown),
@@ -828,7 +892,7 @@ def _compile(
         with phase("emit (jax)"), shown.phase("jax emission"):
             source = jax_source(module, combine_bytes=combine_bytes)
     except DiagnosticException as e:
-        raise SbpcError(_located(e, annotated.name, annotated.text)) from e
+        raise SbpcError(located_message(e, annotated.name, annotated.text)) from e
     return module, plans, source
 
 
@@ -928,15 +992,3 @@ def _donated_leaves(nums: tuple[Any, ...], args: Sequence[Any]) -> tuple[int, ..
             )
         out.extend(range(starts[n], starts[n + 1]))
     return tuple(sorted(set(out)))
-
-
-def _located(e: DiagnosticException, name: str, source: str) -> str:
-    """``name.mlir:12:5: error: ...`` plus the StableHLO line at fault."""
-    op = getattr(e, "op", None)
-    message = getattr(e, "message", str(e))
-    diag = make_diagnostic("error", op, message)
-    lines = source.splitlines()
-    text = f"cannot distribute {name}: {diag}"
-    if 1 <= diag.line <= len(lines):
-        text += "\n  " + lines[diag.line - 1].strip()
-    return text

@@ -21,12 +21,15 @@ from typing import Any
 
 from jax.sharding import PartitionSpec
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.boxing.cost_model import CostModel
+from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.jax_backend.program_code import program_code
 from sbpc.output import OutputError, write_file
+from sbpc.passes.pipeline_target import with_section
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.propagation.report.dot import ReportError
 from sbpc.propagation.report.summary import format_report
@@ -35,6 +38,34 @@ from sbpc.timing import Timer
 
 class SbpcError(Exception):
     """sbpc could not distribute the function; the message says where and why."""
+
+
+def located_message(e: DiagnosticException, name: str, source: str) -> str:
+    """``name.mlir:12:5: error: ...`` plus the StableHLO line at fault."""
+    op = getattr(e, "op", None)
+    message = getattr(e, "message", str(e))
+    diag = make_diagnostic("error", op, message)
+    lines = source.splitlines()
+    text = f"cannot distribute {name}: {diag}"
+    if 1 <= diag.line <= len(lines):
+        text += "\n  " + _excerpt(lines[diag.line - 1], diag.col)
+    return text
+
+
+def _excerpt(line: str, column: int, width: int = 200) -> str:
+    """The line at fault, cut to ``width`` characters around ``column`` (a
+    function of a large model's signature is one line of 100 KB)."""
+    line = line.rstrip()
+    start = len(line) - len(line.lstrip())
+    if len(line) - start <= width:
+        return line[start:]
+    lo = max(start, min(column - 1 - width // 4, len(line) - width))
+    cut = line[lo : lo + width]
+    return (
+        ("... " if lo > start else "")
+        + cut
+        + (" ..." if lo + width < len(line) else "")
+    )
 
 
 _loaded = count()
@@ -84,6 +115,10 @@ class Planned:
     out_key_impls: tuple[Any, ...] = field(default=(), repr=False)
     cost_model: str = "default"  # what the plan was priced with (its report)
     memory_budget: float | None = None
+    # A pipelined plan's costs (``passes.pipeline_target.PipelineCosts``):
+    # step time, memory per stage, its schedule's timeline.
+    pipeline: Any = field(default=None, repr=False)
+    pipeline_search: str | None = field(default=None, repr=False)  # auto's table
     timing: Timer | None = field(default=None, repr=False)
     _program: types.ModuleType | None = field(default=None, repr=False)
     _mlir: str | None = field(default=None, repr=False)
@@ -109,6 +144,10 @@ class Planned:
     @property
     def report(self) -> str:
         text = "\n".join(format_report(p.plan, "text") for p in self.plans)
+        if self.pipeline_search is not None:
+            text += "\n" + self.pipeline_search
+        if self.pipeline is not None:
+            text += "\n" + self.pipeline.text()
         if self.timing is not None:
             text += "\n" + self.timing.format(f"{self._caller} {self.name}")
         return text
@@ -120,13 +159,18 @@ class Planned:
     @property
     def peak_memory(self) -> float:
         """Peak bytes per device the plan needs (the largest of its functions'
-        and placements'; docs/propagation.md's memory model)."""
+        and placements'; docs/propagation.md's memory model; a pipeline's
+        stages with their schedule's microbatches in flight)."""
+        if self.pipeline is not None:
+            return self.pipeline.chosen.peak_memory
         return max((p.plan.peak_memory for p in self.plans), default=0.0)
 
     @property
     def step_time(self) -> float:
         """Modelled seconds of one call: every layout change and every op's
-        local work under the cost model."""
+        local work under the cost model (a pipeline: its schedule simulated)."""
+        if self.pipeline is not None:
+            return self.pipeline.chosen.step_time
         return sum(p.plan.total_time for p in self.plans)
 
     @property
@@ -154,6 +198,8 @@ class Planned:
             )
         except ReportError as e:
             raise SbpcError(str(e)) from e
+        if self.pipeline is not None:
+            page = with_section(page, self.pipeline.html())
         if path is not None:
             try:
                 write_file(path, page, "report")

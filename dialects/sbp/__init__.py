@@ -10,6 +10,8 @@ One concept per module, as xDSL lays out a large dialect:
 - ``checks``: the layout rules (length, split axes, even splits);
 - ``placement``: which placement each value lives on, the layouts the IR fixes;
 - ``ops``: ``sbp.cast``, the one-step boxing ops and ``sbp.transfer``;
+- ``pipeline``: ``sbp.microbatch``, ``sbp.accumulate`` and the attributes of a
+  pipelined step (``sbp-pipeline``);
 - ``verifier``: ``verify_sbp_annotations``, the whole-module check that
   ``sbpc-opt`` runs after parsing (raising ``LocatedError`` at the op at fault).
 
@@ -67,6 +69,7 @@ from .ops import (
     TransferOp,
     collective_for,
 )
+from .pipeline import PIPELINE_OPS, AccumulateOp, MicrobatchOp
 from .placement import (
     LayoutOpInterface,
     PlacementMap,
@@ -83,6 +86,7 @@ SBP = Dialect(
         CastOp,
         *COLLECTIVE_OPS,
         TransferOp,
+        *PIPELINE_OPS,
     ],
     [NdSbpAttr, PlacementAttr, SignatureAttr],
 )
@@ -95,6 +99,7 @@ __all__ = [
     "SBP",
     "SIG",
     "TIED_TO",
+    "AccumulateOp",
     "AllGatherOp",
     "AllReduceOp",
     "AllToAllOp",
@@ -104,6 +109,7 @@ __all__ = [
     "LayoutOpInterface",
     "LocalSliceOp",
     "LocalToPartialOp",
+    "MicrobatchOp",
     "NdSbpAttr",
     "PlacementAttr",
     "PlacementMap",

@@ -222,7 +222,8 @@ def placement_map(
             return first
         return module_placement(op), True
 
-    for op in module.walk() if ops is None else ops:
+    walked = list(module.walk()) if ops is None else ops
+    for op in walked:
         for region in op.regions:
             for block in region.blocks:
                 for arg in block.args:
@@ -241,7 +242,42 @@ def placement_map(
         placement, floats = (named, False) if named is not None else inherited(op)
         for res in op.results:
             record(res, placement, floats)
+    if floating and not out.is_uniform():
+        _settle_floating(walked, out)
     return out
+
+
+# Ops that name the placement their result moves to (their operand stays).
+_MOVING_OPS = frozenset({"sbp.cast", "sbp.transfer"})
+
+
+def _settle_floating(ops: Sequence[Operation], out: PlacementMap) -> None:
+    """A floating value lives where it is used: the placement of its first
+    user that computes on one (``sbp-pipeline`` gives each stage its own
+    copy of a constant).  Walked backwards, so a chain of floating ops
+    follows its last user."""
+    for op in reversed(ops):
+        results = op.results
+        if not results or not all(r in out.floating for r in results):
+            continue
+        for r in results:
+            for use in r.uses:
+                user = use.operation
+                interface = _layout_op(user)
+                named = None if interface is None else interface.named_placement(user)
+                if named is not None:
+                    if user.name in _MOVING_OPS:  # names the target, not the source
+                        continue
+                    for res in results:
+                        out[res] = named
+                    break
+                if user.results and user.results[0] in out:
+                    for res in results:
+                        out[res] = out[user.results[0]]
+                    break
+            else:
+                continue
+            break
 
 
 def placement_in_force(
@@ -272,6 +308,9 @@ def placement_in_force(
             if not got[1]:
                 return got[0]
             first = first or got[0]
+    if first is None and placements is not None and op.results:
+        # Made from no tensor (a constant): where its value was settled.
+        first = placements.get(op.results[0])
     return first or module_placement(op)
 
 

@@ -388,10 +388,14 @@ class TensorShardingAttr(BodyAttr):
 
 
 def parse_sharding_list(parser: AttrParser) -> list[TensorShardingAttr]:
-    """``[<@mesh, ...>, ...]``."""
-    return parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: TensorShardingAttr.parse_stripped(parser)
-    )
+    """``[<@mesh, ...>, ...]``; an entry may also be spelled in full,
+    ``#sdy.sharding<@mesh, ...>``, as Shardy's parser accepts."""
+
+    def one() -> TensorShardingAttr:
+        parser.parse_optional_characters("#sdy.sharding")
+        return TensorShardingAttr.parse_stripped(parser)
+
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, one)
 
 
 def print_sharding_list(

@@ -20,11 +20,14 @@ the generic form works as for any xDSL op.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    VarConstraint,
+    base,
     irdl_op_definition,
     lazy_traits_def,
     operand_def,
@@ -54,15 +57,16 @@ from .attrs import (
 from .mesh import check_rank, check_sharding, local_type
 
 
-@irdl_op_definition
-class ShardingConstraintOp(IRDLOperation):
-    """``%r = sdy.sharding_constraint %x <@mesh, [...]> : T``: ``x`` laid out so."""
+class TensorLayoutOp(IRDLOperation):
+    """``%r = sdy.<op> %x <@mesh, [...]> : T``: ``x`` laid out as the
+    sharding says (the value is unchanged)."""
 
-    name = "sdy.sharding_constraint"
-
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    input = operand_def(T)
+    result = result_def(T)
     sharding = prop_def(TensorShardingAttr)
+
+    assembly_format = "$input $sharding attr-dict `:` type($result)"
 
     def __init__(self, value: SSAValue | Operation, sharding: TensorShardingAttr):
         value = SSAValue.get(value)
@@ -73,33 +77,14 @@ class ShardingConstraintOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        if self.input.type != self.result.type:
-            raise VerifyException(
-                "sdy.sharding_constraint: operand and result types differ"
-            )
-        check_rank(self.sharding, self.result.type, "sdy.sharding_constraint")
-        _check_mesh(self, self.sharding, self.result.type, "sdy.sharding_constraint")
+        check_in_module(self, self.sharding, self.result.type)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> ShardingConstraintOp:
-        operand = parser.parse_unresolved_operand()
-        sharding = TensorShardingAttr.parse_stripped(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        (value,) = parser.resolve_operands([operand], [t], parser.pos)
-        op = cls(value, sharding)
-        op.attributes.update(attrs)
-        return op
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.input)
-        printer.print_string(" ")
-        self.sharding.print_parameters(printer)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+@irdl_op_definition
+class ShardingConstraintOp(TensorLayoutOp):
+    """``%r = sdy.sharding_constraint %x <@mesh, [...]> : T``: ``x`` laid out so."""
+
+    name = "sdy.sharding_constraint"
 
 
 @irdl_op_definition
@@ -281,8 +266,31 @@ def _check_mesh(
         check_sharding(op, sharding, t, where)
 
 
+def check_in_module(op: Operation, s: TensorShardingAttr, t: Attribute) -> None:
+    """``s`` against its mesh and ``t``; and no axis a manual parent binds."""
+    check_rank(s, t, op.name)
+    if op.parent_op() is None:
+        return
+    check_sharding(op, s, t, op.name)
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, ManualComputationOp):
+            manual = set(parent.manual_axes.names)
+            refs = [r for d in s.dims.data for r in d.axes.data]
+            refs += [*s.replicated.data, *s.unreduced.data]
+            for r in refs:
+                if r.axis.data in manual:
+                    raise VerifyException(
+                        f'{op.name}: operates on axis "{r.axis.data}" which is '
+                        "already bound by a parent sdy.manual_computation op"
+                    )
+        parent = parent.parent_op()
+
+
 __all__ = [
     "ManualComputationOp",
     "ReturnOp",
     "ShardingConstraintOp",
+    "TensorLayoutOp",
+    "check_in_module",
 ]

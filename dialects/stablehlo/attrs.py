@@ -17,13 +17,28 @@ import inspect
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar, cast, overload
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntAttr, IntegerAttr, i64
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
+    IntAttr,
+    IntegerAttr,
+    i64,
+)
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
-from xdsl.ir import Attribute, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute
+from xdsl.ir import (
+    Attribute,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    TypeAttribute,
+)
 from xdsl.irdl import irdl_attr_definition, opt_prop_def, prop_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
+
+from sbpc.ops.dot_algorithm import DotAlgorithm
 
 from .syntax import parse_int_struct, print_int_struct
 
@@ -280,3 +295,110 @@ class ScatterDimensionNumbersAttr(_DimensionNumbers):
         "scatter_dims_to_operand_dims",
     )
     _INTS: ClassVar[tuple[str, ...]] = ("index_vector_dim",)
+
+
+# --------------------------------------------------------------------------
+# A product's algorithm
+# --------------------------------------------------------------------------
+
+_ALGORITHM_TYPES = ("lhs_precision_type", "rhs_precision_type", "accumulation_type")
+_ALGORITHM_INTS = (
+    "lhs_component_count",
+    "rhs_component_count",
+    "num_primitive_operations",
+)
+_ALGORITHM_FIELDS = (
+    *_ALGORITHM_TYPES,
+    *_ALGORITHM_INTS,
+    "allow_imprecise_accumulation",
+)
+
+
+@irdl_attr_definition
+class DotAlgorithmAttr(ParametrizedAttribute):
+    """``#stablehlo.dot_algorithm<lhs_precision_type = bf16, rhs_precision_type
+    = bf16, accumulation_type = f32, lhs_component_count = 1,
+    rhs_component_count = 1, num_primitive_operations = 1,
+    allow_imprecise_accumulation = false>``: the types a product's operands are
+    rounded to and accumulated in, and how many passes emulate a wider type.
+    Every field is required (StableHLO's syntax); they may come in any order.
+    """
+
+    name = "stablehlo.dot_algorithm"
+
+    lhs_precision_type: TypeAttribute
+    rhs_precision_type: TypeAttribute
+    accumulation_type: TypeAttribute
+    lhs_component_count: IntAttr
+    rhs_component_count: IntAttr
+    num_primitive_operations: IntAttr
+    allow_imprecise_accumulation: IntAttr
+
+    @classmethod
+    def get(cls, algorithm: DotAlgorithm, types: Callable[[str], Attribute]) -> Self:
+        """From plain fields; ``types`` reads an element type's name."""
+        return cls(
+            *(types(getattr(algorithm, k)) for k in _ALGORITHM_TYPES),
+            *(IntAttr(getattr(algorithm, k)) for k in _ALGORITHM_INTS),
+            IntAttr(int(algorithm.allow_imprecise_accumulation)),
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        values: dict[str, Attribute] = {}
+
+        def entry() -> None:
+            pos = parser.pos
+            key = parser.parse_identifier()
+            if key not in _ALGORITHM_FIELDS:
+                parser.raise_error(
+                    f"unknown field '{key}', expected one of {list(_ALGORITHM_FIELDS)}",
+                    pos,
+                )
+            if key in values:
+                parser.raise_error(f"duplicate field '{key}'", pos)
+            parser.parse_punctuation("=")
+            if key in _ALGORITHM_TYPES:
+                values[key] = parser.parse_type()
+            elif key in _ALGORITHM_INTS:
+                values[key] = IntAttr(parser.parse_integer(allow_boolean=False))
+            else:
+                values[key] = IntAttr(int(parser.parse_boolean()))
+
+        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, entry)
+        missing = [k for k in _ALGORITHM_FIELDS if k not in values]
+        if missing:
+            parser.raise_error(f"dot_algorithm: missing field(s) {', '.join(missing)}")
+        return [values[k] for k in _ALGORITHM_FIELDS]
+
+    def print_parameters(self, printer: Printer) -> None:
+        parts = [f"{k} = {getattr(self, k)}" for k in _ALGORITHM_TYPES]
+        parts += [f"{k} = {getattr(self, k).data}" for k in _ALGORITHM_INTS]
+        imprecise = "true" if self.allow_imprecise_accumulation.data else "false"
+        parts.append(f"allow_imprecise_accumulation = {imprecise}")
+        printer.print_string("<" + ", ".join(parts) + ">")
+
+    def plain(self) -> DotAlgorithm:
+        """The fields as plain data (element types by their MLIR names)."""
+        return DotAlgorithm(
+            *(str(getattr(self, k)) for k in _ALGORITHM_TYPES),
+            *(getattr(self, k).data for k in _ALGORITHM_INTS),
+            bool(self.allow_imprecise_accumulation.data),
+        )
+
+    def verify(self) -> None:
+        for k in _ALGORITHM_INTS:
+            if getattr(self, k).data < 1:
+                raise VerifyException(
+                    f"{self.name}: {k} must be positive, got {getattr(self, k).data}"
+                )
+        if self.allow_imprecise_accumulation.data not in (0, 1):
+            raise VerifyException(
+                f"{self.name}: allow_imprecise_accumulation must be a boolean"
+            )
+        for k in _ALGORITHM_TYPES:
+            if not isinstance(getattr(self, k), AnyFloat):
+                raise VerifyException(
+                    f"{self.name}: {k} must be a floating-point type, "
+                    f"got {getattr(self, k)}"
+                )

@@ -78,6 +78,17 @@ def check_result_type(
         )
 
 
+def check_result_shape(
+    op: Operation, result: SSAValue, expected: Sequence[int], what: str = ""
+) -> None:
+    """The result has shape ``expected`` (``what`` says what that is)."""
+    if shape_of(result) != tuple(expected):
+        raise VerifyException(
+            f"{op.name}: result shape {dims_text(shape_of(result))} should "
+            f"be {what}{dims_text(expected)}"
+        )
+
+
 def check_slice_sizes(
     op: Operation, sizes: Sequence[int], shape: Sequence[int]
 ) -> None:
@@ -257,3 +268,12 @@ class PrecisionConfigOp(TwoTensorOp, SortedPropertiesOp):
         if self.precision_config is None:
             return None
         return tuple(p.data.value for p in self.precision_config.data)
+
+    def verify_precision_config(self) -> None:
+        """One entry per operand, or none (the default for both)."""
+        precision = self.precision
+        if precision is not None and len(precision) not in (0, 2):
+            raise VerifyException(
+                f"{self.name}: precision_config needs 0 or 2 entries, "
+                f"got {len(precision)}"
+            )

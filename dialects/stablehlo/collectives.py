@@ -14,7 +14,7 @@ device groups as plain tuples and ``reduction_kind`` the body's combiner.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -39,8 +39,9 @@ from xdsl.printer import Printer
 from xdsl.traits import RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from .base import shape_of
 from .reduction import combiner_kind
-from .syntax import parse_int_struct
+from .syntax import dims_text, parse_int_struct
 
 
 @irdl_attr_definition
@@ -110,6 +111,70 @@ class _Collective(IRDLOperation):
                     f"{self.name}: a device appears in two replica groups"
                 )
 
+    def group_size(self) -> int | None:
+        """Devices per replica group, None where the groups do not say (none
+        given: every device; or padded with -1)."""
+        if "replica_groups" not in self.properties:
+            return None
+        groups = self.groups
+        if not groups or not groups[0] or any(d < 0 for g in groups for d in g):
+            return None
+        return len(groups[0])
+
+    def dimension(self, prop: str) -> int:
+        """The op's dimension ``prop``, checked against each operand's rank."""
+        attr = self.properties[prop]
+        assert isinstance(attr, IntegerAttr)
+        dim = attr.value.data
+        for value in self.operands_:
+            rank = len(shape_of(value))
+            if not 0 <= dim < rank:
+                raise VerifyException(
+                    f"{self.name}: {prop} {dim} is out of range for an operand "
+                    f"of rank {rank}"
+                )
+        return dim
+
+    def check_results(self, dims: dict[int, Callable[[int], int | None]]) -> None:
+        """Each result is its operand with dimension ``d`` sized ``dims[d](n)``
+        (None: not checked) and its rank and other sizes unchanged."""
+        for value, res in zip(self.operands_, self.results_, strict=True):
+            shape = shape_of(value)
+            want = [dims[d](n) if d in dims else n for d, n in enumerate(shape)]
+            got = shape_of(res)
+            if len(got) != len(shape) or any(
+                w is not None and w != g for w, g in zip(want, got, strict=False)
+            ):
+                text = ", ".join("?" if w is None else str(w) for w in want)
+                raise VerifyException(
+                    f"{self.name}: result shape {dims_text(got)} should be "
+                    f"[{text}] for operand shape {dims_text(shape)}"
+                )
+
+
+def _scaled(factor: int | None, divide: bool = False) -> Callable[[int], int | None]:
+    """A dimension's size times (or divided by) ``factor``; None when unknown."""
+
+    def size(n: int) -> int | None:
+        if factor is None or n < 0:
+            return None
+        return n // factor if divide else n * factor
+
+    return size
+
+
+def _check_divides(op: _Collective, dim: int, pieces: int | None, prop: str) -> None:
+    """Each operand's dimension ``dim`` splits into ``pieces`` equal pieces."""
+    if pieces is None:
+        return
+    for value in op.operands_:
+        n = shape_of(value)[dim]
+        if n >= 0 and n % pieces:
+            raise VerifyException(
+                f"{op.name}: {prop} {dim} has size {n}, not a multiple of "
+                f"{pieces} (the devices it is split over)"
+            )
+
 
 class _GroupedCollective(_Collective):
     """A collective over ``replica_groups`` (device ids when
@@ -136,12 +201,23 @@ class AllGatherOp(_GroupedCollective):
 
     all_gather_dim = prop_def(IntegerAttr)
 
+    def verify_(self) -> None:
+        super().verify_()
+        dim = self.dimension("all_gather_dim")
+        self.check_results({dim: _scaled(self.group_size())})
+
 
 @irdl_op_definition
 class ReduceScatterOp(_ReducingCollective):
     name = "stablehlo.reduce_scatter"
 
     scatter_dimension = prop_def(IntegerAttr)
+
+    def verify_(self) -> None:
+        super().verify_()
+        dim = self.dimension("scatter_dimension")
+        _check_divides(self, dim, self.group_size(), "scatter_dimension")
+        self.check_results({dim: _scaled(self.group_size(), divide=True)})
 
 
 @irdl_op_definition
@@ -152,6 +228,27 @@ class AllToAllOp(_Collective):
     concat_dimension = prop_def(IntegerAttr)
     split_count = prop_def(IntegerAttr)
     replica_groups = prop_def(DenseIntOrFPElementsAttr)
+
+    def verify_(self) -> None:
+        super().verify_()
+        split = self.dimension("split_dimension")
+        concat = self.dimension("concat_dimension")
+        count = self.split_count.value.data
+        if count < 1:
+            raise VerifyException(f"{self.name}: split_count must be positive")
+        size = self.group_size()
+        if size is not None and size != count:
+            raise VerifyException(
+                f"{self.name}: split_count {count} differs from the replica "
+                f"groups' size {size}"
+            )
+        _check_divides(self, split, count, "split_dimension")
+        if split == concat:
+            self.check_results({split: lambda n: n})
+        else:
+            self.check_results(
+                {split: _scaled(count, divide=True), concat: _scaled(count)}
+            )
 
 
 @irdl_op_definition

@@ -72,16 +72,12 @@ def constant_array(value: DenseIntOrFPElementsAttr) -> np.ndarray:
     return array.reshape(tuple(value.get_shape()))
 
 
-@irdl_op_definition
-class ConstantOp(IRDLOperation):
-    """``%c = stablehlo.constant dense<[1, 2]> : tensor<2xi32>``."""
-
-    name = "stablehlo.constant"
+class DenseConstantOp(IRDLOperation):
+    """``%c = <op> dense<[1, 2]> : tensor<2xi32>``: the syntax, builder and
+    verifier of ``stablehlo.constant``, which ``sdy.constant`` shares."""
 
     value = prop_def(DenseIntOrFPElementsAttr)
     output = result_def(TensorType)
-
-    traits = traits_def(Pure(), ConstantLike())
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
         super().__init__(properties={"value": value}, result_types=[value.type])
@@ -90,7 +86,7 @@ class ConstantOp(IRDLOperation):
         self.output.name_hint = "c" if is_int else "cst"
 
     @classmethod
-    def parse(cls, parser: Parser) -> ConstantOp:
+    def parse(cls, parser: Parser) -> DenseConstantOp:
         attributes = parser.parse_optional_attr_dict()
         pos = parser.pos
         value = parser.parse_attribute()
@@ -113,15 +109,24 @@ class ConstantOp(IRDLOperation):
         printer.print_string(" : ")
         printer.print_attribute(self.value.type)
 
-    def plain_attrs(self) -> dict[str, object]:
-        return {"value": constant_array(self.value)}
-
     def verify_(self) -> None:
         if self.value.type != self.output.type:
             raise VerifyException(
                 f"{self.name}: value type {self.value.type} differs from result "
                 f"type {self.output.type}"
             )
+
+
+@irdl_op_definition
+class ConstantOp(DenseConstantOp):
+    """``%c = stablehlo.constant dense<[1, 2]> : tensor<2xi32>``."""
+
+    name = "stablehlo.constant"
+
+    traits = traits_def(Pure(), ConstantLike())
+
+    def plain_attrs(self) -> dict[str, object]:
+        return {"value": constant_array(self.value)}
 
 
 @irdl_op_definition

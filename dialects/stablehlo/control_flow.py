@@ -222,20 +222,6 @@ class CaseOp(_RegionOp):
     index = operand_def(TensorType)
     branches = var_region_def("single_block")
 
-    def __init__(
-        self,
-        index: SSAValue | Operation,
-        branches: Sequence[Region],
-        result_types: Sequence[Attribute],
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        super().__init__(
-            operands=[index],
-            result_types=[list(result_types)],
-            regions=[list(branches)],
-            attributes=attributes,
-        )
-
     def verify_(self) -> None:
         if self.index.type != TensorType(i32, []):
             raise VerifyException(f"{self.name}: the index must be a tensor<i32>")
@@ -258,21 +244,6 @@ class IfOp(_RegionOp):
     pred = operand_def(TensorType)
     true_branch = region_def("single_block")
     false_branch = region_def("single_block")
-
-    def __init__(
-        self,
-        pred: SSAValue | Operation,
-        true_branch: Region,
-        false_branch: Region,
-        result_types: Sequence[Attribute],
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        super().__init__(
-            operands=[pred],
-            result_types=[list(result_types)],
-            regions=[true_branch, false_branch],
-            attributes=attributes,
-        )
 
     @property
     def branches(self) -> tuple[Region, Region]:
@@ -366,9 +337,6 @@ class BitcastConvertOp(TensorOp):
     name = "stablehlo.bitcast_convert"
 
     assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
-
-    def __init__(self, operand: SSAValue | Operation, result_type: Attribute):
-        super().__init__(operand, result_type)
 
     def verify_(self) -> None:
         src, dst = element_type(self.operand), element_type(self.result)

@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
+from xdsl.ir import Attribute, ParametrizedAttribute
 from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
@@ -54,7 +54,7 @@ from .attrs import (
     int_view,
     ints_view,
 )
-from .base import PrecisionConfigOp, shape_of
+from .base import PrecisionConfigOp, check_result_shape, shape_of
 from .syntax import dims_text, parse_int_list, print_functional_type, resolve_operands
 
 
@@ -327,40 +327,6 @@ class ConvolutionOp(PrecisionConfigOp):
 
     traits = traits_def(Pure())
 
-    def __init__(
-        self,
-        lhs: SSAValue | Operation,
-        rhs: SSAValue | Operation,
-        dimension_numbers: ConvDimensionNumbersAttr,
-        result_type: Attribute,
-        *,
-        window_strides: Sequence[int] | None = None,
-        padding: Sequence[tuple[int, int]] | None = None,
-        lhs_dilation: Sequence[int] | None = None,
-        rhs_dilation: Sequence[int] | None = None,
-        window_reversal: Sequence[bool] | None = None,
-        feature_group_count: int = 1,
-        batch_group_count: int = 1,
-        precision: Sequence[str] | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        props: dict[str, Attribute] = {
-            "batch_group_count": IntegerAttr(batch_group_count, i64),
-            "dimension_numbers": dimension_numbers,
-            "feature_group_count": IntegerAttr(feature_group_count, i64),
-        }
-        if window_strides is not None:
-            props["window_strides"] = i64_array(window_strides)
-        if padding is not None:
-            props["padding"] = padding_attr(padding)
-        if lhs_dilation is not None:
-            props["lhs_dilation"] = i64_array(lhs_dilation)
-        if rhs_dilation is not None:
-            props["rhs_dilation"] = i64_array(rhs_dilation)
-        if window_reversal is not None:
-            props["window_reversal"] = bool_array(window_reversal)
-        self._build(lhs, rhs, result_type, props, precision, attributes)
-
     # -- plain accessors (defaults filled in) --
 
     @property
@@ -558,11 +524,7 @@ class ConvolutionOp(PrecisionConfigOp):
                 f"{name}: input batch ({lhs[n.input_batch_dimension]}) must be a "
                 f"multiple of batch_group_count ({bgc})"
             )
-        precision = self.precision
-        if precision is not None and len(precision) not in (0, 2):
-            raise VerifyException(
-                f"{name}: precision_config needs 0 or 2 entries, got {len(precision)}"
-            )
+        self.verify_precision_config()
         expected = conv_output_shape(
             lhs,
             rhs,
@@ -573,10 +535,7 @@ class ConvolutionOp(PrecisionConfigOp):
             self.rhs_dilation,
             bgc,
         )
-        if out != expected:
-            raise VerifyException(
-                f"{name}: result shape {dims_text(out)} should be {dims_text(expected)}"
-            )
+        check_result_shape(self, self.result, expected)
 
 
 def _parse_window(parser: Parser) -> dict[str, Attribute]:

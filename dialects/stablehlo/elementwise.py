@@ -202,15 +202,6 @@ class IsFiniteOp(UnaryTensorOp):
 
     assembly_format = "$operand attr-dict `:` functional-type(operands, results)"
 
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        result_type = result_type or TensorType(i1, shape_of(SSAValue.get(operand)))
-        super().__init__(operand, result_type, attributes)
-
     def verify_(self) -> None:
         check_alike(
             self, self.operand, self.result, "operand and result", elements=False
@@ -336,8 +327,33 @@ class ShiftRightLogicalOp(BinaryElementwiseOp):
 # --------------------------------------------------------------------------
 
 
+class TernaryElementwiseOp(IRDLOperation):
+    """Three tensor operands (declared by each op) and one tensor ``result``,
+    elementwise and pure; the outer operands may be rank 0, and the result
+    type defaults to the middle operand's: ``clamp`` and ``select``."""
+
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure(), Elementwise())
+
+    def __init__(
+        self,
+        first: SSAValue | Operation,
+        middle: SSAValue | Operation,
+        last: SSAValue | Operation,
+        result_type: Attribute | None = None,
+        attributes: dict[str, Attribute] | None = None,
+    ):
+        middle = SSAValue.get(middle)
+        super().__init__(
+            operands=[first, middle, last],
+            result_types=[result_type or middle.type],
+            attributes=attributes,
+        )
+
+
 @irdl_op_definition
-class ClampOp(IRDLOperation):
+class ClampOp(TernaryElementwiseOp):
     """``%r = stablehlo.clamp %min, %x, %max : T``; min/max may be rank 0."""
 
     name = "stablehlo.clamp"
@@ -345,27 +361,9 @@ class ClampOp(IRDLOperation):
     min = operand_def(TensorType)
     operand = operand_def(TensorType)
     max = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure(), Elementwise())
 
     assembly_format = "$min `,` $operand `,` $max " + _SAME_TYPE_FORMAT
     custom_directives = (SameOperandsAndResultType,)
-
-    def __init__(
-        self,
-        min: SSAValue | Operation,
-        operand: SSAValue | Operation,
-        max: SSAValue | Operation,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand = SSAValue.get(operand)
-        super().__init__(
-            operands=[min, operand, max],
-            result_types=[result_type or operand.type],
-            attributes=attributes,
-        )
 
     def verify_(self) -> None:
         shape = shape_of(self.operand)
@@ -449,7 +447,7 @@ class CompareOp(BinaryTensorOp, SortedPropertiesOp):
 
 
 @irdl_op_definition
-class SelectOp(IRDLOperation):
+class SelectOp(TernaryElementwiseOp):
     """``%r = stablehlo.select %pred, %t, %f : tensor<..xi1>, T``."""
 
     name = "stablehlo.select"
@@ -457,9 +455,6 @@ class SelectOp(IRDLOperation):
     pred = operand_def(TensorType)
     on_true = operand_def(TensorType)
     on_false = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure(), Elementwise())
 
     assembly_format = (
         "$pred `,` $on_true `,` $on_false attr-dict `:` "
@@ -467,21 +462,6 @@ class SelectOp(IRDLOperation):
         "type($result))"
     )
     custom_directives = (SelectOpType,)
-
-    def __init__(
-        self,
-        pred: SSAValue | Operation,
-        on_true: SSAValue | Operation,
-        on_false: SSAValue | Operation,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        on_true = SSAValue.get(on_true)
-        super().__init__(
-            operands=[pred, on_true, on_false],
-            result_types=[result_type or on_true.type],
-            attributes=attributes,
-        )
 
     def verify_(self) -> None:
         if element_type(self.pred) != i1:

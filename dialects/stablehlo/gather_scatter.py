@@ -32,12 +32,12 @@ from .attrs import (
     GatherDimensionNumbersAttr,
     ScatterDimensionNumbersAttr,
     flag_view,
-    i64_array,
     i64_array_prop,
     ints_view,
     plain_views,
 )
 from .base import (
+    check_alike,
     check_return,
     check_slice_sizes,
     check_unique_in_range,
@@ -66,35 +66,6 @@ class GatherOp(IRDLOperation):
     indices_are_sorted_attr = opt_prop_def(IntegerAttr, prop_name="indices_are_sorted")
 
     traits = traits_def(Pure())
-
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        start_indices: SSAValue | Operation,
-        dimension_numbers: GatherDimensionNumbersAttr,
-        slice_sizes: Sequence[int],
-        result_type: Attribute | None = None,
-        indices_are_sorted: bool = False,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand, start_indices = SSAValue.get(operand), SSAValue.get(start_indices)
-        if result_type is None:
-            result_type = TensorType(
-                element_type(operand),
-                gather_result_shape(
-                    shape_of(start_indices), dimension_numbers, slice_sizes
-                ),
-            )
-        super().__init__(
-            operands=[operand, start_indices],
-            result_types=[result_type],
-            properties={
-                "dimension_numbers": dimension_numbers,
-                "indices_are_sorted": IntegerAttr.from_bool(indices_are_sorted),
-                "slice_sizes": i64_array(slice_sizes),
-            },
-            attributes=attributes,
-        )
 
     slice_sizes = ints_view("slice_sizes_attr")
     indices_are_sorted = flag_view("indices_are_sorted_attr")
@@ -281,11 +252,9 @@ class ScatterOp(IRDLOperation):
                 f"{name}: result type {self.result.type} differs from the operand's "
                 f"{self.operand.type}"
             )
-        if element_type(self.update) != element_type(self.operand):
-            raise VerifyException(
-                f"{name}: updates element type differs from the operand's: "
-                f"{self.update.type} vs {self.operand.type}"
-            )
+        check_alike(
+            self, self.update, self.operand, "updates and operand", shapes=False
+        )
         if not 0 <= ivd <= index_rank:
             raise VerifyException(
                 f"{name}: index_vector_dim {ivd} is out of range for scatter indices "

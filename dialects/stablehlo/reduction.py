@@ -39,6 +39,7 @@ from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from .attrs import (
+    DotAlgorithmAttr,
     DotDimensionNumbersAttr,
     Precision,
     PrecisionAttr,
@@ -119,9 +120,8 @@ class PrecisionConfigAndAlgorithm(CustomDirective):
     """``custom<PrecisionConfigAndAlgorithm>($precision_config, $algorithm)``:
     ``, precision = [DEFAULT, HIGH]`` when a precision config is present.
 
-    StableHLO's ``algorithm`` (``#stablehlo.dot_algorithm<...>``) is not
-    supported: parsing rejects it, and it prints only so that an op built
-    with one (which the verifier rejects) still shows it.
+    then ``, algorithm = <lhs_precision_type = bf16, ...>`` (the body of a
+    ``#stablehlo.dot_algorithm``) when the op has one, as JAX prints it.
     """
 
     precision_config: AttributeVariable
@@ -138,9 +138,9 @@ class PrecisionConfigAndAlgorithm(CustomDirective):
                 config = ArrayAttr(PrecisionAttr(p) for p in precision)
                 self.precision_config.set(state, config)
             elif parser.parse_optional_keyword("algorithm") is not None:
-                parser.raise_error(
-                    "stablehlo.dot_general: 'algorithm' is not supported", pos
-                )
+                parser.parse_punctuation("=")
+                params = DotAlgorithmAttr.parse_parameters(parser)
+                self.algorithm.set(state, DotAlgorithmAttr(*params))
             else:
                 parser.raise_error("expected 'precision' or 'algorithm'", pos)
 
@@ -150,9 +150,9 @@ class PrecisionConfigAndAlgorithm(CustomDirective):
             names = (cast(PrecisionAttr, p).data.value for p in config.data)
             printer.print_string(", precision = [" + ", ".join(names) + "]")
         algorithm = self.algorithm.get(op)
-        if algorithm is not None:
+        if isinstance(algorithm, DotAlgorithmAttr):
             printer.print_string(", algorithm = ")
-            printer.print_attribute(algorithm)
+            algorithm.print_parameters(printer)
 
 
 def dot_result_shape(
@@ -184,7 +184,7 @@ class DotGeneralOp(PrecisionConfigOp):
     name = "stablehlo.dot_general"
 
     dot_dimension_numbers = prop_def(DotDimensionNumbersAttr)
-    algorithm = opt_prop_def(Attribute)
+    algorithm = opt_prop_def(DotAlgorithmAttr)
 
     traits = traits_def(Pure())
 
@@ -234,6 +234,8 @@ class DotGeneralOp(PrecisionConfigOp):
         attrs: dict[str, object] = dict(self.dot_dimension_numbers.plain())
         if self.precision is not None:
             attrs["precision"] = self.precision
+        if self.algorithm is not None:
+            attrs["algorithm"] = self.algorithm.plain()
         return attrs
 
     def verify_(self) -> None:
@@ -264,13 +266,13 @@ class DotGeneralOp(PrecisionConfigOp):
                         f"{self.name}: {kind} dimension sizes differ: "
                         f"{lhs_shape[ld]} vs {rhs_shape[rd]}"
                     )
-        if self.algorithm is not None:
-            raise VerifyException(f"{self.name}: 'algorithm' is not supported")
-        precision = self.precision
-        if precision is not None and len(precision) not in (0, 2):
+        self.verify_precision_config()
+        if self.algorithm is not None and any(
+            p != "DEFAULT" for p in self.precision or ()
+        ):
             raise VerifyException(
-                f"{self.name}: precision_config needs 0 or 2 entries, "
-                f"got {len(precision)}"
+                f"{self.name}: precision_config must be DEFAULT when an "
+                "algorithm is given (the algorithm says the precision)"
             )
         expected = dot_result_shape(lhs_shape, rhs_shape, self.dot_dimension_numbers)
         if shape_of(self.result) != expected:

@@ -31,11 +31,12 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .attrs import i64_array, i64_array_prop, i64_attr, int_view, ints_view
+from .attrs import i64_array, i64_array_prop, int_view, ints_view
 from .base import (
     SortedPropertiesOp,
     TensorOp,
     check_alike,
+    check_result_shape,
     check_result_type,
     check_slice_sizes,
     check_unique_in_range,
@@ -54,14 +55,6 @@ _FUNCTIONAL_TYPE = "attr-dict `:` functional-type(operands, results)"
 
 def _check_same_element_type(op: Operation, operand: SSAValue, result: SSAValue):
     check_alike(op, operand, result, "operand and result", shapes=False)
-
-
-def _check_result_shape(op: Operation, result: SSAValue, expected: Sequence[int]):
-    if shape_of(result) != tuple(expected):
-        raise VerifyException(
-            f"{op.name}: result shape {dims_text(shape_of(result))} should "
-            f"be {dims_text(expected)}"
-        )
 
 
 @irdl_op_definition
@@ -118,14 +111,6 @@ class ReshapeOp(TensorOp):
 
     assembly_format = "$operand " + _FUNCTIONAL_TYPE
 
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        result_type: Attribute,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        super().__init__(operand, result_type, attributes)
-
     def verify_(self) -> None:
         before = math.prod(shape_of(self.operand))
         after = math.prod(shape_of(self.result))
@@ -176,7 +161,7 @@ class TransposeOp(TensorOp):
                 f"{self.name}: {dims_text(perm)} is not a permutation of the "
                 f"operand's {len(shape)} dimensions"
             )
-        _check_result_shape(self, self.result, [shape[p] for p in perm])
+        check_result_shape(self, self.result, [shape[p] for p in perm])
         _check_same_element_type(self, self.operand, self.result)
 
 
@@ -193,16 +178,6 @@ class ReverseOp(TensorOp):
         "custom<SameOperandsAndResultType>(type(operands), type(results))"
     )
     custom_directives = (SameOperandsAndResultType,)
-
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        dimensions: Sequence[int],
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        properties = {"dimensions": i64_array(dimensions)}
-        super().__init__(operand, result_type, attributes, properties=properties)
 
     dimensions = ints_view("dimensions_attr")
 
@@ -230,25 +205,6 @@ class ConcatenateOp(IRDLOperation):
         + _FUNCTIONAL_TYPE
     )
     custom_directives = (VariadicOperandWithAttribute,)
-
-    def __init__(
-        self,
-        inputs: Sequence[SSAValue | Operation],
-        dimension: int,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        values = [SSAValue.get(v) for v in inputs]
-        if result_type is None:
-            shape = list(shape_of(values[0]))
-            shape[dimension] = sum(shape_of(v)[dimension] for v in values)
-            result_type = TensorType(element_type(values[0]), shape)
-        super().__init__(
-            operands=[values],
-            result_types=[result_type],
-            properties={"dimension": i64_attr(dimension)},
-            attributes=attributes,
-        )
 
     dimension = int_view("dimension_attr")
 
@@ -279,7 +235,7 @@ class ConcatenateOp(IRDLOperation):
                     f"{self.name}: input {i} element type differs from the result's"
                 )
             total += shape[dim]
-        _check_result_shape(self, self.result, (*first[:dim], total, *first[dim + 1 :]))
+        check_result_shape(self, self.result, (*first[:dim], total, *first[dim + 1 :]))
 
 
 @irdl_op_definition
@@ -297,33 +253,6 @@ class SliceOp(TensorOp):
         + _FUNCTIONAL_TYPE
     )
     custom_directives = (SliceRanges,)
-
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        start_indices: Sequence[int],
-        limit_indices: Sequence[int],
-        strides: Sequence[int] | None = None,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand = SSAValue.get(operand)
-        if strides is None:
-            strides = [1] * len(start_indices)
-        if result_type is None:
-            shape = [
-                max(0, -(-(limit - start) // stride))
-                for start, limit, stride in zip(
-                    start_indices, limit_indices, strides, strict=True
-                )
-            ]
-            result_type = TensorType(element_type(operand), shape)
-        properties = {
-            "limit_indices": i64_array(limit_indices),
-            "start_indices": i64_array(start_indices),
-            "strides": i64_array(strides),
-        }
-        super().__init__(operand, result_type, attributes, properties=properties)
 
     start_indices = ints_view("start_indices_attr")
     limit_indices = ints_view("limit_indices_attr")
@@ -351,7 +280,7 @@ class SliceOp(TensorOp):
                     f"{self.name}: stride {stride} of dimension {d} must be positive"
                 )
             expected.append(-(-(limit - start) // stride))
-        _check_result_shape(self, self.result, expected)
+        check_result_shape(self, self.result, expected)
         _check_same_element_type(self, self.operand, self.result)
 
 
@@ -388,24 +317,6 @@ class DynamicSliceOp(IRDLOperation):
     )
     custom_directives = (VariadicOperandWithAttribute,)
 
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        start_indices: Sequence[SSAValue | Operation],
-        slice_sizes: Sequence[int],
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand = SSAValue.get(operand)
-        if result_type is None:
-            result_type = TensorType(element_type(operand), slice_sizes)
-        super().__init__(
-            operands=[operand, list(start_indices)],
-            result_types=[result_type],
-            properties={"slice_sizes": i64_array(slice_sizes)},
-            attributes=attributes,
-        )
-
     slice_sizes = ints_view("slice_sizes_attr")
 
     def verify_(self) -> None:
@@ -413,11 +324,7 @@ class DynamicSliceOp(IRDLOperation):
         _check_start_indices(self, self.start_indices, len(shape))
         sizes = self.slice_sizes
         check_slice_sizes(self, sizes, shape)
-        if shape_of(self.result) != sizes:
-            raise VerifyException(
-                f"{self.name}: result shape {dims_text(shape_of(self.result))} should "
-                f"be the slice sizes {dims_text(sizes)}"
-            )
+        check_result_shape(self, self.result, sizes, "the slice sizes ")
 
 
 @irdl_op_definition
@@ -435,21 +342,6 @@ class DynamicUpdateSliceOp(IRDLOperation):
 
     assembly_format = "operands " + _FUNCTIONAL_TYPE
 
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        update: SSAValue | Operation,
-        start_indices: Sequence[SSAValue | Operation],
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand = SSAValue.get(operand)
-        super().__init__(
-            operands=[operand, update, list(start_indices)],
-            result_types=[result_type or operand.type],
-            attributes=attributes,
-        )
-
     def verify_(self) -> None:
         shape, update = shape_of(self.operand), shape_of(self.update)
         _check_start_indices(self, self.start_indices, len(shape))
@@ -464,10 +356,7 @@ class DynamicUpdateSliceOp(IRDLOperation):
                     f"{self.name}: update size {u} of dimension {d} exceeds the "
                     f"operand size {s}"
                 )
-        if element_type(self.update) != element_type(self.operand):
-            raise VerifyException(
-                f"{self.name}: update and operand element types differ"
-            )
+        check_alike(self, self.update, self.operand, "update and operand", shapes=False)
         check_result_type(self, self.result, self.operand)
 
 
@@ -491,34 +380,6 @@ class PadOp(SortedPropertiesOp):
         "`high` `=` $edge_padding_high `,` `interior` `=` $interior_padding "
         + _FUNCTIONAL_TYPE
     )
-
-    def __init__(
-        self,
-        operand: SSAValue | Operation,
-        padding_value: SSAValue | Operation,
-        low: Sequence[int],
-        high: Sequence[int],
-        interior: Sequence[int] | None = None,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-    ):
-        operand = SSAValue.get(operand)
-        if interior is None:
-            interior = [0] * len(low)
-        if result_type is None:
-            sizes = zip(shape_of(operand), low, high, interior, strict=True)
-            shape = [lo + hi + d + max(d - 1, 0) * it for d, lo, hi, it in sizes]
-            result_type = TensorType(element_type(operand), shape)
-        super().__init__(
-            operands=[operand, padding_value],
-            result_types=[result_type],
-            properties={
-                "edge_padding_high": i64_array(high),
-                "edge_padding_low": i64_array(low),
-                "interior_padding": i64_array(interior),
-            },
-            attributes=attributes,
-        )
 
     edge_padding_low = ints_view("edge_padding_low_attr")
     edge_padding_high = ints_view("edge_padding_high_attr")
@@ -551,7 +412,7 @@ class PadOp(SortedPropertiesOp):
                     f"{self.name}: interior padding {it} of dimension {d} is negative"
                 )
             expected.append(lo + hi + size + max(size - 1, 0) * it)
-        _check_result_shape(self, self.result, expected)
+        check_result_shape(self, self.result, expected)
 
 
 SHAPE_OPS: tuple[type[IRDLOperation], ...] = (

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i1
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -110,6 +110,13 @@ class SortOp(IRDLOperation):
                     f"{name}: comparator arguments must be rank-0 tensors of the "
                     "operands' element types"
                 )
+        last = block.last_op
+        returned = [] if last is None else [r.type for r in last.operands]
+        if returned != [TensorType(i1, [])]:
+            got = ", ".join(str(t) for t in returned) or "nothing"
+            raise VerifyException(
+                f"{name}: comparator must return one tensor<i1>, returns {got}"
+            )
 
 
 # --------------------------------------------------------------------------

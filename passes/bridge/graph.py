@@ -31,6 +31,7 @@ from sbpc.boxing.cost_model import CostModel
 from sbpc.boxing.planner import candidate_layouts
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError, emit
+from sbpc.dialects.sbp.pipeline import AccumulateOp, loop_repeats
 from sbpc.ops.cost import compute_costs
 from sbpc.ops.halo import halos
 from sbpc.ops.registry import has_rule, nd_signature_tuple, signatures_1d
@@ -64,6 +65,11 @@ def _free_layouts(tensor: TensorType, hierarchy: tuple[int, ...]) -> tuple[NdSbp
         for nd in candidate_layouts(tensor, hierarchy)
         if not any(isinstance(s, Partial) for s in nd)
     )
+
+
+# Argument attributes by which JAX marks a donated buffer (``donate_argnums``):
+# one aliased to a result, and one only given up.
+DONATED = ("tf.aliasing_output", "jax.buffer_donor")
 
 
 @dataclass
@@ -189,12 +195,17 @@ class _Builder:
             graph = self.out.graph(placement)
             layout = sbp_dialect.get_nd_sbp_arg_attr(f, i)
             name = f"%{arg.name_hint or f'arg{i}'}"
+            donated = any(
+                sbp_dialect.get_arg_attr(f, i, key) is not None for key in DONATED
+            )
             if layout is not None:
-                value = graph.add_argument(name, tensor, layout=layout)
+                value = graph.add_argument(name, tensor, layout=layout, donated=donated)
             else:
                 # The shared tuple: arguments of one type share its identity.
                 candidates = _free_layouts(tensor, placement.hierarchy)
-                value = graph.add_argument(name, tensor, candidates=candidates)
+                value = graph.add_argument(
+                    name, tensor, candidates=candidates, donated=donated
+                )
             self.bind(placement, arg, value)
             self.out.arg_nodes[placement].append((graph.values[value].producer, i))
 
@@ -215,6 +226,25 @@ class _Builder:
         self.values[value] = (placement, graph_value)
 
     def add_op(self, op: Operation) -> None:
+        repeats = loop_repeats(op)
+        if repeats == 1:
+            self._add_op(op)
+            return
+        # An op of a microbatch loop (sbp-pipeline) runs once per microbatch:
+        # its work and its results' boxing weigh so; an accumulation's result
+        # is used once, after the loop.
+        saved = self.weight
+        self.weight = saved * repeats
+        try:
+            self._add_op(op)
+        finally:
+            self.weight = saved
+        for r in op.results:
+            self.def_weight[r] = (
+                saved if isinstance(op, AccumulateOp) else saved * repeats
+            )
+
+    def _add_op(self, op: Operation) -> None:
         what = _role(type(op))
         if what is _Role.COMPUTE:
             self.add_compute_op(op)
@@ -280,6 +310,7 @@ class _Builder:
                 fixed=fixed,
                 compute_costs=costs,
                 edge_weights=self.edge_weights(ir_operands),
+                kind=op.name,
             )
         except GraphError as e:
             raise LocatedError(op, str(e)) from e

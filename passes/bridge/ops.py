@@ -29,6 +29,7 @@ from xdsl.ir import Attribute, Operation
 from sbpc.algebra.tensor_type import TensorType as PlainTensorType
 from sbpc.algebra.tensor_type import size_error
 from sbpc.dialects import chlo
+from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.stablehlo.sort import arg_reduction_kind
@@ -146,6 +147,11 @@ def _reduce(op: shlo.ReduceOp, spec: OpSpec) -> dict[str, Any]:
     if attrs.get("kind") is None:
         attrs["kind"] = arg_reduction_kind(op.inputs, op.body)
     return attrs
+
+
+@extracts(sbp_dialect.MicrobatchOp)
+def _microbatch(op: sbp_dialect.MicrobatchOp, spec: OpSpec) -> dict[str, Any]:
+    return {"dim": op.dim}
 
 
 @extracts(chlo.TopKOp)

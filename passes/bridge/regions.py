@@ -190,6 +190,41 @@ def _replicated(b: Builder, placement: Placement) -> NdSbp:
     return (B,) * placement.ndim
 
 
+def _replicated_read(
+    b: Builder, op: Operation, x: SSAValue, placement: Placement, name: str
+) -> NdSbp:
+    """A node that reads ``x`` replicated on every device (a loop's
+    condition, a branch index: each device takes the same path); that
+    layout."""
+    everywhere_b = _replicated(b, placement)
+    b.out.graph(placement).add_op(
+        name,
+        [b.operand_value(op, x, placement)],
+        [],
+        [Signature((everywhere_b,), ())],
+        edge_weights=b.edge_weights([x]),
+    )
+    return everywhere_b
+
+
+def _pass_through(
+    b: Builder, op: Operation, x: SSAValue, placement: Placement, name: str
+) -> tuple[int, list[NdSbp]]:
+    """A node that hands ``x`` on unchanged in any layout, partial ones
+    included, at no compute cost: its value and its layouts."""
+    tensor = plain_type(x.type)
+    layouts = candidate_layouts(tensor, tuple(placement.hierarchy))
+    (v,) = b.out.graph(placement).add_op(
+        name,
+        [b.operand_value(op, x, placement)],
+        [tensor],
+        [Signature((nd,), (nd,)) for nd in layouts],
+        edge_weights=b.edge_weights([x]),
+        compute_costs=[0.0] * len(layouts),
+    )
+    return v, layouts
+
+
 def _add_while(b: Builder, op: WhileOp) -> None:
     placement = b.placement(op.results[0]) if op.results else b.default
     graph = b.out.graph(placement)
@@ -201,18 +236,9 @@ def _add_while(b: Builder, op: WhileOp) -> None:
     options: list[list[NdSbp]] = []
     nodes: list[int] = []
     for i, x in enumerate(op.operand):
-        tensor = plain_type(x.type)
         # Partial layouts too: a gradient accumulated over a scan stays
         # P(sum) through the loop and is reduced once, after it.
-        layouts = candidate_layouts(tensor, tuple(placement.hierarchy))
-        (v,) = graph.add_op(
-            f"{label} carry #{i}",
-            [b.operand_value(op, x, placement)],
-            [tensor],
-            [Signature((nd,), (nd,)) for nd in layouts],
-            edge_weights=b.edge_weights([x]),
-            compute_costs=[0.0] * len(layouts),
-        )
+        v, layouts = _pass_through(b, op, x, placement, f"{label} carry #{i}")
         carried.append(v)
         options.append(layouts)
         nodes.append(graph.values[v].producer)
@@ -223,15 +249,7 @@ def _add_while(b: Builder, op: WhileOp) -> None:
             b.bind(placement, arg, v)
             b.def_weight[arg] = rw
     ret = _walk(b, op.cond, w * (trips + 1))
-    pred = ret.operands[0]
-    everywhere_b = _replicated(b, placement)
-    graph.add_op(
-        f"{label} condition",
-        [b.operand_value(ret, pred, placement)],
-        [],
-        [Signature((everywhere_b,), ())],
-        edge_weights=b.edge_weights([pred]),
-    )
+    _replicated_read(b, ret, ret.operands[0], placement, f"{label} condition")
     ret = _walk(b, op.body, w * trips)
     for i, y in enumerate(ret.operands):
         graph.add_op(
@@ -255,14 +273,7 @@ def _add_case(b: Builder, op: CaseOp | IfOp) -> None:
     graph = b.out.graph(placement)
     label = op_label(op)
     selector = op.index if isinstance(op, CaseOp) else op.pred
-    everywhere_b = _replicated(b, placement)
-    graph.add_op(
-        f"{label} index",
-        [b.operand_value(op, selector, placement)],
-        [],
-        [Signature((everywhere_b,), ())],
-        edge_weights=b.edge_weights([selector]),
-    )
+    everywhere_b = _replicated_read(b, op, selector, placement, f"{label} index")
     yields = [_walk(b, region, b.weight).operands for region in op.branches]
     nodes: list[int] = []
     for j, r in enumerate(op.results):
@@ -299,16 +310,7 @@ def _add_barrier(b: Builder, op: OptimizationBarrierOp) -> None:
     label = op_label(op)
     nodes: list[int] = []
     for i, (x, r) in enumerate(zip(op.operand, op.results, strict=True)):
-        tensor = plain_type(x.type)
-        # Every layout passes through, partial ones included.
-        layouts = candidate_layouts(tensor, tuple(placement.hierarchy))
-        (v,) = graph.add_op(
-            f"{label} #{i}",
-            [b.operand_value(op, x, placement)],
-            [tensor],
-            [Signature((nd,), (nd,)) for nd in layouts],
-            edge_weights=b.edge_weights([x]),
-        )
+        v, _ = _pass_through(b, op, x, placement, f"{label} #{i}")
         b.bind(placement, r, v)
         b.def_weight[r] = b.weight
         nodes.append(graph.values[v].producer)

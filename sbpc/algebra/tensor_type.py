@@ -21,6 +21,21 @@ ELEMENT_BYTES: dict[str, int] = {
     "f64": 8,
 }
 
+# MLIR's eight-bit floats (fp8 training and inference), one byte each; numpy
+# has them through ml_dtypes as ``float8_<name>`` (``f8E4M3FN`` ->
+# ``float8_e4m3fn``).
+FP8_ELEMENTS = (
+    "f8E4M3FN",
+    "f8E5M2",
+    "f8E4M3FNUZ",
+    "f8E5M2FNUZ",
+    "f8E4M3B11FNUZ",
+    "f8E3M4",
+    "f8E4M3",
+    "f8E8M0FNU",
+)
+ELEMENT_BYTES.update(dict.fromkeys(FP8_ELEMENTS, 1))
+
 # numpy dtype names for the same element types.
 NUMPY_DTYPE: dict[str, str] = {
     "i1": "bool",
@@ -35,6 +50,7 @@ NUMPY_DTYPE: dict[str, str] = {
     "bf16": "bfloat16",
     "f32": "float32",
     "f64": "float64",
+    **{e: "float8_" + e[2:].lower() for e in FP8_ELEMENTS},
 }
 
 

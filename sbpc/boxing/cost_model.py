@@ -135,7 +135,7 @@ def _scaled(link: Link, scale: float) -> Link:
 
 # Flop-rate classes of element types: a product of operands of one class
 # runs at that class's rate (``Device.rates``), e.g. ``flops_bf16=989e12``.
-RATE_CLASSES = ("f64", "f32", "bf16", "f16", "f8", "i8")
+RATE_CLASSES = ("f64", "f32", "tf32", "bf16", "f16", "f8", "i8")
 
 
 def rate_class(element: str) -> str:

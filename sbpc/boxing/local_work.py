@@ -61,15 +61,7 @@ def local_elements(
     return math.prod(shape)
 
 
-def local_time(
-    kind: CollectiveKind,
-    dims: Sequence[int],
-    src: NdSbp,
-    dst: NdSbp,
-    tensor: TensorType,
-    hierarchy: Sequence[int],
-    cost_model: CostModel,
-) -> Fraction:
-    """Modeled seconds of one step's local work: one flop per element written."""
-    work = local_elements(kind, dims, src, dst, tensor, hierarchy)
-    return Fraction(cost_model.compute_time(work, 0.0)) if work else Fraction(0)
+def local_time(elements: int, cost_model: CostModel) -> Fraction:
+    """Modeled seconds of writing ``elements`` locally (``local_elements``):
+    one flop per element written."""
+    return Fraction(cost_model.compute_time(elements, 0.0)) if elements else Fraction(0)

@@ -64,7 +64,7 @@ from sbpc.boxing.cost_model import (
     collective_kind,
     local_bytes,
 )
-from sbpc.boxing.local_work import local_time
+from sbpc.boxing.local_work import local_elements, local_time
 from sbpc.boxing.step_prices import StepPrices
 
 Hierarchy = tuple[int, ...]
@@ -307,7 +307,8 @@ def _single_step(
         prices = StepPrices(tensor, hierarchy, cost_model)
     group = max(prices.group_bytes(src, dims), prices.group_bytes(dst, dims))
     nbytes, time = prices.step(kind, dims, group)
-    time += local_time(kind, dims, src, dst, tensor, hierarchy, cost_model)
+    local = local_elements(kind, dims, src, dst, tensor, hierarchy)
+    time += local_time(local, cost_model)
     return BoxingStep(kind, dims, src, dst, hierarchy, nbytes, time, reduce)
 
 

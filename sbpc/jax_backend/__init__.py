@@ -13,5 +13,6 @@ from sbpc.jax_backend import (  # noqa: F401 (registers the op emitters)
     elementwise,
     layout,
     manual,
+    pipeline_ops,
     window_ops,
 )

@@ -1,7 +1,8 @@
 """JAX forms of contractions and reductions: ``dot_general``, linalg's matmuls,
 ``reduce`` (arg-reductions included) and ``linalg.reduce``.
 
-Each keeps the op's numerics: ``dot_general`` its ``precision_config`` and
+Each keeps the op's numerics: ``dot_general`` its ``precision_config`` or
+``algorithm`` and
 its result type as ``preferred_element_type``; a reduction its body kind and
 its init values.
 """
@@ -19,6 +20,7 @@ from sbpc.jax_backend.ops import (
     py_tuple,
     result,
 )
+from sbpc.ops.dot_algorithm import DotAlgorithm, is_fp8
 from sbpc.ops.spec import OpSpec, is_bool
 
 
@@ -29,10 +31,12 @@ def _dot_general(op: OpSpec, args: list[str]) -> str:
     type as ``preferred_element_type`` (bf16 x bf16 -> f32 accumulates in f32
     from bf16 operands; casting the operands first would change the numbers).
     Operands are cast only where their element types differ, which
-    ``lax.dot_general`` does not take."""
+    ``lax.dot_general`` does not take (but for two fp8 formats, which it
+    does: e4m3 activations times e5m2 gradients)."""
     _, dtype = result(op)
     a, b = args
-    if op.operands[0].element != op.operands[1].element:
+    lhs, rhs = (t.element for t in op.operands[:2])
+    if lhs != rhs and not (is_fp8(lhs) and is_fp8(rhs)):  # JAX mixes fp8 formats
         a, b = (f"{x}.astype({dtype})" for x in args)
     dnums = (
         f"(({py_tuple(ints(op, 'lhs_contracting_dimensions'))}, "
@@ -41,8 +45,31 @@ def _dot_general(op: OpSpec, args: list[str]) -> str:
         f"{py_tuple(ints(op, 'rhs_batching_dimensions'))}))"
     )
     return (
-        f"lax.dot_general({a}, {b}, {dnums}{precision(op)}, "
+        f"lax.dot_general({a}, {b}, {dnums}{_precision(op)}, "
         f"preferred_element_type={dtype})"
+    )
+
+
+def _precision(op: OpSpec) -> str:
+    """``, precision=...``: the op's algorithm where it has one (the preset
+    that lowers to it, else a ``lax.DotAlgorithm`` of its fields), else its
+    per-operand precision config."""
+    algorithm: DotAlgorithm | None = op.attr("algorithm")
+    if algorithm is None:
+        return precision(op)
+    preset = algorithm.preset(op.operands[0].element, op.operands[1].element)
+    if preset is not None:
+        return f", precision=lax.DotAlgorithmPreset.{preset}"
+    lhs, rhs, acc = (
+        jnp_dtype(t) for t in (*algorithm.work_dtypes, algorithm.accumulation_type)
+    )
+    return (
+        f", precision=lax.DotAlgorithm(lhs_precision_type={lhs}, "
+        f"rhs_precision_type={rhs}, accumulation_type={acc}, "
+        f"lhs_component_count={algorithm.lhs_component_count}, "
+        f"rhs_component_count={algorithm.rhs_component_count}, "
+        f"num_primitive_operations={algorithm.num_primitive_operations}, "
+        f"allow_imprecise_accumulation={algorithm.allow_imprecise_accumulation})"
     )
 
 

@@ -30,6 +30,7 @@ from typing import Protocol, cast
 
 import numpy as np
 
+from sbpc.algebra.tensor_type import FP8_ELEMENTS, NUMPY_DTYPE
 from sbpc.ops.kind import OP_KINDS
 from sbpc.ops.spec import OpSpec
 
@@ -79,6 +80,7 @@ JNP_DTYPE = {
     "bf16": "jnp.bfloat16",
     "f32": "jnp.float32",
     "f64": "jnp.float64",
+    **{e: "jnp." + NUMPY_DTYPE[e] for e in FP8_ELEMENTS},
 }
 
 
@@ -151,10 +153,7 @@ def op_expressions(
     fn = _emitter(op.name)
     if fn is None:
         raise UnsupportedOpError(f"the JAX emitter has no lowering for '{op.name}'")
-    if len(args) != len(op.operands):
-        raise UnsupportedOpError(
-            f"'{op.name}' takes {len(op.operands)} operands, got {len(args)}"
-        )
+    op.check_operand_count(len(args), UnsupportedOpError)
     try:
         exprs = fn(op, list(args), ctx, dynamic or {})
     except (KeyError, TypeError, ValueError) as err:

@@ -19,6 +19,7 @@ from sbpc.ops import (
     convolution,
     linalg,
     manual,
+    microbatch,
     sorting,
     stablehlo,
     windows,
@@ -40,6 +41,7 @@ RULE_MODULES = (
     windows,
     sorting,
     manual,
+    microbatch,
 )
 
 _merged = False

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 from sbpc.algebra.layout import UnevenSplitError
 from sbpc.algebra.signature import Signature
 from sbpc.boxing.cost_model import CostModel
+from sbpc.ops.dot_algorithm import DotAlgorithm
 from sbpc.ops.halo import halo_bytes, halos
 from sbpc.ops.registry import localize_type, op_key
 from sbpc.ops.spec import OpSpec
@@ -108,12 +109,14 @@ def product_dtypes(op: OpSpec) -> tuple[str, ...]:
     the slowest of their rates): a product's two operands'; () for other
     ops (the device's ``flops``).
 
-    The hook for a product's precision: ``dot_general``'s ``algorithm``
-    (``lhs_precision_type``, ``rhs_precision_type``: e.g. f32 operands run
-    as tf32 or as three bf16 passes) is to decide these types once the
-    dialect keeps that attribute; ``precision_config`` is not priced."""
+    A ``dot_general`` with an ``algorithm`` runs in its precision types
+    (f32 operands as tf32, or as bf16 passes: ``local_work`` counts each
+    pass); ``precision_config`` is not priced."""
     if op.name not in _PRODUCTS:
         return ()
+    algorithm: DotAlgorithm | None = op.attr("algorithm")
+    if algorithm is not None:
+        return algorithm.work_dtypes
     return tuple(t.element for t in op.operands[:2])
 
 
@@ -131,6 +134,9 @@ def local_work(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> LocalWor
     if product is None:  # fused by XLA: its memory traffic is its consumer's
         return LocalWork(float(sum(_elements(t.shape) for t in results)), 0.0)
     flops, extent = product(op.replace(operands=operands, results=results))
+    algorithm: DotAlgorithm | None = op.attr("algorithm")
+    if algorithm is not None:  # an f32 product as 3 bf16 products: 3x the work
+        flops *= algorithm.num_primitive_operations
     nbytes = float(sum(t.nbytes for t in (*operands, *results)))
     return LocalWork(flops, nbytes, extent)
 

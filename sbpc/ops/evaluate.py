@@ -58,10 +58,7 @@ def evaluate(op: OpSpec, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     fn = _evaluator(op.name)
     if fn is None:
         raise NoEvaluatorError(f"no reference evaluator for '{op.name}'")
-    if len(inputs) != len(op.operands):
-        raise ValueError(
-            f"'{op.name}' takes {len(op.operands)} operands, got {len(inputs)}"
-        )
+    op.check_operand_count(len(inputs))
     arrays = [np.asarray(x) for x in inputs]
     for x, t in zip(arrays, op.operands, strict=True):
         if tuple(x.shape) != t.shape:

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from sbpc.algebra.tensor_type import NUMPY_DTYPE, TensorType
+from sbpc.algebra.tensor_type import FP8_ELEMENTS, NUMPY_DTYPE, TensorType
 
-FLOAT_ELEMENTS = frozenset({"f16", "bf16", "f32", "f64"})
+FLOAT_ELEMENTS = frozenset({"f16", "bf16", "f32", "f64", *FP8_ELEMENTS})
 UNSIGNED_ELEMENTS = frozenset({"ui8", "ui16", "ui32", "ui64"})
 
 
@@ -46,6 +46,15 @@ class OpSpec:
 
     def attr(self, key: str, default: Any = None) -> Any:
         return self.attrs.get(key, default)
+
+    def check_operand_count(
+        self, given: int, error: type[Exception] = ValueError
+    ) -> None:
+        """Raise ``error`` unless ``given`` values were handed for the operands."""
+        if given != len(self.operands):
+            raise error(
+                f"'{self.name}' takes {len(self.operands)} operands, got {given}"
+            )
 
     def replace(
         self,
@@ -105,11 +114,12 @@ def is_integer(element: str) -> bool:
 
 
 def numpy_dtype(element: str) -> np.dtype:
-    """The numpy dtype of an MLIR element type (``bf16`` through ml_dtypes)."""
-    if element == "bf16":
+    """The numpy dtype of an MLIR element type (``bf16`` and the fp8 types
+    through ml_dtypes)."""
+    if element == "bf16" or element in FP8_ELEMENTS:
         import ml_dtypes
 
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(getattr(ml_dtypes, NUMPY_DTYPE[element]))
     if element == "index":
         return np.dtype("int64")
     return np.dtype(NUMPY_DTYPE[element])

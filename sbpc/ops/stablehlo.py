@@ -91,7 +91,7 @@ from sbpc.ops.derive import (
     sig1d,
 )
 from sbpc.ops.elementwise import KINDS, compare_kind, register_elementwise
-from sbpc.ops.kind import OpKinds
+from sbpc.ops.kind import LocalFn, OpKinds
 from sbpc.ops.sorting import ARG_KINDS, arg_reduce_arrays
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype, scatter_kinds
 
@@ -352,14 +352,25 @@ def slice_rule(op: OpSpec) -> list[Signature]:
     return factor_signatures(factors) + data_movement(*_n(op), (0,))
 
 
-@BUILTINS.local("stablehlo.slice")
-def slice_local(
-    op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
-) -> OpSpec:
-    limit = list(_ints(op, "limit_indices"))
-    for d in split_dims(sig.inputs[0], hierarchy, op.operands[0].rank):
-        limit[d] = local.operands[0].shape[d]
-    return local.replace(limit_indices=tuple(limit))
+def block_sizes_local(key: str, *, whole_only: bool = False) -> LocalFn:
+    """A local rewrite setting the int-list attribute ``key`` to the device's
+    block size on each dimension of operand 0 that ``sig`` splits (only where
+    ``key`` spans the whole dimension, with ``whole_only``)."""
+
+    def local_fn(
+        op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], _: Coord
+    ) -> OpSpec:
+        sizes = list(_ints(op, key))
+        for d in split_dims(sig.inputs[0], hierarchy, op.operands[0].rank):
+            if not whole_only or sizes[d] == op.operands[0].shape[d]:
+                sizes[d] = local.operands[0].shape[d]
+        return local.replace(**{key: tuple(sizes)})
+
+    return local_fn
+
+
+# The slice reads only whole dims (its rule), so it starts at 0 on split ones.
+slice_local = BUILTINS.local("stablehlo.slice")(block_sizes_local("limit_indices"))
 
 
 @BUILTINS.evaluator("stablehlo.slice")
@@ -383,14 +394,9 @@ def dynamic_slice_rule(op: OpSpec) -> list[Signature]:
     return factor_signatures(factors) + data_movement(*_n(op), (0,))
 
 
-@BUILTINS.local("stablehlo.dynamic_slice")
-def dynamic_slice_local(
-    op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
-) -> OpSpec:
-    sizes = list(_ints(op, "slice_sizes"))
-    for d in split_dims(sig.inputs[0], hierarchy, op.operands[0].rank):
-        sizes[d] = local.operands[0].shape[d]
-    return local.replace(slice_sizes=tuple(sizes))
+dynamic_slice_local = BUILTINS.local("stablehlo.dynamic_slice")(
+    block_sizes_local("slice_sizes")
+)
 
 
 def _clamped_starts(
@@ -683,15 +689,9 @@ def gather_rule(op: OpSpec) -> list[Signature]:
     return factor_signatures(factors) + data_movement(*_n(op), (0,))
 
 
-@BUILTINS.local("stablehlo.gather")
-def gather_local(
-    op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
-) -> OpSpec:
-    sizes = list(_ints(op, "slice_sizes"))
-    for d in split_dims(sig.inputs[0], hierarchy, op.operands[0].rank):
-        if sizes[d] == op.operands[0].shape[d]:
-            sizes[d] = local.operands[0].shape[d]
-    return local.replace(slice_sizes=tuple(sizes))
+gather_local = BUILTINS.local("stablehlo.gather")(
+    block_sizes_local("slice_sizes", whole_only=True)
+)
 
 
 @BUILTINS.evaluator("stablehlo.gather")

@@ -21,30 +21,23 @@ from __future__ import annotations
 import math
 from collections import deque
 
-from sbpc.propagation.decision_memo import DecisionMemo, decided_edges, reached_key
+from sbpc.propagation.decision_memo import decided_edges, reached_key
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import Edge, NodeId, OpNode, SbpGraph, SinkNode, SourceNode
 from sbpc.propagation.greedy import decide_in_order
-from sbpc.propagation.strategy import Choice, Problem, Strategy
+from sbpc.propagation.strategy import Choice, NodeByNodeStrategy, Problem
 
 
-class Bfs(Strategy):
-    """Breadth-first from the configured ops, the rest greedily.
-
-    ``memoise``: answer repeated questions from a ``DecisionMemo`` (the same
-    plan, faster on repeated layers); off, every node is priced afresh.
-    """
+class Bfs(NodeByNodeStrategy):
+    """Breadth-first from the configured ops, the rest greedily."""
 
     name = "bfs"
     improvable = True
 
-    def __init__(self, memoise: bool = True) -> None:
-        self.memoise = memoise
-
     def choose(self, problem: Problem) -> Choice:
         graph, costs = problem.graph, problem.costs
         options = problem.undecided()
-        memo = DecisionMemo() if self.memoise else None
+        memo = self.new_memo()
         seeds: list[NodeId] = []
         for node in graph.nodes:
             if isinstance(node, OpNode) and node.fixed is not None:

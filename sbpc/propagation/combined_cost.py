@@ -28,7 +28,7 @@ from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.combine_schedule import Combined, combine_schedule
 from sbpc.boxing.cost_model import CostModel, local_bytes
-from sbpc.boxing.local_work import local_time
+from sbpc.boxing.local_work import local_elements, local_time
 from sbpc.ops.spec import is_bool
 from sbpc.propagation.graph import EdgeTensor, OpNode, SourceNode
 from sbpc.propagation.plan import LayoutChange, Plan
@@ -136,7 +136,8 @@ def _steps(
             latency = cost_model.step_latency(step.kind, step.dims, step.hierarchy)
         nbytes = max(local_bytes(nd, plain, hierarchy) for nd in (step.src, step.dst))
         local = local_time(
-            step.kind, step.dims, step.src, step.dst, plain, hierarchy, cost_model
+            local_elements(step.kind, step.dims, step.src, step.dst, plain, hierarchy),
+            cost_model,
         )
         rest = float(step.exact_time - latency - local)
         chain.append(

@@ -115,7 +115,8 @@ class OpNode:
     """A tensor op.  ``fixed`` (a user ``sbp.sig``) replaces the candidates;
     ``operand_layouts`` / ``result_layouts`` keep only candidates that agree
     (OneFlow's nd_sbp constraints).  ``compute_costs`` parallels
-    ``candidates`` (modeled time of the op under each signature)."""
+    ``candidates`` (modeled time of the op under each signature); ``kind``
+    is the op's name, for the memory model."""
 
     id: NodeId
     name: str
@@ -128,6 +129,9 @@ class OpNode:
     compute_costs: tuple[float, ...] | None = None
     in_edges: list[int] = field(default_factory=list)  # one per operand
     out_edges: list[int] = field(default_factory=list)
+    # The op's name (``stablehlo.add``): what the memory model reads to know
+    # which results the compiler stores (``sbpc.ops.fusion``); "" unknown.
+    kind: str = ""
 
     @property
     def constrained(self) -> bool:
@@ -176,7 +180,8 @@ class OpNode:
 class SourceNode:
     """A function argument: ``layout`` given, or free among ``candidates``
     (empty: broadcast on every hierarchy dimension only, OneFlow's variable
-    default)."""
+    default).  ``donated``: the caller gives its buffer to the program
+    (``jax.jit``'s ``donate_argnums``), which may write a result into it."""
 
     id: NodeId
     name: str
@@ -185,6 +190,7 @@ class SourceNode:
     candidates: tuple[NdSbp, ...]
     ndim: int
     out_edges: list[int] = field(default_factory=list)
+    donated: bool = False
 
     @property
     def fixed(self) -> bool:
@@ -317,8 +323,10 @@ class SbpGraph:
         tensor: TensorType,
         layout: NdSbp | None = None,
         candidates: Sequence[NdSbp] = (),
+        donated: bool = False,
     ) -> ValueId:
-        """A function argument; returns its value."""
+        """A function argument; returns its value.  ``donated``: its buffer
+        may hold a result (``SourceNode.donated``)."""
         candidates = tuple(candidates)
         checked = (id(candidates), -1, -1)  # a layout list: no signature arity
         fresh = () if self._checked.get(checked) is candidates else candidates
@@ -329,7 +337,9 @@ class SbpGraph:
         node_id = len(self.nodes)
         value = self._new_value(name, tensor, node_id, 0)
         self.nodes.append(
-            SourceNode(node_id, name, value, layout, candidates, self.ndim)
+            SourceNode(
+                node_id, name, value, layout, candidates, self.ndim, donated=donated
+            )
         )
         return value
 
@@ -347,11 +357,14 @@ class SbpGraph:
         result_names: Sequence[str] | None = None,
         edge_weights: Sequence[float] | None = None,
         tied: Sequence[int] = (),
+        kind: str = "",
     ) -> tuple[ValueId, ...]:
         """A tensor op; returns its results' values.
 
         ``edge_weights``: per operand, how often its layout change runs;
-        ``tied``: operands whose layout must equal their producer's.
+        ``tied``: operands whose layout must equal their producer's;
+        ``kind``: the op's name (``stablehlo.add``), which tells the memory
+        model whether the compiler stores its results (``sbpc.ops.fusion``).
         """
         n_values = len(self.values)
         for v in operands:
@@ -405,6 +418,7 @@ class SbpGraph:
             out_layouts,
             None if compute_costs is None else tuple(compute_costs),
             self._uses(node_id, operands, edge_weights, tied),
+            kind=kind,
         )
         self.nodes.append(node)
         return results

@@ -45,28 +45,21 @@ from sbpc.propagation.graph import (
     SinkNode,
     SourceNode,
 )
-from sbpc.propagation.strategy import Choice, Problem, Strategy
+from sbpc.propagation.strategy import Choice, NodeByNodeStrategy, Problem
 
 ORDER_VALUE_MATCH = -10  # per operand whose layout already matches (seed 003)
 
 
-class Greedy(Strategy):
-    """Decide every op greedily in topological order.
-
-    ``memoise``: answer repeated questions from a ``DecisionMemo`` (the same
-    plan, faster on repeated layers); off, every op is priced afresh.
-    """
+class Greedy(NodeByNodeStrategy):
+    """Decide every op greedily in topological order."""
 
     name = "greedy"
     improvable = True
 
-    def __init__(self, memoise: bool = True) -> None:
-        self.memoise = memoise
-
     def choose(self, problem: Problem) -> Choice:
         options = problem.undecided()
         graph = problem.graph
-        memo = DecisionMemo() if self.memoise else None
+        memo = self.new_memo()
         decide_in_order(graph, problem.costs, options, graph.topological_order(), memo)
         return Choice(options)
 

@@ -16,9 +16,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import highspy
+
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import SbpGraph
-from sbpc.propagation.optimal import relaxation_bound
+from sbpc.propagation.optimal import shrink_all, solved_relaxation
 from sbpc.propagation.solver.pairwise import PairwiseProblem
 
 # Seconds the bound's LP may take: past them a report has no bound.
@@ -42,7 +44,20 @@ def lower_bound(graph: SbpGraph, costs: EdgeCosts) -> float | None:
     (one device, or the LP not solved within ``BOUND_SECONDS``)."""
     if graph.is_single_device:
         return None
-    return relaxation_bound(PairwiseProblem.from_graph(graph, costs), BOUND_SECONDS)
+    problem = PairwiseProblem.from_graph(graph, costs)
+    shrink_all(problem, set())
+    if not math.isfinite(problem.constant):
+        return math.inf
+    core = [v for v in range(len(problem)) if problem.alive[v]]
+    if not core:
+        return problem.constant
+    h, scale = solved_relaxation(problem, core, BOUND_SECONDS)
+    status = h.getModelStatus()
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return math.inf
+    if status != highspy.HighsModelStatus.kOptimal:
+        return None
+    return problem.constant + h.getInfo().objective_function_value * scale
 
 
 def combined_lower_bound(

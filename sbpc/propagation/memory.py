@@ -1,33 +1,58 @@
-"""Per-device memory of a plan under the program's own schedule.
+"""Per-device memory of a plan: the buffers the compiled program allocates.
 
-The model, shared by the plan's report and the optimal strategy's budget:
+The number a user checks is XLA's ``memory_analysis()`` of the compiled
+program: argument + output - alias + temporary bytes, per device.  This
+model counts the same buffers (docs/memory.md has the measured table):
 
-- ops run one per step in topological (program) order, steps 0..T-1;
-- an argument is live from step 0 (it exists when the program starts) to its
-  last use; an op result from the step of its producer to its last use; a
-  value that is a function result stays live to the last step; a value with
-  no use is live only at its producer's step;
-- a live value occupies its *local* bytes in the layout it was produced in:
-  the logical bytes divided by the hierarchy sizes of the dimensions that
-  split it (``B`` and ``P`` hold a full-size piece);
-- the peak is the largest sum over one step.
+- **arguments** live for the whole program (XLA keeps entry parameters
+  unless donated), in their layout's local bytes (uneven splits padded);
+- **outputs** are allocations of their own, in the layout the caller gets;
+  an output defined late (a training step's new parameters) lends its
+  allocation to temporaries that die before it is written;
+- **aliases**: a donated argument whose output has its type and layout is
+  that output's allocation (``SourceNode.donated``);
+- **temporaries**: the results the compiler stores (``sbpc.ops.fusion``:
+  products, reductions, expensive elementwise ops read twice, fusions read
+  by a stored op or a collective), and every boxed copy (one per value and
+  target layout: the collective's output, made right after the value's
+  definition, as ``sbp-lower-boxing`` places it).  A stored value lives
+  from its definition to its last read; a fused value is read wherever a
+  consumer recomputes it, so it keeps its own operands alive until then.
 
-Not modeled: transient boxing buffers (a consumer's converted copy), the
-ops' own workspace, and memory reuse across non-overlapping values that an
-allocator could do better than "free after last use".
+Time runs in half-steps: op ``t`` (in program order) runs at ``2t``, its
+layout changes at ``2t + 1``.  Temporaries that no free output allocation
+of at least their size can hold (largest first, as XLA's buffer assignment
+tries) share one heap whose size is their largest live sum.
+
+Two stages: ``Liveness`` (per graph, independent of the layouts) and
+``plan_memory`` (per choice of options).  The optimal strategy's budget
+rows read ``Liveness`` too (``memory_rows``).
+
+Hooks for later storage choices: a buffer is a ``Buffer`` (bytes, first and
+last half-step); a value stored in one layout and gathered around its use
+becomes an argument in its storage layout plus a boxed buffer starting at
+its consumer (``boxed_buffers``' ``start``), and a recomputed value two
+buffers (``Liveness.read_end`` split at the recomputation).
+
+Not modelled: the scheduler's reordering (program order is kept), the
+emitter's combined collectives (each boxed copy counts alone), heap
+fragmentation, and collectives' internal scratch.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
 from sbpc.algebra.layout import is_even, local_shape
-from sbpc.algebra.sbp import NdSbp, Split
+from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Split
 from sbpc.algebra.tensor_type import TensorType
-from sbpc.propagation.graph import OpNode, SbpGraph, SinkNode, ValueId
+from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode, ValueId
+from sbpc.propagation.liveness import Liveness, Storage
 
 
 def local_bytes(tensor: TensorType, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> float:
@@ -51,89 +76,256 @@ def _local_bytes(
     return local * tensor.nbytes / max(math.prod(tensor.shape), 1)
 
 
-class LiveInterval(NamedTuple):
-    value: ValueId
+class Buffer(NamedTuple):
+    """One allocation: its bytes per device and its first and last half-step."""
+
+    nbytes: float
     start: int
-    end: int  # inclusive
+    end: int
 
 
-def live_intervals(graph: SbpGraph) -> tuple[list[LiveInterval], int]:
-    """Every value's live steps, and the number of steps (at least 1)."""
-    starts, ends, n_steps = _live_ranges(graph)
-    return list(map(LiveInterval, range(len(starts)), starts, ends)), n_steps
+@dataclass(frozen=True)
+class Memory:
+    """A plan's memory per device, as XLA's ``memory_analysis`` counts it.
 
-
-def _live_ranges(graph: SbpGraph) -> tuple[list[int], list[int], int]:
-    """Per value (by id), its first and last live step; and the number of
-    steps.  One pass over the nodes and one over the values' uses."""
-    nodes = graph.nodes
-    # Op node id -> its step; sinks -1 (they keep a value to the last step);
-    # sources never consume.
-    step = [0] * len(nodes)
-    n_ops = 0
-    for node in nodes:
-        if isinstance(node, OpNode):
-            step[node.id] = n_ops
-            n_ops += 1
-        elif isinstance(node, SinkNode):
-            step[node.id] = -1
-    n_steps = max(n_ops, 1)
-    last = n_steps - 1
-    dst_step = [step[e.dst] for e in graph.edges]
-    starts: list[int] = []
-    ends: list[int] = []
-    for value in graph.values:
-        producer = nodes[value.producer]
-        start = step[value.producer] if isinstance(producer, OpNode) else 0
-        end = start
-        for e in value.uses:
-            t = dst_step[e]
-            if t < 0:
-                end = last
-            elif t > end:
-                end = t
-        starts.append(start)
-        ends.append(end)
-    return starts, ends, n_steps
-
-
-def live_bytes(graph: SbpGraph, layout_of: Callable[[ValueId], NdSbp]) -> list[float]:
-    """Live bytes per device at each step when each value is held in
-    ``layout_of(value)``."""
-    starts, ends, n_steps = _live_ranges(graph)
-    delta = [0.0] * (n_steps + 1)
-    hierarchy = graph.hierarchy
-    # By the identities of a value's type and layout (a plan shares both
-    # objects among thousands of values); each entry holds its objects, so
-    # no identity is reused while the loop runs.
-    sizes: dict[tuple[int, int], tuple[TensorType, NdSbp, float]] = {}
-    for value, start, end in zip(graph.values, starts, ends, strict=True):
-        tensor, layout = value.tensor, layout_of(value.id)
-        known = sizes.get((id(tensor), id(layout)))
-        if known is None:
-            size = _local_bytes(tensor, layout, hierarchy)
-            sizes[(id(tensor), id(layout))] = (tensor, layout, size)
-        else:
-            size = known[2]
-        delta[start] += size
-        delta[end + 1] -= size
-    live, out = 0.0, []
-    for d in delta[:n_steps]:
-        live += d
-        out.append(live)
-    return out
-
-
-def peak_memory(graph: SbpGraph, layout_of: Callable[[ValueId], NdSbp]) -> float:
-    """Peak per-device bytes when each value is held in ``layout_of(value)``."""
-    return max(0.0, max(live_bytes(graph, layout_of)))
-
-
-def critical_steps(intervals: Sequence[LiveInterval]) -> list[int]:
-    """Steps whose live set is not contained in another step's.
-
-    The live set only shrinks after a step where some value dies, so the
-    steps at which a value is last live dominate all others: a memory bound
-    holding there holds everywhere.  Used to keep the ILP small.
+    ``held``: per half-step, the bytes held then (arguments, outputs less
+    aliases, and the temporaries the outputs' allocations do not hold); its
+    maximum is ``peak``.
     """
-    return sorted({iv.end for iv in intervals})
+
+    arguments: float
+    outputs: float
+    aliased: float
+    temporaries: float  # the temporaries' heap: its largest live sum
+    held: list[float]
+
+    @property
+    def peak(self) -> float:
+        return self.arguments + self.outputs - self.aliased + self.temporaries
+
+    @property
+    def profile(self) -> list[float]:
+        """Per op step, the most bytes held while it runs and its layout
+        changes run (``held`` folded in pairs)."""
+        held = self.held
+        return [max(held[h : h + 2]) for h in range(0, len(held), 2)]
+
+
+def layouts_of(graph: SbpGraph, options: Sequence[int]) -> list[NdSbp]:
+    """Each value's layout when every node takes ``options``."""
+    nodes = graph.nodes
+    return [
+        nodes[v.producer].out_layout(options[v.producer], v.index) for v in graph.values
+    ]
+
+
+class Boxed(NamedTuple):
+    """A boxed copy's first and last half-step."""
+
+    start: int
+    end: int
+
+
+def boxed_copies(
+    graph: SbpGraph,
+    liveness: Liveness,
+    options: Sequence[int],
+    layouts: Sequence[NdSbp],
+) -> tuple[dict[tuple[ValueId, NdSbp], Boxed], dict[ValueId, int]]:
+    """The boxed copies: per value and target layout some op reads it in,
+    the copy's life, from just before its first reader (XLA's scheduler
+    runs a collective when its result is needed, not where the program
+    writes it) to its last read; and per value, the last read of its own
+    buffer in its own layout (values nobody reads so are absent)."""
+    nodes, step = graph.nodes, liveness.step
+    boxes: dict[tuple[ValueId, NdSbp], Boxed] = {}
+    own: dict[ValueId, int] = {}
+    for e in graph.edges:
+        consumer = nodes[e.dst]
+        if not isinstance(consumer, OpNode):
+            continue
+        want = consumer.in_layout(options[e.dst], e.dst_index)
+        if (
+            want is None
+            or want == layouts[e.value]
+            or (sliced(layouts[e.value], want) and not liveness.from_buffer[e.id])
+        ):
+            # Read as it is, or sliced inside the consumer's loop.
+            if liveness.reads_buffer[e.id]:
+                own[e.value] = max(own.get(e.value, 0), liveness.use_end[e.id])
+            continue
+        key = (e.value, want)
+        producer = graph.values[e.value].producer
+        made = liveness.defined(graph, e.value) + 1 if producer in step else 0
+        start = max(2 * step[e.dst] - 1, made)
+        known = boxes.get(key)
+        if known is not None:
+            start = min(start, known.start)
+        end = max(liveness.use_end[e.id], known.end if known else 0, start)
+        boxes[key] = Boxed(start, end)
+    return boxes, own
+
+
+def sliced(src: NdSbp, dst: NdSbp) -> bool:
+    """Whether boxing ``src`` to ``dst`` only cuts replicated dims (each
+    device keeps its piece): a consumer that fuses its operand reads the
+    piece itself, no collective and no copy."""
+    return src != dst and all(
+        a == b or (isinstance(a, Broadcast) and isinstance(b, Split))
+        for a, b in zip(src, dst, strict=True)
+    )
+
+
+def in_place(src: NdSbp, dst: NdSbp) -> bool:
+    """Whether boxing ``src`` to ``dst`` is all-reduces only, which XLA runs
+    in the operand's buffer when nothing else reads it."""
+    return src != dst and all(
+        a == b or (isinstance(a, Partial) and isinstance(b, Broadcast))
+        for a, b in zip(src, dst, strict=True)
+    )
+
+
+def plan_memory(
+    graph: SbpGraph, options: Sequence[int], liveness: Liveness | None = None
+) -> Memory:
+    """The memory of ``graph`` when every node takes ``options`` (sinks
+    included: the layout each result is delivered in)."""
+    liveness = liveness or Liveness.of(graph)
+    values, hierarchy = graph.values, graph.hierarchy
+    layouts = layouts_of(graph, options)
+    storage = liveness.storage
+
+    arguments = 0.0
+    donors: list[SourceNode] = []
+    for node in graph.sources():
+        arguments += local_bytes(
+            values[node.result].tensor, layouts[node.result], hierarchy
+        )
+        if node.donated:
+            donors.append(node)
+    outputs = 0.0
+    hosts: list[Buffer] = []  # output allocations, free before their definition
+    temps: list[Buffer] = []
+    delivered: dict[ValueId, list[NdSbp]] = {}
+    results: list[tuple[TensorType, NdSbp]] = []
+    for sink in graph.sinks():
+        v = sink.operand
+        layout = sink.options[options[sink.id]] or layouts[v]
+        nbytes = local_bytes(values[v].tensor, layout, hierarchy)
+        outputs += nbytes
+        changed = layout != layouts[v]
+        hosts.append(Buffer(nbytes, liveness.defined(graph, v) + changed, 0))
+        delivered.setdefault(v, []).append(layout)
+        results.append((values[v].tensor, layout))
+    aliased, hosts = _aliases(graph, donors, layouts, results, hosts)
+
+    boxes, own = boxed_copies(graph, liveness, options, layouts)
+    first_box: dict[ValueId, int] = {}  # each boxed value's first collective
+    targets: dict[ValueId, list[NdSbp]] = {}
+    for (v, target), box in boxes.items():
+        first_box[v] = min(first_box.get(v, box.start), box.start)
+        targets.setdefault(v, []).append(target)
+    for value in values:
+        kind = storage[value.id]
+        if kind is Storage.ARGUMENT or kind is Storage.VIEW:
+            continue
+        v, layout = value.id, layouts[value.id]
+        start = liveness.defined(graph, v)
+        out = delivered.get(v, ())
+        nbytes = local_bytes(value.tensor, layout, hierarchy)
+        if kind is not Storage.STORED and v in first_box:
+            # Computed again as its collective's input, just before it.
+            boxed = first_box[v]
+            temps.append(Buffer(nbytes, max(start, boxed - 1), boxed))
+        if kind is Storage.FUSED or layout in out:
+            continue  # no buffer, or the output's own allocation holds it
+        # Read in its layout, by the duplicates merged into it, by the
+        # collectives of its boxed copies (a stored one); a result's until
+        # it is boxed out.
+        end = max(
+            own.get(v, start),
+            liveness.buffer_end[v] if kind is Storage.STORED else start,
+            liveness.merged_end[v],
+            start + (1 if out else 0),
+        )
+        mine = targets.get(v, ())
+        if (
+            kind is Storage.STORED
+            and len(mine) == 1
+            and not out
+            and v not in own
+            and liveness.merged_end[v] <= start
+            and in_place(layout, mine[0])
+        ):
+            # An all-reduce in place: the value's buffer becomes its copy.
+            end = max(end, boxes.pop((v, mine[0])).end)
+        temps.append(Buffer(nbytes, start, end))
+    for (v, layout), (first, last) in boxes.items():
+        nbytes = local_bytes(values[v].tensor, layout, hierarchy)
+        temps.append(Buffer(nbytes, first, last))
+    unhosted = _unhosted(temps, hosts)
+
+    n = liveness.half_steps
+    delta = [0.0] * (n + 1)
+    for b in unhosted:
+        delta[b.start] += b.nbytes
+        delta[min(b.end, n - 1) + 1] -= b.nbytes
+    live, heap, fixed = 0.0, 0.0, arguments + outputs - aliased
+    held: list[float] = []
+    for h in range(n):
+        live += delta[h]
+        heap = max(heap, live)
+        held.append(fixed + live)
+    return Memory(arguments, outputs, aliased, heap, held)
+
+
+def _aliases(
+    graph: SbpGraph,
+    donors: Sequence[SourceNode],
+    layouts: Sequence[NdSbp],
+    results: Sequence[tuple[TensorType, NdSbp]],
+    hosts: list[Buffer],
+) -> tuple[float, list[Buffer]]:
+    """Bytes of donated arguments reused as outputs, and the output
+    allocations left to lend: JAX pairs a donated argument with the first
+    free result of its type and layout (that allocation holds the argument
+    until the result is written, so it lends nothing).  ``results`` and
+    ``hosts`` run over the sinks in order."""
+    if not donors:
+        return 0.0, hosts
+    taken = [False] * len(results)
+    aliased = 0.0
+    for donor in donors:
+        want = (graph.values[donor.result].tensor, layouts[donor.result])
+        for i, result in enumerate(results):
+            if not taken[i] and result == want:
+                taken[i] = True
+                aliased += hosts[i].nbytes
+                break
+    return aliased, [h for h, t in zip(hosts, taken, strict=True) if not t]
+
+
+def _unhosted(temps: list[Buffer], hosts: list[Buffer]) -> list[Buffer]:
+    """The temporaries no output allocation holds: largest first, each into
+    the smallest allocation at least its size that is free for its whole
+    life (free before the output is defined), as XLA's buffer assignment
+    reuses allocations before it simulates the heap."""
+    if not hosts:
+        return temps
+    allocs = sorted(hosts, key=lambda b: b.nbytes)
+    sizes = [b.nbytes for b in allocs]
+    # Per allocation, the busy half-step intervals, sorted by start.
+    busy: list[list[tuple[int, int]]] = [[(b.start, 1 << 62)] for b in allocs]
+    left = []
+    for temp in sorted(temps, key=lambda b: (-b.nbytes, b.start, b.end)):
+        for i in range(bisect.bisect_left(sizes, temp.nbytes), len(allocs)):
+            intervals = busy[i]
+            k = bisect.bisect_left(intervals, (temp.start, -1))
+            if (k == 0 or intervals[k - 1][1] < temp.start) and (
+                k == len(intervals) or intervals[k][0] > temp.end
+            ):
+                intervals.insert(k, (temp.start, temp.end))
+                break
+        else:
+            left.append(temp)
+    return left

@@ -14,15 +14,15 @@ see ``shrink``):
   ``e >= x_a + x_b - 1``, and exact (integral) on trees;
 - objective: unary costs (compute, folded edges) plus ``T[r, c] * e[r, c]``;
   infinite costs forbid their label or pair (upper bound 0);
-- memory budget (optional): for every step where some value dies (the only
-  steps whose live set is maximal), ``sum`` of the local bytes of the values
-  live there, under the chosen layouts, ``<= budget``; see
-  ``memory`` for the model.  When no plan fits, a second program
-  minimises the peak instead (from greedy's plan, so it always has one,
-  within ``time_limit`` or ``peak_seconds``), and the error states that
-  smallest budget, or the least one found when the search was cut short.
-  A budget below ``_MemoryRows.floor`` (every value in its smallest
-  layout) fails without the first program.
+- memory budget (optional): the linear part of the memory model
+  (``memory_rows``) ``<= budget`` at every half-step where some buffer
+  dies.  The rows estimate the exact model (``memory``), so a plan over the
+  budget lowers the rows it exceeds by its gap and is solved again
+  (``_refine``; else the plan of least peak, when it fits).  When no plan
+  fits, the error names the exact peak of the plan of least peak under the
+  rows (searched from greedy's plan within what ``time_limit`` left, else
+  ``peak_seconds``): a budget that fits, not proven the least.  A budget
+  below ``MemoryRows.floor`` fails without the first program.
 
 Costs are scaled to O(1) for the solver and the gap tolerance is tight
 (``mip_rel_gap``, default 1e-7), so "optimal" means proven optimal to that
@@ -34,17 +34,18 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 import highspy
 import numpy as np
 
 from sbpc.propagation import progress
-from sbpc.propagation.graph import OpNode, PropagationError, SbpGraph, SourceNode
+from sbpc.propagation.graph import PropagationError
 from sbpc.propagation.greedy import Greedy
-from sbpc.propagation.memory import critical_steps, live_intervals, local_bytes
+from sbpc.propagation.memory import plan_memory
+from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.plan import complete_sinks
 from sbpc.propagation.solver.bound import (
     Messages,
@@ -75,9 +76,15 @@ from sbpc.timing import phase
 WINDOW_HOPS = (2, 4, 8)
 WINDOW_DUAL_TOLERANCE = 1e-10
 MIN_COVERED = 0.25
+# Under a memory budget: how often a plan over the exact model's budget
+# tightens the rows and solves again (``Optimal._refine``).
+REFINE_ROUNDS = 8
+_UNREFINED = "no plan within the budget after refining the memory rows"
 # What a solve gets when the time limit is spent: HiGHS returns its start
 # (greedy's plan) at once.
 MIN_SOLVE_SECONDS = 1e-3
+# What a solve may take: the seconds the time limit left (None: no limit).
+Seconds = Callable[[], float | None]
 
 
 @dataclass(frozen=True)
@@ -132,7 +139,7 @@ class Optimal(Strategy):
         with phase("pairwise problem"):
             pairwise = PairwiseProblem.from_graph(graph, problem.costs)
         built = time.perf_counter()
-        memory = _MemoryRows.of(graph) if memory_budget is not None else None
+        memory = MemoryRows.of(graph) if memory_budget is not None else None
         frozen = memory.frozen if memory is not None else set()
         nodes_before = len(pairwise)
         factors_before = len(pairwise.factors)
@@ -165,16 +172,12 @@ class Optimal(Strategy):
 
             def no_plan_fits() -> PropagationError:
                 assert memory is not None and memory_budget is not None
-                return self._smallest_budget(
-                    problem,
-                    pairwise,
-                    core,
-                    records,
-                    memory,
-                    memory_budget,
-                    start,
-                    left(),
+                seconds = left()
+                least = self._least_peak(
+                    problem, pairwise, core, records, memory, start, seconds
                 )
+                seconds = self.peak_seconds if seconds is None else seconds
+                return _no_plan_fits(memory_budget, least, seconds)
 
             if (
                 memory is not None
@@ -191,17 +194,27 @@ class Optimal(Strategy):
             if result is None:
                 with phase("ilp build"):
                     ilp = _Ilp(pairwise, core, memory, memory_budget)
-                if self.lp_first:
-                    with phase("lp relaxation"):
-                        result = ilp.solve_relaxation(
-                            left(), self.mip_rel_gap, self.threads
-                        )
-                if result is None:
-                    with phase("ilp solve"):
-                        result = ilp.solve(
-                            left(), self.mip_rel_gap, self.threads, start
-                        )
+                result = self._solve(ilp, left, start)
+                if memory is not None and memory_budget is not None:
+                    result = self._refine(
+                        problem, ilp, memory, records, result, left, start
+                    )
             stats.update(result.stats)
+            if result.status == _UNREFINED or (
+                memory is not None and result.status == "Infeasible"
+            ):
+                # The plan of least peak may still fit (the rows estimate).
+                assert memory is not None and memory_budget is not None
+                full, exact = self._least_peak(
+                    problem, pairwise, core, records, memory, start, left()
+                )
+                if full is None or exact > memory_budget:
+                    least = min(result.objective, exact)
+                    raise budget_error(memory_budget, least, proven=False)
+                stats["status"] = (
+                    "the plan of least peak (none cheaper was found to fit)"
+                )
+                return self._done(full, stats, started, built, shrunk)
             if result.labels is None:
                 if (
                     memory is None
@@ -219,46 +232,133 @@ class Optimal(Strategy):
             stats.update({"proven": True, "gap": 0.0, "status": "solved by shrinking"})
             stats["objective"] = pairwise.constant
             if memory is not None and memory_budget is not None:
-                peak_bytes = memory.peak({})
-                if peak_bytes > memory_budget:
+                full = list(labels)
+                expand(records, full)
+                peak_bytes = plan_memory(graph, full, memory.liveness).peak
+                if peak_bytes > memory_budget:  # the only plan there is
                     raise budget_error(memory_budget, peak_bytes, proven=True)
         expand(records, labels)
+        return self._done(labels, stats, started, built, shrunk)
+
+    @staticmethod
+    def _done(
+        labels: list[int], stats: dict, started: float, built: float, shrunk: float
+    ) -> Choice:
+        """The choice, with the phases' seconds in its stats."""
         solved = time.perf_counter()
         stats["seconds_build"] = built - started
         stats["seconds_shrink"] = shrunk - built
         stats["seconds_solve"] = solved - shrunk
         return Choice(labels, stats)
 
-    def _smallest_budget(
+    def _solve(self, ilp: _Ilp, left: Seconds, start: list[int] | None) -> _Result:
+        """The integer program's optimum: its LP relaxation when integral,
+        else the MIP; each solve within what ``left()`` says is left."""
+        result = None
+        if self.lp_first:
+            with phase("lp relaxation"):
+                result = ilp.solve_relaxation(left(), self.mip_rel_gap, self.threads)
+        if result is None:
+            with phase("ilp solve"):
+                result = ilp.solve(left(), self.mip_rel_gap, self.threads, start)
+        return result
+
+    def _refine(
+        self,
+        problem: Problem,
+        ilp: _Ilp,
+        memory: MemoryRows,
+        records: list[Record],
+        result: _Result,
+        left: Seconds,
+        start: list[int] | None,
+    ) -> _Result:
+        """``result`` checked against the exact memory model (``plan_memory``;
+        the rows only estimate it, ``memory_rows``): while the plan exceeds
+        the budget, each row that covers a half-step over it is lowered by
+        that half-step's gap, and the program solved again; a lowering that
+        leaves no plan is taken back by half.  ``REFINE_ROUNDS`` at most;
+        then ``_UNREFINED`` with the least exact peak met as its objective."""
+        budget = ilp.budget
+        assert budget is not None
+        least = math.inf
+        lowered: dict[int, float] = {}  # the last lowering, to take back
+        for round_ in range(REFINE_ROUNDS + 1):
+            result.stats["refinements"] = round_
+            if result.labels is None:
+                if not lowered or round_ == REFINE_ROUNDS:
+                    break
+                lowered = {r: gap / 2 for r, gap in lowered.items()}
+                ilp.tighten({r: -gap for r, gap in lowered.items()})
+                result = self._solve(ilp, left, start)
+                continue
+            full = [0] * len(ilp.problem)
+            for v, label in zip(ilp.core, result.labels, strict=True):
+                full[v] = label
+            rows = memory.values(dict(zip(ilp.core, result.labels, strict=True)))
+            expand(records, full)
+            exact = plan_memory(problem.graph, full, memory.liveness)
+            least = min(least, exact.peak)
+            gaps: dict[int, float] = {}
+            for h, held in enumerate(exact.held):
+                if held > budget * (1 + 1e-9):
+                    r = memory.row_of(h)
+                    gaps[r] = max(gaps.get(r, 0.0), held - rows[r])
+            if not gaps:
+                return result
+            if round_ == REFINE_ROUNDS:
+                break
+            ilp.tighten(gaps)
+            lowered = gaps
+            result = self._solve(ilp, left, start)
+        if least == math.inf and result.status == "Infeasible":
+            return result  # the rows as given admit no plan
+        return _Result(None, least, _UNREFINED, result.stats)
+
+    def _least_peak(
         self,
         problem: Problem,
         pairwise: PairwiseProblem,
         core: list[int],
         records: list[Record],
-        memory: _MemoryRows,
-        budget: float,
+        memory: MemoryRows,
         start: list[int] | None,
         seconds: float | None,
-    ) -> PropagationError:
-        """The error for a budget no plan fits: the least peak, proven within
-        ``seconds`` (what the time limit left, else ``peak_seconds``), else
-        the least found (greedy's at worst)."""
+    ) -> tuple[list[int] | None, float]:
+        """The plan of least peak under the rows, searched from greedy's plan
+        within ``seconds`` (what the time limit left, else
+        ``peak_seconds``): its labels (every node) and its exact peak;
+        ``(None, inf)`` when none is found.  With no time left, greedy's."""
         if start is None:
             start = _greedy_start(problem, core, records)
         seconds = self.peak_seconds if seconds is None else seconds
-        if start is not None and seconds <= MIN_SOLVE_SECONDS:
-            # no time left to search: greedy's peak is a feasible budget
-            peak = memory.peak(dict(zip(core, start, strict=True)))
-            return budget_error(budget, peak, proven=False)
-        ilp = _Ilp(pairwise, core, memory, None, minimise_peak=True)
-        peak = ilp.solve(seconds, self.mip_rel_gap, self.threads, start)
-        if peak.labels is None:
-            return PropagationError(
-                f"no plan fits the memory budget of {budget:.0f} bytes per device, "
-                f"and no plan was found within {seconds:g} s to bound the "
-                "smallest budget"
-            )
-        return budget_error(budget, peak.objective, peak.stats["proven"])
+        found: list[int] | None = start
+        if start is None or seconds > MIN_SOLVE_SECONDS:
+            ilp = _Ilp(pairwise, core, memory, None, minimise_peak=True)
+            found = ilp.solve(seconds, self.mip_rel_gap, self.threads, start).labels
+        if found is None:
+            return None, math.inf
+        full = [0] * len(pairwise)
+        for v, label in zip(core, found, strict=True):
+            full[v] = label
+        expand(records, full)
+        return full, plan_memory(problem.graph, full, memory.liveness).peak
+
+
+def _no_plan_fits(
+    budget: float, least: tuple[list[int] | None, float], seconds: float
+) -> PropagationError:
+    """The error for a budget no plan fits, from ``Optimal._least_peak``'s
+    answer: that plan's exact peak, a budget that fits; not proven the least
+    (the rows only estimate the model)."""
+    full, exact = least
+    if full is None:
+        return PropagationError(
+            f"no plan fits the memory budget of {budget:.0f} bytes per device, "
+            f"and no plan was found within {seconds:g} s to bound the "
+            "smallest budget"
+        )
+    return budget_error(budget, exact, proven=False)
 
 
 def shrink_all(
@@ -290,10 +390,8 @@ def solve_exact(
     """(labels of every node, a lower bound on the optimum) of a problem
     with no memory budget: shrink, then the LP; when the LP is fractional,
     the MIP's labels and no bound (``-inf``: nothing is certified by it).
-    None when HiGHS finds no labelling.  ``prune``: also drop dominated
-    labels (off for small problems, where the LP costs less than pruning).
-    ``time_limit``: seconds for each HiGHS solve (the MIP's labels are then
-    the best it found, not proven)."""
+    None when HiGHS finds no labelling.  ``prune``: drop dominated labels too;
+    ``time_limit``: seconds per HiGHS solve (the MIP's labels then unproven)."""
     records = shrink_all(problem, set(), prune)
     core = [v for v in range(len(problem)) if problem.alive[v]]
     labels = [0] * len(problem)
@@ -315,32 +413,13 @@ def solve_exact(
     return labels, bound
 
 
-def relaxation_bound(
-    problem: PairwiseProblem, time_limit: float | None
-) -> float | None:
-    """A lower bound on ``problem``'s optimum, cheap where the optimum is
-    not: what the exact reductions leave as a constant plus the LP
-    relaxation of the core, integral or not (no branching).  ``inf`` when
-    no labelling of finite cost exists; None when the LP is not solved
-    within ``time_limit`` seconds."""
-    shrink_all(problem, set())
-    core = [v for v in range(len(problem)) if problem.alive[v]]
-    if not math.isfinite(problem.constant):
-        return math.inf
-    if not core:
-        return problem.constant
+def solved_relaxation(
+    problem: PairwiseProblem, core: list[int], time_limit: float | None
+) -> tuple[highspy.Highs, float]:
+    """HiGHS after the LP relaxation over ``core``, and its objective's scale."""
     ilp = _Ilp(problem, core, None, None)
-    h = ilp._highs(time_limit, None, integer=False)
-    h.setOptionValue("presolve", "off")
-    h.setOptionValue("solver", "simplex")
-    h.setOptionValue("simplex_strategy", 1)  # dual, as the strategy's own LP
-    h.run()
-    status = h.getModelStatus()
-    if status == highspy.HighsModelStatus.kInfeasible:
-        return math.inf
-    if status != highspy.HighsModelStatus.kOptimal:
-        return None
-    return problem.constant + h.getInfo().objective_function_value * ilp.scale
+    ilp.solve_relaxation(time_limit, 0.0, None)
+    return ilp.relaxed, ilp.scale
 
 
 def _clustered(
@@ -558,75 +637,6 @@ def _greedy_start(
 
 
 @dataclass
-class _MemoryRows:
-    """Per critical step: the graph nodes whose values are live, with the
-    bytes each of their options holds; plus which nodes' bytes vary."""
-
-    rows: list[dict[int, np.ndarray]]
-    frozen: set[int] = field(default_factory=set)
-
-    @staticmethod
-    def of(graph: SbpGraph) -> _MemoryRows:
-        intervals, _ = live_intervals(graph)
-        per_value: list[np.ndarray] = []
-        for value in graph.values:
-            node = graph.nodes[value.producer]
-            assert isinstance(node, OpNode | SourceNode)
-            per_value.append(
-                np.array(
-                    [
-                        local_bytes(
-                            value.tensor,
-                            node.out_layout(i, value.index),
-                            graph.hierarchy,
-                        )
-                        for i in range(len(node.options))
-                    ]
-                )
-            )
-        steps = critical_steps(intervals)
-        starts = sorted(intervals, key=lambda iv: iv.start)
-        rows: list[dict[int, np.ndarray]] = []
-        live: set[int] = set()
-        k = 0
-        for t in steps:
-            while k < len(starts) and starts[k].start <= t:
-                live.add(starts[k].value)
-                k += 1
-            live = {v for v in live if intervals[v].end >= t}
-            row: dict[int, np.ndarray] = {}
-            for v in sorted(live):
-                producer = graph.values[v].producer
-                row[producer] = row.get(producer, 0.0) + per_value[v]
-            rows.append(row)
-        frozen = {
-            graph.values[v].producer
-            for v, b in enumerate(per_value)
-            if len(b) > 1 and np.ptp(b) > 0
-        }
-        return _MemoryRows(rows, frozen)
-
-    def floor(self) -> float:
-        """A lower bound on every plan's peak: each value in its smallest
-        layout, at the fullest step."""
-        return max(
-            (sum(float(b.min()) for b in row.values()) for row in self.rows),
-            default=0.0,
-        )
-
-    def peak(self, labels: dict[int, int]) -> float:
-        """Peak of the rows when node ``v`` takes ``labels.get(v, 0)``
-        (nodes absent from ``labels`` hold the same bytes under every option)."""
-        return max(
-            (
-                sum(float(b[labels.get(node, 0)]) for node, b in row.items())
-                for row in self.rows
-            ),
-            default=0.0,
-        )
-
-
-@dataclass
 class _Result:
     labels: list[int] | None
     objective: float
@@ -641,7 +651,7 @@ class _Ilp:
         self,
         problem: PairwiseProblem,
         core: Sequence[int],
-        memory: _MemoryRows | None,
+        memory: MemoryRows | None,
         budget: float | None,
         minimise_peak: bool = False,
     ) -> None:
@@ -702,6 +712,7 @@ class _Ilp:
             upper.append(np.full(1, np.inf))
             n_cols += 1
         self.memory_scale = 1.0
+        self.box_col0 = -1  # the first box column (memory rows only)
         if memory is not None and (budget is not None or minimise_peak):
             # Rows in units of the budget (or of the largest row) keep HiGHS's
             # tolerances meaningful for byte counts.
@@ -711,7 +722,41 @@ class _Ilp:
             )
             scale = budget if budget else max(biggest, 1.0)
             self.memory_scale = scale
-            for row in memory.rows:
+            # A column per box, its bytes (in scale units) whenever it exists.
+            box0 = n_cols
+            cost.append(np.zeros(len(memory.boxes)))
+            upper.append(np.full(len(memory.boxes), np.inf))
+            n_cols += len(memory.boxes)
+            self.box_col0 = box0
+            for i, box in enumerate(memory.boxes):
+                nb = box.nbytes / scale
+                for a, wants_a, b, wants_b, no_copy in box.pairs:
+                    # w >= nb * (a wants + b wants - 1 - made); one read: a is b
+                    terms = [(a, wants_a), (box.producer, ~no_copy)]
+                    constant = 0.0
+                    if b != a:
+                        terms.append((b, wants_b))
+                        constant = -1.0
+                    elif wants_b is not wants_a:
+                        terms[0] = (a, wants_a & wants_b)
+                    # ~no_copy counts as 1 - no_copy: the -1 moves to the bound
+                    constant -= 1.0
+                    for node, mask in terms:
+                        weights = nb * mask.astype(float)
+                        if node in col_of:
+                            rows_i.append(np.full(len(mask), n_rows))
+                            cols_i.append(col_of[node] + np.arange(len(mask)))
+                            vals.append(weights)
+                        else:
+                            constant += float(weights[0]) / nb if nb else 0.0
+                    rows_i.append(np.full(1, n_rows))
+                    cols_i.append(np.full(1, box0 + i))
+                    vals.append(-np.ones(1))
+                    lower.append(-np.inf)
+                    upper_row.append(-constant * nb)
+                    n_rows += 1
+            self.memory_row0 = n_rows
+            for row, boxed in zip(memory.rows, memory.row_boxes, strict=True):
                 constant = 0.0
                 for node, b in row.items():
                     if node in col_of:
@@ -720,6 +765,10 @@ class _Ilp:
                         vals.append(b / scale)
                     else:
                         constant += float(b[0])
+                if boxed:
+                    rows_i.append(np.full(len(boxed), n_rows))
+                    cols_i.append(box0 + np.array(boxed))
+                    vals.append(np.ones(len(boxed)))
                 lower.append(-np.inf)
                 if minimise_peak:
                     rows_i.append(np.full(1, n_rows))
@@ -750,6 +799,11 @@ class _Ilp:
         self.a_index = cc[order].astype(np.int32)
         self.a_value = vv[order]
         self.a_start = np.searchsorted(r[order], np.arange(n_rows + 1)).astype(np.int32)
+
+    def tighten(self, gaps: dict[int, float]) -> None:
+        """Lower memory row ``r``'s bound by ``gaps[r]`` bytes."""
+        for r, gap in gaps.items():
+            self.row_upper[self.memory_row0 + r] -= gap / self.memory_scale
 
     def _highs(
         self, time_limit: float | None, threads: int | None, integer: bool
@@ -923,6 +977,9 @@ class _Ilp:
         if self.minimise_peak:
             assert self.memory is not None
             x[self.peak_col] = self.memory.peak(full) / self.memory_scale
+        if self.memory is not None and self.box_col0 >= 0:
+            for i, box in enumerate(self.memory.boxes):
+                x[self.box_col0 + i] = box.held(full) / self.memory_scale
         offset = self.n_x
         for f in self.problem.factors.values():
             n_r, n_c = f.table.shape

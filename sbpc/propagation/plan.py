@@ -25,7 +25,7 @@ from sbpc.propagation.graph import (
     SinkNode,
     SourceNode,
 )
-from sbpc.propagation.memory import peak_memory
+from sbpc.propagation.memory import Memory, plan_memory
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,8 @@ class Plan:
     bound: float | Callable[[], float | None] | None = field(
         default=None, repr=False, compare=False
     )
-    # ``peak_memory``, once read (None: not yet).
-    _peak: float | None = field(default=None, init=False, repr=False, compare=False)
+    # ``memory``, once read (None: not yet).
+    _memory: Memory | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def total_time(self) -> float:
@@ -80,20 +80,18 @@ class Plan:
         return self.bound
 
     @property
+    def memory(self) -> Memory:
+        """Memory per device under ``memory``'s model (what XLA's
+        ``memory_analysis`` of the compiled program counts), computed on first
+        read: only reports, memory budgets and the combining search read it."""
+        if self._memory is None:
+            self._memory = plan_memory(self.graph, self.options)
+        return self._memory
+
+    @property
     def peak_memory(self) -> float:
-        """Peak bytes per device under ``memory``'s model, computed on first
-        read: only reports, memory budgets and the combining search read it,
-        and it walks every value (about 0.02 s of greedy's pass at 10k ops)."""
-        if self._peak is None:
-            graph, options = self.graph, self.options
-
-            def produced(value_id: int) -> NdSbp:
-                value = graph.values[value_id]
-                node = graph.nodes[value.producer]
-                return node.out_layout(options[value.producer], value.index)
-
-            self._peak = peak_memory(graph, produced)
-        return self._peak
+        """Peak bytes per device: ``memory.peak``."""
+        return self.memory.peak
 
     def signature_of(self, op_name: str) -> Signature:
         """The chosen signature of the (first) op named ``op_name``."""

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from sbpc.propagation.decision_memo import DecisionMemo
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import PropagationError, SbpGraph
 from sbpc.propagation.report.summary import format_bytes
@@ -83,6 +84,22 @@ class Strategy(ABC):
     @abstractmethod
     def choose(self, problem: Problem) -> Choice:
         """An option per node; raise ``PropagationError`` when none is finite."""
+
+
+class NodeByNodeStrategy(Strategy):
+    """A strategy that decides each node once, in its own order (greedy,
+    bfs).
+
+    ``memoise``: answer repeated questions from a ``DecisionMemo`` (the same
+    plan, faster on repeated layers); off, every node is priced afresh.
+    """
+
+    def __init__(self, memoise: bool = True) -> None:
+        self.memoise = memoise
+
+    def new_memo(self) -> DecisionMemo | None:
+        """A fresh memo for one ``choose`` (None when not memoising)."""
+        return DecisionMemo() if self.memoise else None
 
 
 def budget_error(budget: float, smallest: float, proven: bool) -> PropagationError:

@@ -33,12 +33,14 @@ CORE_ORDER = (
     "sbpc.propagation",
     "sbpc.simulator",
     "sbpc.jax_backend",
+    "sbpc.pipeline",
     "sbpc.testing",
 )
 DRIVERS = (
     "sbpc.tools",
     "sbpc.jax",
     "sbpc.jax_plan",
+    "sbpc.jax_pipeline",
     "sbpc.jax_sharding",
     "sbpc.jax_dispatch",
     "sbpc.jax_ties",

@@ -3,25 +3,13 @@ timing asserts: only that the numbers are there and add up)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pstats
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "planning_time.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("planning_time", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["planning_time"] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
+import planning_time as bench  # bench/planning_time.py (test/bench/conftest.py)
 
 
 def test_one_layer_dp_row_has_both_sides_and_every_phase(tmp_path, capsys):
-    bench = _load()
     out = tmp_path / "rows.json"
     assert bench.main(["--layers", "1", "--schemes", "dp", "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())
@@ -43,7 +31,6 @@ def test_one_layer_dp_row_has_both_sides_and_every_phase(tmp_path, capsys):
 
 
 def test_profile_writes_one_readable_profile_per_row(tmp_path, capsys):
-    bench = _load()
     where = tmp_path / "prof"
     assert (
         bench.main(["--layers", "1", "--schemes", "tp", "--profile", str(where)]) == 0
@@ -69,7 +56,6 @@ def test_scanned_tp_row_is_planned_and_proven(tmp_path, capsys, monkeypatch):
     stacked weights split one dim further in) planned by sbpc, proven, and
     compiled by XLA on the same layouts.  (Its numbers: ``--check``, run
     for docs/performance.md; not here, where it would double the time.)"""
-    bench = _load()
     _small_gpt(monkeypatch)
     out = tmp_path / "rows.json"
     argv = ["--scanned", "--layers", "2", "--schemes", "tp", "--repeats", "1"]
@@ -86,7 +72,6 @@ def test_scanned_tp_row_is_planned_and_proven(tmp_path, capsys, monkeypatch):
 
 
 def test_a_row_sbpc_cannot_plan_prints_its_diagnostic(tmp_path, capsys, monkeypatch):
-    bench = _load()
     _small_gpt(monkeypatch)
 
     def refuse(*_args):
@@ -108,7 +93,6 @@ def test_a_library_model_is_the_example_asked_for(capsys):
 
     import pytest
 
-    bench = _load()
     example = bench.example_for(argparse.Namespace(model="equinox", scanned=False), 1)
     *_, tokens, targets = example.args
     assert example.in_roles == (None, None, "data", "data")  # parameters free

@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
+import vs_xla  # bench/vs_xla.py (test/bench/conftest.py)
 
 from sbpc.boxing.cost_model import CostModel
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "vs_xla.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("vs_xla", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["vs_xla"] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_report_has_a_row_per_scheme_and_a_plot(tmp_path):
     out = tmp_path / "benchmarks.md"
-    status = _load().main(["--only", "mlp", "--repeats", "2", "--out", str(out)])
+    status = vs_xla.main(["--only", "mlp", "--repeats", "2", "--out", str(out)])
     assert status == 0
     text = out.read_text()
     rows = [line for line in text.splitlines() if line.startswith("| mlp |")]
@@ -37,7 +25,6 @@ def test_report_has_a_row_per_scheme_and_a_plot(tmp_path):
 
 
 def test_a_row_is_slower_only_when_measurably_so_and_the_programs_differ():
-    vs_xla = _load()
     side = vs_xla.Side(0.0, 0, {}, 1e-3, 0.0, 0.0)
     row = vs_xla.Row(
         "mlp",
@@ -63,7 +50,7 @@ def test_a_row_is_slower_only_when_measurably_so_and_the_programs_differ():
 
 def test_a_calibration_is_refused_with_a_given_cost_model(capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        _load().main(["--calibration", "chain", "--cost-model", "default"])
+        vs_xla.main(["--calibration", "chain", "--cost-model", "default"])
     assert exit_info.value.code == 2
     assert "--calibration measures the cost model" in capsys.readouterr().err
 
@@ -71,7 +58,6 @@ def test_a_calibration_is_refused_with_a_given_cost_model(capsys) -> None:
 def test_the_scenarios_calibration_is_two_scenarios(monkeypatch) -> None:
     """``scenarios`` plans with the chain's collectives and the between-work
     ones as a second scenario; a named kind plans with that kind alone."""
-    vs_xla = _load()
     values = {"bw": 3e8, "lat": 2e-5, "overhead": 3e-5, "flops": 5e9, "hbm": 5e8}
     between = {**values, "lat": 1e-5, "overhead": 7e-5}
 

@@ -1,9 +1,16 @@
 """The Llama-3/Mixtral-shaped decoders: published sizes, and a tiny step runs."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import jax
 import numpy as np
 import pytest
 from models import llama
+
+import sbpc.jax as sj
 
 
 @pytest.mark.parametrize(
@@ -32,3 +39,65 @@ def test_tiny_step_lowers_with_bf16_algorithms_and_learns(name: str) -> None:
     loss0, params, opt = step(*args)
     loss1, _, _ = step(params, opt, *args[2:])
     assert np.isfinite(float(loss0)) and float(loss1) < float(loss0)
+
+
+def test_tiny_step_distributed_equals_jax_jit() -> None:
+    """The bf16 step, attention through ``jax.nn.dot_product_attention``
+    (its products carry an algorithm), planned and run on a 2x4 mesh."""
+    cfg = llama.CONFIGS["llama3-8b"].tiny()
+    args = llama.train_args(cfg)
+    want = jax.jit(llama.train_step(cfg))(*args)
+    step = sj.distribute(llama.train_step(cfg), *args, mesh=(2, 4))
+    assert "DotAlgorithmPreset.BF16_BF16_F32" in step.source
+    got = step(*args)
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        np.testing.assert_allclose(
+            np.asarray(g, np.float32), np.asarray(w, np.float32), rtol=2e-2, atol=2e-2
+        )
+
+
+_RUN_64 = """
+import importlib.util, os, sys
+import jax, numpy as np
+sys.path.insert(0, {models!r})
+from models import llama
+assert len(jax.devices()) == 64, jax.devices()
+spec = importlib.util.spec_from_file_location("planned", {module!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+cfg = llama.CONFIGS["llama3-8b"].tiny(batch={batch})
+args = jax.tree.leaves(llama.train_args(cfg))
+got = module.logical(module.build()(*module.put_args(*args)))
+want = jax.tree.leaves(jax.jit(llama.train_step(cfg))(*llama.train_args(cfg)))
+assert len(got) == len(want)
+worst = max(
+    float(np.max(np.abs(np.asarray(g, np.float32) - np.asarray(w, np.float32))))
+    for g, w in zip(got, want)
+)
+print("worst", worst)
+sys.exit(0 if worst < 2e-2 else 1)
+"""
+
+
+def test_module_planned_for_64_devices_runs_on_64_and_equals_jax_jit(tmp_path) -> None:
+    """Planned here without the devices (an 8 x 8 mesh of abstract arrays),
+    the emitted module runs unchanged in a process that has 64 devices."""
+    cfg = llama.CONFIGS["llama3-8b"].tiny(batch=16)
+    planned = sj.plan(
+        llama.train_step(cfg),
+        *llama.abstract_train_args(cfg),
+        mesh={"data": 8, "model": 8},
+        cost_model="h100-sxm",
+    )
+    assert "MESH_SHAPE = (8, 8)" in planned.source
+    module = tmp_path / "planned.py"
+    module.write_text(planned.source)
+    models = str(Path(llama.__file__).resolve().parents[1])
+    script = _RUN_64.format(models=models, module=str(module), batch=cfg.batch)
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=64"
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert "worst" in done.stdout

@@ -160,11 +160,14 @@ def test_a_busy_run_is_a_hang(tmp_path, monkeypatch) -> None:
 def test_mutations_are_replayable_and_change_the_input() -> None:
     chunks = harness.corpus()
     assert len(chunks) > 100  # examples and lit inputs
-    first = [text for _, text, _ in _take(harness.cases(7, chunks), 30)]
-    again = [text for _, text, _ in _take(harness.cases(7, chunks), 30)]
+    first = [text for _, text, _ in _take(harness.cases(7, chunks), 200)]
+    again = [text for _, text, _ in _take(harness.cases(7, chunks), 200)]
     assert first == again
+    # Most draws change their input (some mutators find nothing to change in
+    # a chunk): counted over enough draws that a growing corpus does not
+    # move the share across the bound.
     originals = {text for _, text in chunks}
-    assert sum(text not in originals for text in first) >= 15
+    assert sum(text not in originals for text in first) >= 100
 
 
 def test_every_mutator_changes_what_it_can() -> None:

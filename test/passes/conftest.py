@@ -11,6 +11,7 @@ from types import ModuleType
 import jax
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import parse_nd_sbp
@@ -75,6 +76,54 @@ class ShardedRun:
             np.testing.assert_allclose(s, w, rtol=tol, atol=tol)
 
 
+def _distribute(
+    module: ModuleOp,
+    mesh: tuple[int, ...],
+    layouts: Mapping[int, str],
+    strategy: str,
+    options: str = "",
+    boxing_options: str = "",
+) -> ModuleOp:
+    """Place ``module`` on a mesh, pin its main function's argument layouts and
+    run ``sbp-inline,sbp-propagate{strategy options},sbp-lower-boxing`` over it
+    (``boxing_options``: sbp-lower-boxing's, braces included)."""
+    sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
+    f = main_function(module)
+    for i, layout in layouts.items():
+        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
+    run_passes(
+        module,
+        f"sbp-inline,sbp-propagate{{strategy={strategy}{options}}},"
+        f"sbp-lower-boxing{boxing_options}",
+    )
+    return module
+
+
+@pytest.fixture(params=["greedy", "bfs", "optimal"])
+def strategy(request) -> str:
+    """Each of the propagation strategies in turn (a test's own
+    ``parametrize("strategy", ...)`` takes precedence)."""
+    return request.param
+
+
+def _normal_args(shapes: Sequence[Sequence[int]], seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(s).astype(np.float32) for s in shapes]
+
+
+@pytest.fixture
+def normal_args() -> Callable[[Sequence[Sequence[int]], int], list[np.ndarray]]:
+    """``normal_args(shapes, seed)``: standard-normal f32 arrays of those shapes."""
+    return _normal_args
+
+
+@pytest.fixture
+def distribute() -> Callable[..., ModuleOp]:
+    """``distribute(module, mesh, layouts, strategy, options="")``: the module,
+    distributed (``options``: more of sbp-propagate's, e.g. `` report=...``)."""
+    return _distribute
+
+
 def _run_sharded(
     fn: Callable,
     args: Sequence[np.ndarray],
@@ -85,16 +134,14 @@ def _run_sharded(
     cost_model: str = "default",
     improve: int = 1,
 ) -> ShardedRun:
-    module = parse_module(jax.jit(fn).lower(*args).as_text())
-    sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
-    f = main_function(module)
-    for i, layout in layouts.items():
-        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
     model = f'cost_model="{cost_model}"'
-    run_passes(
-        module,
-        f"sbp-inline,sbp-propagate{{strategy={strategy} {model} improve={improve}}},"
-        f"sbp-lower-boxing{{{model}}}",
+    module = _distribute(
+        parse_module(jax.jit(fn).lower(*args).as_text()),
+        mesh,
+        layouts,
+        strategy,
+        f" {model} improve={improve}",
+        f"{{{model}}}",
     )
     source = jax_source(module)
     emitted = _load(source, path)

@@ -20,12 +20,9 @@ import numpy as np
 import pytest
 from jax import lax
 
-from sbpc.algebra.placement import Placement
-from sbpc.algebra.sbp import parse_nd_sbp
-from sbpc.dialects import sbp as sbp_dialect
 from sbpc.passes.bridge.program import main_function, program_of
 from sbpc.passes.jax_target import jax_source
-from sbpc.passes.pipeline import parse_module, run_passes
+from sbpc.passes.pipeline import parse_module
 from sbpc.program import OpInstr
 from sbpc.simulator.execute import simulate
 
@@ -113,14 +110,10 @@ def test_sharded_chlo_program_matches_jax_jit(
     strategy: str,
     tmp_path: Path,
     load_module,
+    distribute,
 ) -> None:
-    module = parse_module(exported(name))
-    sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
-    f = main_function(module)
-    for i, text in LAYOUTS[name][mesh][layout].items():
-        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(text))
-    run_passes(
-        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
+    module = distribute(
+        parse_module(exported(name)), mesh, LAYOUTS[name][mesh][layout], strategy
     )
     program = program_of(module, main_function(module))
     ops = {i.op.name for i in program.body if isinstance(i, OpInstr)}

@@ -97,19 +97,14 @@ LAYOUTS = {
 }
 
 
-def _args(name: str, seed: int) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return [rng.standard_normal(s).astype(np.float32) for s in PROGRAMS[name][1]]
-
-
-@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize("case", sorted(LAYOUTS))
 def test_program_matches_jax_jit(
-    case: str, strategy: str, tmp_path, run_sharded
+    case: str, strategy: str, tmp_path, run_sharded, normal_args
 ) -> None:
     name, mesh, layouts = LAYOUTS[case]
+    fn, shapes = PROGRAMS[name][:2]
     run = run_sharded(
-        PROGRAMS[name][0], _args(name, 5), mesh, layouts, strategy, tmp_path / "m.py"
+        fn, normal_args(shapes, 5), mesh, layouts, strategy, tmp_path / "m.py"
     )
     run.assert_matches()
 

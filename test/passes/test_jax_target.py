@@ -14,9 +14,6 @@ import jax
 import numpy as np
 import pytest
 
-from sbpc.algebra.placement import Placement
-from sbpc.algebra.sbp import parse_nd_sbp
-from sbpc.dialects import sbp as sbp_dialect
 from sbpc.jax_backend.line_templates import LineTemplates
 from sbpc.passes.bridge.program import main_function, program_of
 from sbpc.passes.jax_target import jax_source
@@ -87,24 +84,16 @@ def _inputs(name: str, rng: np.random.Generator) -> list[np.ndarray]:
     return out
 
 
-def _compile(name: str, layout: str, strategy: str):
-    module = parse_module((EXAMPLES / "stablehlo" / f"{name}.mlir").read_text())
-    sbp_dialect.set_module_placement(module, Placement.of_size((2, 4)))
-    f = main_function(module)
-    for i, text in LAYOUTS[name][layout].items():
-        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(text))
-    run_passes(
-        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
-    )
-    return module
+def _example(name: str):
+    return parse_module((EXAMPLES / "stablehlo" / f"{name}.mlir").read_text())
 
 
 @pytest.mark.parametrize("name", ["train_step", "transformer_train_step"])
 def test_line_templates_leave_the_emitted_program_byte_identical(
-    name: str, monkeypatch: pytest.MonkeyPatch
+    name: str, monkeypatch: pytest.MonkeyPatch, distribute
 ) -> None:
     """``sbpc.jax_backend.line_templates`` writes what the emitter writes."""
-    module = _compile(name, "2d", "greedy")
+    module = distribute(_example(name), (2, 4), LAYOUTS[name]["2d"], "greedy")
     templated = jax_source(module)
     monkeypatch.setattr(
         LineTemplates, "lines", lambda self, key, names, write: write(list(names))
@@ -114,9 +103,9 @@ def test_line_templates_leave_the_emitted_program_byte_identical(
 
 @pytest.mark.parametrize("name, layout, strategy", CASES)
 def test_sharded_program_matches_jax_jit(
-    name, layout, strategy, tmp_path, load_module
+    name, layout, strategy, tmp_path, load_module, distribute
 ) -> None:
-    module = _compile(name, layout, strategy)
+    module = distribute(_example(name), (2, 4), LAYOUTS[name][layout], strategy)
     emitted = load_module(
         jax_source(module), tmp_path / f"{name}_{layout}_{strategy}.py"
     )
@@ -158,23 +147,17 @@ def test_sbpc_opt_emits_a_runnable_module(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("name, layout", [(n, k) for n in LAYOUTS for k in LAYOUTS[n]])
-def test_optimal_is_never_worse_than_greedy_or_bfs(name, layout, tmp_path) -> None:
+def test_optimal_is_never_worse_than_greedy_or_bfs(
+    name, layout, tmp_path, distribute
+) -> None:
     """On every test program the optimal plan's modeled cost is the lowest."""
     import json
 
     totals = {}
     for strategy in ("greedy", "bfs", "optimal"):
-        module = parse_module((EXAMPLES / "stablehlo" / f"{name}.mlir").read_text())
-        sbp_dialect.set_module_placement(module, Placement.of_size((2, 4)))
-        f = main_function(module)
-        for i, text in LAYOUTS[name][layout].items():
-            sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(text))
         report = tmp_path / f"{strategy}.json"
-        run_passes(
-            module,
-            f'sbp-inline,sbp-propagate{{strategy={strategy} report="{report}" '
-            "report_format=json}",
-        )
+        options = f' report="{report}" report_format=json'
+        distribute(_example(name), (2, 4), LAYOUTS[name][layout], strategy, options)
         totals[strategy] = json.loads(report.read_text())["totals"]
     best = totals["optimal"]["time"]
     assert best <= totals["greedy"]["time"] * (1 + 1e-9)

@@ -13,10 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sbpc.algebra.placement import Placement
-from sbpc.algebra.sbp import parse_nd_sbp
 from sbpc.algebra.tensor_type import NUMPY_DTYPE
-from sbpc.dialects import sbp as sbp_dialect
 from sbpc.passes.bridge.program import main_function, program_of
 from sbpc.passes.pipeline import parse_module, run_passes
 from sbpc.simulator.execute import evaluate_whole, simulate
@@ -57,18 +54,11 @@ def _assert_simulation_matches(program, seed: int) -> None:
         np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
 
 
-@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_pipeline_matches_unsharded(case: str, strategy: str) -> None:
+def test_pipeline_matches_unsharded(case: str, strategy: str, distribute) -> None:
     name, layouts = CASES[case]
     module = parse_module((EXAMPLES / f"{name}.mlir").read_text())
-    sbp_dialect.set_module_placement(module, Placement.of_size((2, 4)))
-    f = main_function(module)
-    for i, text in layouts.items():
-        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(text))
-    run_passes(
-        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
-    )
+    distribute(module, (2, 4), layouts, strategy)
     _assert_simulation_matches(program_of(module, main_function(module)), seed=7)
 
 

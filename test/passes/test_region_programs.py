@@ -17,11 +17,8 @@ import numpy as np
 import pytest
 from jax import lax
 
-from sbpc.algebra.placement import Placement
-from sbpc.algebra.sbp import parse_nd_sbp
-from sbpc.dialects import sbp as sbp_dialect
 from sbpc.passes.bridge.program import main_function, program_of
-from sbpc.passes.pipeline import parse_module, run_passes
+from sbpc.passes.pipeline import parse_module
 from sbpc.program import CaseInstr, LoopInstr
 from sbpc.simulator.execute import evaluate_whole, simulate
 
@@ -68,25 +65,17 @@ PROGRAMS = {
 }
 
 
-def _program(name: str, strategy: str):
-    fn, args, layouts, _ = PROGRAMS[name]
+def _module(name: str):
+    fn, args, _, _ = PROGRAMS[name]
     text = jax.jit(fn).lower(*args).as_text()
-    module = parse_module(re.sub(r"sdy\.mesh[^\n]*\n", "", text))
-    sbp_dialect.set_module_placement(module, Placement.of_size((2, 4)))
-    f = main_function(module)
-    for i, layout in layouts.items():
-        sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
-    run_passes(
-        module, f"sbp-inline,sbp-propagate{{strategy={strategy}}},sbp-lower-boxing"
-    )
-    return program_of(module, main_function(module))
+    return parse_module(re.sub(r"sdy\.mesh[^\n]*\n", "", text))
 
 
-@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_simulated_regions_match_jit(name: str, strategy: str) -> None:
-    fn, args, _, kind = PROGRAMS[name]
-    program = _program(name, strategy)
+def test_simulated_regions_match_jit(name: str, strategy: str, distribute) -> None:
+    fn, args, layouts, kind = PROGRAMS[name]
+    module = distribute(_module(name), (2, 4), layouts, strategy)
+    program = program_of(module, main_function(module))
     if kind is not None:
         assert any(isinstance(i, kind) for i in program.body)
     inputs = [np.asarray(a) for a in args]

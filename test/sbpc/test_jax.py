@@ -227,6 +227,26 @@ def test_compile_errors_point_at_the_stablehlo_line():
     assert "tensor<6x8xf32>" in text  # the offending line is quoted
 
 
+def test_a_long_line_at_fault_is_quoted_around_its_column():
+    """A large model's function signature is one line of many kilobytes:
+    the error quotes a window of it at the column at fault."""
+    args = [np.ones((6, 8), np.float32)] * 200
+    with pytest.raises(sj.SbpcError) as info:
+        sj.distribute(lambda *xs: sum(xs), *args, mesh=4, in_layouts="S(2)")
+    quoted = str(info.value).splitlines()[-1]
+    assert 200 <= len(quoted) <= 210 and quoted.endswith(" ...")
+    assert "tensor<6x8xf32>" in quoted
+
+
+def test_excerpt_keeps_short_lines_and_windows_long_ones():
+    assert sj._excerpt("    %0 = stablehlo.exponential %x", 5) == (
+        "%0 = stablehlo.exponential %x"
+    )
+    line = "  " + "a" * 500 + "HERE" + "b" * 500
+    cut = sj._excerpt(line, 503)
+    assert "HERE" in cut and cut.startswith("... ") and cut.endswith(" ...")
+
+
 def test_unsupported_ops_are_reported_not_raised_as_tracebacks():
     a = np.eye(4, dtype=np.float32) * 2
     # a Cholesky factorisation has no SBP rules (JAX emits an opaque kernel call)

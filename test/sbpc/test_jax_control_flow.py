@@ -72,6 +72,17 @@ def _x(rng, shape):
     return rng.standard_normal(shape).astype(np.float32)
 
 
+def _schemes(w_dim: int, lead: int = 0) -> dict[str, tuple[str | None, ...]]:
+    """In-layouts of an ``(x, w)`` program after ``lead`` unpinned arguments:
+    dp splits x's rows, tp w's dim ``w_dim``, 2d both on a 2x4 mesh."""
+    free = (None,) * lead
+    return {
+        "dp": (*free, "[S(0)]", None),
+        "tp": (*free, None, f"[S({w_dim})]"),
+        "2d": (*free, "[S(0), B]", f"[B, S({w_dim})]"),
+    }
+
+
 def _programs():
     rng = np.random.default_rng(0)
     x, w, ws = _x(rng, (16, 8)), _x(rng, (8, 8)) * 0.3, _x(rng, (3, 8, 8)) * 0.3
@@ -81,38 +92,22 @@ def _programs():
         "scan": (
             scan_layers,
             (x, ws),
-            {
-                "dp": ("[S(0)]", None),
-                "tp": (None, "[S(2)]"),
-                "2d": ("[S(0), B]", "[B, S(2)]"),
-            },
+            _schemes(2),
         ),
         "fori": (
             fori,
             (x, w),
-            {
-                "dp": ("[S(0)]", None),
-                "tp": (None, "[S(1)]"),
-                "2d": ("[S(0), B]", "[B, S(1)]"),
-            },
+            _schemes(1),
         ),
         "while": (
             while_data_dependent,
             (x, w),
-            {
-                "dp": ("[S(0)]", None),
-                "tp": (None, "[S(1)]"),
-                "2d": ("[S(0), B]", "[B, S(1)]"),
-            },
+            _schemes(1),
         ),
         "cond": (
             cond_branches,
             (np.float32(1.0), x, w),
-            {
-                "dp": (None, "[S(0)]", None),
-                "tp": (None, None, "[S(1)]"),
-                "2d": (None, "[S(0), B]", "[B, S(1)]"),
-            },
+            _schemes(1, lead=1),
         ),
         "cond-false": (
             cond_branches,
@@ -132,11 +127,7 @@ def _programs():
         "checkpoint": (
             checkpointed_grad,
             (x, w),
-            {
-                "dp": ("[S(0)]", None),
-                "tp": (None, "[S(1)]"),
-                "2d": ("[S(0), B]", "[B, S(1)]"),
-            },
+            _schemes(1),
         ),
         "dropout": (
             dropout,

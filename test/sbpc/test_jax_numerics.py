@@ -66,6 +66,62 @@ def test_lowered_program_carries_the_inputs_dot_attributes(layouts):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-2, atol=2e-2)
 
 
+_ALGORITHM = re.compile(r"algorithm = <[^>]*>")
+
+
+def _algorithms(a, b, q, k):
+    """The products JAX writes an algorithm on: bf16 attention (bf16 in,
+    f32 accumulation), an f32 product as three bf16 passes, an exact f32 one."""
+    scores = jax.nn.dot_product_attention(q, k, k)
+    x = jnp.dot(a, b, precision=lax.DotAlgorithmPreset.BF16_BF16_F32_X3)
+    y = jnp.dot(a, b, precision=lax.DotAlgorithmPreset.F32_F32_F32)
+    return scores, x, y
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
+@pytest.mark.parametrize("layouts", [("B",) * 4, ("S(0)", "B", "S(0)", "S(0)")])
+def test_lowered_program_carries_the_inputs_dot_algorithms(layouts, strategy):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((16, 32)).astype(np.float32)
+    b = rng.standard_normal((32, 8)).astype(np.float32)
+    q = rng.standard_normal((8, 16, 2, 8)).astype(jnp.bfloat16)
+    k = rng.standard_normal((8, 16, 2, 8)).astype(jnp.bfloat16)
+    want_text = jax.jit(_algorithms).lower(a, b, q, k).as_text()
+    dist = sj.distribute(
+        _algorithms, a, b, q, k, mesh=4, in_layouts=layouts, strategy=strategy
+    )
+    got_text = dist.step.lower(*dist.place(a, b, q, k)).as_text()
+    want = sorted(_ALGORITHM.findall(want_text))
+    assert len(want) == 3 and "num_primitive_operations = 3" in "".join(want)
+    assert sorted(_ALGORITHM.findall(got_text)) == want, got_text
+    assert _dot_contracts(got_text) == _dot_contracts(want_text)
+    for g, w in zip(dist(a, b, q, k), jax.jit(_algorithms)(a, b, q, k), strict=True):
+        np.testing.assert_allclose(
+            np.asarray(g, np.float32), np.asarray(w, np.float32), rtol=2e-2, atol=2e-2
+        )
+
+
+def _fp8_product(x, y):
+    """An fp8 x fp8 -> f32 product of two fp8 formats (forward and gradient)."""
+    return lax.dot_general(
+        x, y, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32
+    )
+
+
+def test_fp8_products_keep_their_operand_types_and_numbers():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((16, 32)).astype(jnp.float8_e4m3fn)
+    y = rng.standard_normal((32, 8)).astype(jnp.float8_e5m2)
+    dist = sj.distribute(_fp8_product, x, y, mesh=4, in_layouts=("S(0)", "B"))
+    got_text = dist.step.lower(*dist.place(x, y)).as_text()
+    assert _dot_contracts(got_text) == [
+        ("DEFAULT, DEFAULT", "(tensor<f8E4M3FN>, tensor<f8E5M2>) -> tensor<f32>")
+    ]
+    np.testing.assert_array_equal(
+        np.asarray(dist(x, y)), np.asarray(jax.jit(_fp8_product)(x, y))
+    )
+
+
 TOTAL = """
 module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
   func.func @main(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xi1>, tensor<8xi1>, tensor<8xi1>, tensor<8xi1>) {

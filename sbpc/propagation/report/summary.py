@@ -80,18 +80,28 @@ def report_data(plan: Plan) -> dict[str, Any]:
         "arguments": arguments,
         "ops": ops,
         "results": results,
-        "totals": {
-            "time": plan.total_time,
-            "comm_time": plan.comm_time,
-            "compute_time": plan.compute_time,
-            "bytes": plan.total_bytes,
-            "peak_memory_per_device": plan.peak_memory,
-            "layout_changes": len(plan.changes),
-            "lower_bound": plan.lower_bound,
-        },
-        "stats": {k: _jsonable(v) for k, v in plan.stats.items()},
+        "totals": plan_totals(plan),
+        "stats": jsonable_stats(plan),
         "padding": padding_rows(plan),
     }
+
+
+def plan_totals(plan: Plan) -> dict[str, Any]:
+    """The plan's totals, as the text, JSON and HTML reports name them."""
+    return {
+        "time": plan.total_time,
+        "comm_time": plan.comm_time,
+        "compute_time": plan.compute_time,
+        "bytes": plan.total_bytes,
+        "peak_memory_per_device": plan.peak_memory,
+        "layout_changes": len(plan.changes),
+        "lower_bound": plan.lower_bound,
+    }
+
+
+def jsonable_stats(plan: Plan) -> dict[str, Any]:
+    """The solver's statistics, infinities written as strings (JSON has none)."""
+    return {k: _jsonable(v) for k, v in plan.stats.items()}
 
 
 def _jsonable(v: Any) -> Any:

@@ -14,18 +14,17 @@ so the picture stays readable and Graphviz stays fast.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sbpc.algebra.sbp import NdSbp, format_nd_sbp
+from sbpc.algebra.sbp import format_nd_sbp
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.cost_model import DEFAULT_COST_MODEL, CostModel
 from sbpc.propagation.graph import NodeId, OpNode, SinkNode, SourceNode
-from sbpc.propagation.memory import live_bytes
 from sbpc.propagation.plan import LayoutChange, Plan
+from sbpc.propagation.report.summary import jsonable_stats, plan_totals
 
 NodeKind = Literal["arg", "op", "result", "repeat"]
 
@@ -140,17 +139,9 @@ def describe_change(
 
 
 def memory_profile(plan: Plan) -> list[float]:
-    """Live bytes per device at each op step, under ``memory``'s model (its
+    """Bytes held per device at each op step, under ``memory``'s model (its
     maximum is ``plan.peak_memory``)."""
-    graph = plan.graph
-
-    def layout_of(v: int) -> NdSbp:
-        value = graph.values[v]
-        node = graph.nodes[value.producer]
-        assert isinstance(node, OpNode | SourceNode)
-        return node.out_layout(plan.options[value.producer], value.index)
-
-    return live_bytes(graph, layout_of)
+    return plan.memory.profile
 
 
 def find_repeats(tokens: Sequence[Any], min_len: int = MIN_LAYER_OPS) -> list[Repeat]:
@@ -367,25 +358,17 @@ def plan_view(
             c.time,
         )
     edges: list[ViewEdge] = []
-    merged: dict[tuple[str, str], list[int]] = {}
+    plain: list[tuple[tuple[str, str], list[int]]] = []
+    merged: dict[tuple[str, str], list[int]] = {}  # next to a repeat box
     for edge in graph.edges:
         src, dst = key_of[edge.src], key_of[edge.dst]
         if src == dst:
             continue  # inside a collapsed repeat
         if src.startswith("repeat") or dst.startswith("repeat"):
             merged.setdefault((src, dst), []).append(edge.id)
-            continue
-        change = changes_by_edge.get(edge.id)
-        edges.append(
-            ViewEdge(
-                src,
-                dst,
-                graph.values[edge.value].name,
-                str(graph.tensor(edge)),
-                (change,) if change else (),
-            )
-        )
-    for (src, dst), ids in merged.items():
+        else:
+            plain.append(((src, dst), [edge.id]))
+    for (src, dst), ids in [*plain, *merged.items()]:
         first = graph.edges[ids[0]]
         edges.append(
             ViewEdge(
@@ -414,19 +397,8 @@ def plan_view(
         step_names=step_names,
         peak=plan.peak_memory,
         budget=memory_budget if memory_budget else None,
-        totals={
-            "time": plan.total_time,
-            "comm_time": plan.comm_time,
-            "compute_time": plan.compute_time,
-            "bytes": plan.total_bytes,
-            "peak_memory_per_device": plan.peak_memory,
-            "layout_changes": len(plan.changes),
-            "ops": len(ops),
-        },
-        stats={
-            k: (str(v) if isinstance(v, float) and not math.isfinite(v) else v)
-            for k, v in plan.stats.items()
-        },
+        totals={**plan_totals(plan), "ops": len(ops)},
+        stats=jsonable_stats(plan),
         repeats=repeats,
         clusters=clusters,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from io import StringIO
+from typing import Any
 
 import pytest
 from xdsl.context import Context
@@ -46,32 +47,43 @@ def _ctx() -> Context:
     return ctx
 
 
-def _attr(text: str) -> Attribute:
+def _helper(fn: Callable[..., Any]) -> Any:
+    """Make ``fn`` a fixture of its own name whose value is ``fn`` itself."""
+    return pytest.fixture(name=fn.__name__)(lambda: fn)
+
+
+@_helper
+def attr(text: str) -> Attribute:
     return Parser(_ctx(), text).parse_attribute()
 
 
-def _module(text: str) -> ModuleOp:
+@_helper
+def module(text: str) -> ModuleOp:
     return Parser(_ctx(), text).parse_module()
 
 
-def _line_col(err: ParseError) -> tuple[int, int]:
+@_helper
+def line_col(err: ParseError) -> tuple[int, int]:
     loc = err.span.get_location()
     return loc.line, loc.col
 
 
-def _pretty(op: Operation) -> str:
+@_helper
+def pretty(op: Operation) -> str:
     out = StringIO()
     Printer(stream=out).print_op(op)
     return out.getvalue()
 
 
-def _generic(op: Operation) -> str:
+@_helper
+def generic(op: Operation) -> str:
     out = StringIO()
     Printer(stream=out, print_generic_format=True).print_op(op)
     return out.getvalue()
 
 
-def _in_func(
+@_helper
+def in_func(
     body: str, placement: str = "cuda, [[0, 1], [2, 3]]", args: str = ""
 ) -> str:
     """A module with a default placement and one func holding ``body``."""
@@ -82,36 +94,6 @@ def _in_func(
         else "module"
     )
     return f"{head} {{\n  func.func @f({args}) {{\n{body}\n    func.return\n  }}\n}}"
-
-
-@pytest.fixture
-def attr() -> Callable[[str], Attribute]:
-    return _attr
-
-
-@pytest.fixture
-def module() -> Callable[[str], ModuleOp]:
-    return _module
-
-
-@pytest.fixture
-def line_col() -> Callable[[ParseError], tuple[int, int]]:
-    return _line_col
-
-
-@pytest.fixture
-def pretty() -> Callable[[Operation], str]:
-    return _pretty
-
-
-@pytest.fixture
-def generic() -> Callable[[Operation], str]:
-    return _generic
-
-
-@pytest.fixture
-def in_func() -> Callable[..., str]:
-    return _in_func
 
 
 @pytest.fixture

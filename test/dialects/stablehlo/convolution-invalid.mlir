@@ -50,8 +50,38 @@ func.func @sort_dim(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+func.func @sort_returns_nothing(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{stablehlo.sort: comparator must return one tensor<i1>, returns nothing}}
+  %0 = "stablehlo.sort"(%x) <{dimension = 1 : i64}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return
+  }) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @sort_returns_a_float(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{stablehlo.sort: comparator must return one tensor<i1>, returns tensor<f32>}}
+  %0 = "stablehlo.sort"(%x) <{dimension = 1 : i64}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %a : tensor<f32>
+  }) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 func.func @top_k(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
   // expected-error @+1 {{chlo.top_k: k = 9 is out of range for a last dimension of 8}}
   %v, %i = chlo.top_k(%x, k = 9) : tensor<4x8xf32> -> (tensor<4x9xf32>, tensor<4x9xi32>)
   return %v : tensor<4x9xf32>
+}
+
+// -----
+
+func.func @top_k_values(%x: tensor<4x8xf32>) -> tensor<4x3xf16> {
+  // expected-error @+1 {{chlo.top_k: values and operand element types differ: tensor<4x3xf16> vs tensor<4x8xf32>}}
+  %v, %i = chlo.top_k(%x, k = 3) : tensor<4x8xf32> -> (tensor<4x3xf16>, tensor<4x3xi32>)
+  return %v : tensor<4x3xf16>
 }

@@ -194,6 +194,22 @@ func.func @dynamic_slice(%a: tensor<8x16xf32>, %i: tensor<i32>) -> tensor<2x32xf
 
 // -----
 
+func.func @dynamic_slice_result(%a: tensor<8x16xf32>, %i: tensor<i32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{stablehlo.dynamic_slice: result shape [2, 8] should be the slice sizes [2, 4]}}
+  %0 = stablehlo.dynamic_slice %a, %i, %i, sizes = [2, 4] : (tensor<8x16xf32>, tensor<i32>, tensor<i32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_elements(%a: tensor<8x16xf32>, %u: tensor<2x4xf16>, %i: tensor<i32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{stablehlo.dynamic_update_slice: update and operand element types differ: tensor<2x4xf16> vs tensor<8x16xf32>}}
+  %0 = stablehlo.dynamic_update_slice %a, %u, %i, %i : (tensor<8x16xf32>, tensor<2x4xf16>, tensor<i32>, tensor<i32>) -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
 func.func @clamp(%lo: tensor<4xf32>, %a: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{stablehlo.clamp: min must be rank 0 or have the operand's shape: tensor<4xf32> vs tensor<8xf32>}}
   %0 = stablehlo.clamp %lo, %a, %lo : (tensor<4xf32>, tensor<8xf32>, tensor<4xf32>) -> tensor<8xf32>
@@ -210,9 +226,25 @@ func.func @gather(%a: tensor<8x16xf32>, %i: tensor<2x1xi32>) -> tensor<2x8xf32> 
 
 // -----
 
-func.func @dot_algorithm(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
-  // expected-error @+1 {{stablehlo.dot_general: 'algorithm' is not supported}}
-  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+func.func @dot_algorithm_count(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{stablehlo.dot_algorithm: lhs_component_count must be positive, got 0}}
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 0, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @dot_algorithm_type(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{stablehlo.dot_algorithm: lhs_precision_type must be a floating-point type, got i32}}
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = i32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @dot_algorithm_precision(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{stablehlo.dot_general: precision_config must be DEFAULT when an algorithm is given}}
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [HIGHEST, DEFAULT], algorithm = <lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
 
@@ -298,4 +330,16 @@ func.func @scatter_variadic(%a: tensor<64xf32>, %b: tensor<64xi32>, %i: tensor<8
     stablehlo.return %z, %w : tensor<f32>, tensor<i32>
   }) : (tensor<64xf32>, tensor<64xi32>, tensor<8x1xi32>, tensor<8xf32>, tensor<8xi32>) -> (tensor<64xf32>, tensor<64xi32>)
   return %0#0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @scatter_update_elements(%a: tensor<64x32xf32>, %i: tensor<8x1xi32>, %u: tensor<8x32xf16>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{stablehlo.scatter: updates and operand element types differ: tensor<8x32xf16> vs tensor<64x32xf32>}}
+  %0 = "stablehlo.scatter"(%a, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %1 = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<64x32xf32>, tensor<8x1xi32>, tensor<8x32xf16>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
 }

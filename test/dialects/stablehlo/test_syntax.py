@@ -135,7 +135,25 @@ def test_same_operands_and_result_type_prints_one_type_or_a_function(parse, show
         (
             "%0 = stablehlo.dot_general %a, %a, contracting_dims = [0] x [0], "
             "algorithm = 1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>",
-            "stablehlo.dot_general: 'algorithm' is not supported",
+            "'<' expected",
+        ),
+        (
+            "%0 = stablehlo.dot_general %a, %a, contracting_dims = [0] x [0], "
+            "algorithm = <lhs_precision_type = f32> "
+            ": (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>",
+            "dot_algorithm: missing field(s) rhs_precision_type, accumulation_type",
+        ),
+        (
+            "%0 = stablehlo.dot_general %a, %a, contracting_dims = [0] x [0], "
+            "algorithm = <lhs_precision_type = f32, lhs_precision_type = f32> "
+            ": (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>",
+            "duplicate field 'lhs_precision_type'",
+        ),
+        (
+            "%0 = stablehlo.dot_general %a, %a, contracting_dims = [0] x [0], "
+            "algorithm = <precision_type = f32> "
+            ": (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>",
+            "unknown field 'precision_type'",
         ),
     ],
 )

@@ -31,7 +31,7 @@
 // HTML-DAG: >reduce_scatter(sum) d1</text>
 // HTML-DAG: >all_gather d1</text>
 // HTML: <h3>Memory per device over time</h3>
-// HTML: peak 22 KiB at step
+// HTML: peak 26 KiB at step
 // HTML: budget 29.3 KiB
 // HTML: <h3>Most expensive layout changes</h3>
 // HTML: <td>[S(0), P(sum)] &rarr; [S(0), S(0)]</td><td>reduce_scatter(sum) d1</td><td class="num">6 KiB</td>

@@ -20,12 +20,15 @@ from sbpc.boxing.step_prices import StepPrices
 CASES = [((8, 16), (2, 4)), ((6, 5), (2, 2)), ((3, 8), (4,))]
 
 
-@pytest.mark.parametrize(("shape", "hierarchy"), CASES)
-def test_prices_equal_the_cost_models(
-    shape: tuple[int, ...], hierarchy: tuple[int, ...]
-) -> None:
-    tensor = TensorType(shape, "f32")
-    model = CostModel.parse("default")
+@pytest.fixture(params=CASES, ids=str)
+def case(request) -> tuple[TensorType, tuple[int, ...], CostModel]:
+    """An f32 tensor, a device hierarchy and the default cost model."""
+    shape, hierarchy = request.param
+    return TensorType(shape, "f32"), hierarchy, CostModel.parse("default")
+
+
+def test_prices_equal_the_cost_models(case) -> None:
+    tensor, hierarchy, model = case
     prices = StepPrices(tensor, hierarchy, model)
     entries = planner.entries(tensor.rank)
     kinds = {collective_kind(s, t) for s in entries for t in entries if s != t}
@@ -43,12 +46,8 @@ def test_prices_equal_the_cost_models(
             assert prices.step(kind, dims, group) == want
 
 
-@pytest.mark.parametrize(("shape", "hierarchy"), CASES)
-def test_step_graph_equals_steps_priced_one_by_one(
-    shape: tuple[int, ...], hierarchy: tuple[int, ...]
-) -> None:
-    tensor = TensorType(shape, "f32")
-    model = CostModel.parse("default")
+def test_step_graph_equals_steps_priced_one_by_one(case) -> None:
+    tensor, hierarchy, model = case
     graph = planner._graph(tensor, hierarchy, model)
     for edges in graph.edges:
         for _, step, _, _ in edges:

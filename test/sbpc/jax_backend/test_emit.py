@@ -497,7 +497,7 @@ def test_uneven_layout_is_padded_and_unknown_dtype_refused() -> None:
     assert "ARG_PADS = (((0, (0, 1, 2, 3, 4, 5, 5, 5)),),)" in source
     assert "OUT_PADS = (((0, (0, 1, 2, 3, 4, 5)),),)" in source
     b = Builder(Placement.of_size(8))
-    b.ret(b.arg(T(8, e="f8E4M3"), (B,)))
+    b.ret(b.arg(T(8, e="f6E2M3FN"), (B,)))
     with pytest.raises(JaxEmitError, match="no JAX dtype"):
         emit_jax(b.program)
 

@@ -62,6 +62,11 @@ def test_unknown_op_is_refused() -> None:
         run(OpSpec("stablehlo.while", [T(4)], [T(4)]), [np.zeros(4, np.float32)])
 
 
+def test_wrong_operand_count_is_refused() -> None:
+    with pytest.raises(UnsupportedOpError, match="takes 2 operands, got 1"):
+        run(OpSpec("stablehlo.add", [T(4), T(4)], [T(4)]), [np.zeros(4, np.float32)])
+
+
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((8, 16)).astype(np.float32)
 

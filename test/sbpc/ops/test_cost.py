@@ -11,6 +11,7 @@ from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.cost_model import CostModel
 from sbpc.ops.cost import compute_costs, local_work
+from sbpc.ops.dot_algorithm import DotAlgorithm
 from sbpc.ops.registry import nd_signatures
 from sbpc.ops.spec import OpSpec
 
@@ -184,6 +185,28 @@ def test_products_are_priced_by_their_operand_dtype() -> None:
     assert compute_costs(add_bf16, sigs, hierarchy, model) == compute_costs(
         ADD, sigs, hierarchy, model
     )
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "rate", "passes"),
+    [
+        (DotAlgorithm("bf16", "bf16", "f32"), 989e12, 1),
+        (DotAlgorithm("bf16", "bf16", "f32", num_primitive_operations=3), 989e12, 3),
+        (DotAlgorithm("f32", "f32", "f32"), 67e12, 1),
+        (DotAlgorithm("tf32", "tf32", "f32"), 494.7e12, 1),
+        (DotAlgorithm("f8E4M3FN", "f8E5M2", "f32"), 1979e12, 1),
+    ],
+)
+def test_products_with_an_algorithm_are_priced_by_its_precision_types(
+    algorithm: DotAlgorithm, rate: float, passes: int
+) -> None:
+    """An f32 product whose algorithm rounds to bf16 runs at the bf16 rate,
+    once per primitive operation (bf16 x3 emulates f32 in three passes)."""
+    model = CostModel.parse("h100-sxm,hbm=1e21")
+    op = _dot("f32").replace(algorithm=algorithm)
+    (cost,) = compute_costs(op, [sig([B, B], [B])], (2,), model)
+    assert cost == pytest.approx(passes * 2 * 8 * 24 * 16 / rate)
+    assert local_work(op, sig([B, B], [B]), (2,)).flops == passes * 2 * 8 * 24 * 16
 
 
 @pytest.mark.parametrize("text", ["flops=1e9", "bw=1e9", "flops_half=8"])

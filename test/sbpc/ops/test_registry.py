@@ -136,21 +136,9 @@ for k in ("shift_left", "shift_right_logical", "shift_right_arithmetic"):
 case("bitcast_convert", HLO + "bitcast_convert", [XU], [X])
 case("not_i1", HLO + "not", [XB], [XB])
 case("not_i32", HLO + "not", [XI], [XI])
-for k in (
-    "negate",
-    "abs",
-    "sign",
-    "floor",
-    "ceil",
-    "exponential",
-    "exponential_minus_one",
-    "tanh",
-    "logistic",
-    "cbrt",
-    "sine",
-    "cosine",
-    "round_nearest_afz",
-):
+UNARY_ANY_INPUT = """negate abs sign floor ceil exponential exponential_minus_one
+    tanh logistic cbrt sine cosine round_nearest_afz"""
+for k in UNARY_ANY_INPUT.split():
     case(k, HLO + k, [X], [X])
 case("negate_i32", HLO + "negate", [XI], [XI])
 for k in ("log", "log_plus_one", "sqrt", "rsqrt"):
@@ -301,27 +289,19 @@ case(
     [T(8, 24)],
     {"dimension": 1},
 )
-case(
-    "slice",
-    HLO + "slice",
-    [T(16, 24)],
-    [T(16, 16)],
-    {"start_indices": (0, 8), "limit_indices": (16, 24), "strides": (1, 1)},
-)
-case(
-    "slice_strided",
-    HLO + "slice",
-    [T(16, 24)],
-    [T(8, 24)],
-    {"start_indices": (0, 0), "limit_indices": (16, 24), "strides": (2, 1)},
-)
-case(
-    "slice_strided_offset",
-    HLO + "slice",
-    [T(16, 24)],
-    [T(4, 16)],
-    {"start_indices": (0, 8), "limit_indices": (16, 24), "strides": (4, 1)},
-)
+# Slices of a 16x24 operand to its end: (name, start, strides, result).
+for cid, start, strides, out in (
+    ("slice", (0, 8), (1, 1), T(16, 16)),
+    ("slice_strided", (0, 0), (2, 1), T(8, 24)),
+    ("slice_strided_offset", (0, 8), (4, 1), T(4, 16)),
+):
+    case(
+        cid,
+        HLO + "slice",
+        [T(16, 24)],
+        [out],
+        {"start_indices": start, "limit_indices": (16, 24), "strides": strides},
+    )
 
 
 def _starts(*highs: int) -> Inputs:

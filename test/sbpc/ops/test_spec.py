@@ -17,6 +17,15 @@ def test_replace_keeps_other_attributes() -> None:
     assert local.results[0].shape == (4,)
 
 
+def test_operand_count_is_checked_with_the_callers_error() -> None:
+    op = OpSpec("stablehlo.add", [TensorType((4,), "f32")] * 2)
+    op.check_operand_count(2)
+    with pytest.raises(ValueError, match=r"'stablehlo\.add' takes 2 operands, got 1"):
+        op.check_operand_count(1)
+    with pytest.raises(KeyError):
+        op.check_operand_count(3, KeyError)
+
+
 def test_equality_compares_array_attributes() -> None:
     t = [TensorType((2,), "f32")]
     a = OpSpec("stablehlo.constant", [], t, {"value": np.zeros(2, np.float32)})

@@ -11,6 +11,7 @@ from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.graph import PropagationError, SbpGraph
+from sbpc.propagation.plan import Plan
 
 
 def derive(*args, **kwargs):
@@ -94,14 +95,22 @@ def test_copy_cost_then_candidate_order() -> None:
     assert plan.signature_of("relu") == cands[0]
 
 
-def test_result_layout_is_paid_not_chosen() -> None:
-    g = SbpGraph((4,))
+RELU_SPLIT_OR_B = [Signature(((S(0),),), ((S(0),),)), Signature(((B,),), ((B,),))]
+
+
+def relu_plan(devices: int, result: NdSbp) -> Plan:
+    """Greedy's plan of ``relu`` on an ``S(0)`` argument, its result wanted
+    in ``result``."""
+    g = SbpGraph((devices,))
     x = g.add_argument("x", T, layout=(S(0),))
-    cands = [Signature(((S(0),),), ((S(0),),)), Signature(((B,),), ((B,),))]
-    (y,) = g.add_op("relu", [x], [T], cands)
-    g.add_result("y", y, (B,))
-    plan = derive(g, cost, "greedy")
-    assert plan.signature_of("relu") == cands[0]
+    (y,) = g.add_op("relu", [x], [T], RELU_SPLIT_OR_B)
+    g.add_result("y", y, result)
+    return derive(g, cost, "greedy")
+
+
+def test_result_layout_is_paid_not_chosen() -> None:
+    plan = relu_plan(4, (B,))
+    assert plan.signature_of("relu") == RELU_SPLIT_OR_B[0]
     [change] = plan.changes
     assert (change.src, change.dst, change.time) == ((S(0),), (B,), T.nbytes)
 
@@ -121,12 +130,7 @@ def test_infinite_candidates_are_dropped_and_all_infinite_is_an_error() -> None:
 
 
 def test_single_device_is_free_and_broadcast() -> None:
-    g = SbpGraph((1,))
-    x = g.add_argument("x", T, layout=(S(0),))
-    cands = [Signature(((S(0),),), ((S(0),),)), Signature(((B,),), ((B,),))]
-    (y,) = g.add_op("relu", [x], [T], cands)
-    g.add_result("y", y, (P,))
-    plan = derive(g, cost, "greedy")
-    assert plan.signature_of("relu") == cands[1]
+    plan = relu_plan(1, (P,))
+    assert plan.signature_of("relu") == RELU_SPLIT_OR_B[1]
     assert plan.total_time == 0
     assert plan.stats == {"single_device": True}

@@ -1,6 +1,7 @@
 """A memory budget no plan fits (issue 21, item 5): the error comes in
-bounded time and names a budget that does fit, proven smallest when the
-search finishes."""
+bounded time and names a budget that does fit (the exact peak of the plan
+of least peak the search finds; not proven the least, since the search's
+rows only estimate the memory model)."""
 
 from __future__ import annotations
 
@@ -41,12 +42,10 @@ def test_a_budget_below_the_floor_skips_the_budgeted_program(monkeypatch) -> Non
         propagate(g, cost, "optimal", memory_budget=1)
     assert built == [(None, True)]
     proven, smallest = _reported(err)
-    assert proven
+    assert not proven
     monkeypatch.undo()
     plan = propagate(g, cost, "optimal", memory_budget=smallest)
     assert plan.peak_memory <= smallest * (1 + 1e-9)
-    with pytest.raises(PropagationError):
-        propagate(g, cost, "optimal", memory_budget=smallest * 0.999)
 
 
 def test_a_search_cut_short_still_names_a_budget_that_fits() -> None:

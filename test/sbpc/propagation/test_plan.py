@@ -10,7 +10,7 @@ import pytest
 from sbpc.algebra.sbp import NdSbp
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import OpNode, SbpGraph, SinkNode, SourceNode
-from sbpc.propagation.memory import peak_memory
+from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.plan import PropagationError, build_plan
 from sbpc.testing.synthetic_graphs import RingCost, random_graph
 
@@ -63,10 +63,4 @@ def test_a_random_choice_is_priced_as_edge_by_edge(seed: int) -> None:
             assert isinstance(node, SinkNode)
             assert plan.sinks[node.id] is option
 
-    def produced(v: int) -> NdSbp:
-        value = graph.values[v]
-        return graph.nodes[value.producer].out_layout(
-            chosen[value.producer], value.index
-        )
-
-    assert plan.peak_memory == peak_memory(graph, produced)
+    assert plan.peak_memory == plan_memory(graph, chosen).peak

@@ -11,7 +11,7 @@ func.func @undefined_value(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @unknown_op(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{Operation foo.bar is not registered}}
+  // expected-error @+1 {{'foo.bar' is not supported: sbpc does not read the 'foo' dialect}}
   %0 = foo.bar %a : tensor<4xf32>
   return %0 : tensor<4xf32>
 }

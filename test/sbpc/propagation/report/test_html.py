@@ -92,8 +92,10 @@ def test_collapsed_layers_are_one_box_and_a_cluster() -> None:
 def test_memory_plot_marks_peak_and_budget() -> None:
     view = plan_view(matmul_plan(), memory_budget=4096)
     svg = memory_svg(view)
-    # x (64 B), w (256 B) and the matmul's partial result (256 B) at step 0
-    assert "peak 576 B at step 0 (matmul)" in svg and "budget 4 KiB" in svg
+    # arguments x (64 B) and w (256 B), the output (64 B), and at step 1
+    # the matmul's partial result and neg's (256 B each); the output's
+    # allocation, written after neg, holds one of the boxed copies of x and w
+    assert "peak 896 B at step 1 (neg)" in svg and "budget 4 KiB" in svg
     ET.fromstring(svg)  # well formed
 
 

@@ -85,8 +85,9 @@ def test_memory_profile_peaks_at_the_plan_peak() -> None:
     (b,) = g.add_op("b", [a], [T], [Signature(((B,),), ((S(0),),))])  # 64 B
     g.add_result("b", b)
     plan = propagate(g, lambda s, d, t: 0.0, "greedy")
-    # step 0: x and a live; step 1: a and b live (b is a result)
-    assert memory_profile(plan) == [64 + 256, 256 + 64]
+    # x (an argument) and b (an output) for the whole program, a (stored)
+    # from step 0 to its reader at step 1
+    assert memory_profile(plan) == [64 + 64 + 256, 64 + 64 + 256]
     assert max(memory_profile(plan)) == plan.peak_memory
     view = plan_view(plan, memory_budget=1000)
     assert view.budget == 1000 and view.peak == plan.peak_memory
