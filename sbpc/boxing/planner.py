@@ -268,6 +268,25 @@ def _single_step(
 ) -> BoxingStep | None:
     """``single_step``; ``prices``: the step prices of ``tensor`` met so far
     (``step_prices``; the step graph of one tensor shares one)."""
+    legal = _step_kind(src, dst, dims, tensor, hierarchy)
+    if legal is None:
+        return None
+    kind, reduce = legal
+    return _priced_step(
+        kind, reduce, src, dst, dims, tensor, hierarchy, cost_model, prices
+    )
+
+
+def _step_kind(
+    src: NdSbp,
+    dst: NdSbp,
+    dims: tuple[int, ...],
+    tensor: TensorType,
+    hierarchy: Hierarchy,
+) -> tuple[CollectiveKind, PartialKind | None] | None:
+    """The kind of the one step on ``dims`` from ``src`` to ``dst`` and the
+    reduction it runs, or None when the rules allow no such step: what a
+    step is, whatever the cost model prices it at."""
     ndim = len(hierarchy)
     if (
         not dims
@@ -303,12 +322,42 @@ def _single_step(
         and not all(_fill_survives(t.kind, k, tensor.element) for k in later_kinds)
     ):
         return None
+    return kind, reduce
+
+
+def _priced_step(
+    kind: CollectiveKind,
+    reduce: PartialKind | None,
+    src: NdSbp,
+    dst: NdSbp,
+    dims: tuple[int, ...],
+    tensor: TensorType,
+    hierarchy: Hierarchy,
+    cost_model: CostModel,
+    prices: StepPrices | None = None,
+) -> BoxingStep:
+    """The legal step ``_step_kind`` found, priced under ``cost_model``."""
     if prices is None:
         prices = StepPrices(tensor, hierarchy, cost_model)
     group = max(prices.group_bytes(src, dims), prices.group_bytes(dst, dims))
-    nbytes, time = prices.step(kind, dims, group)
     local = local_elements(kind, dims, src, dst, tensor, hierarchy)
-    time += local_time(local, cost_model)
+    return _step_at(kind, reduce, src, dst, dims, hierarchy, group, local, prices)
+
+
+def _step_at(
+    kind: CollectiveKind,
+    reduce: PartialKind | None,
+    src: NdSbp,
+    dst: NdSbp,
+    dims: tuple[int, ...],
+    hierarchy: Hierarchy,
+    group: int,
+    local: int,
+    prices: StepPrices,
+) -> BoxingStep:
+    """A step whose group bytes and local elements are known, at ``prices``."""
+    nbytes, time = prices.step(kind, dims, group)
+    time += local_time(local, prices.cost_model)
     return BoxingStep(kind, dims, src, dst, hierarchy, nbytes, time, reduce)
 
 
@@ -338,17 +387,24 @@ def _scaled(value: Fraction, den: int) -> int:
     return value.numerator * (den // value.denominator)
 
 
-@lru_cache(maxsize=256)  # a few dozen tensor types at several latency scales
-def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _Graph:
-    """Every legal single step between the candidate layouts."""
+# A legal step from one layout: (dst, dims, kind, reduction, group bytes,
+# local elements): what its price depends on besides the cost model.
+_Legal = tuple[NdSbp, tuple[int, ...], CollectiveKind, PartialKind | None, int, int]
+
+
+@lru_cache(maxsize=128)
+def _legal_steps(
+    tensor: TensorType, hierarchy: Hierarchy
+) -> tuple[tuple[NdSbp, ...], tuple[tuple[_Legal, ...], ...]]:
+    """The candidate layouts and every legal single step from each: what
+    the step graph is under any cost model (the combining search prices one
+    tensor at several latency scales; only the prices change)."""
     states = candidate_layouts(tensor, hierarchy)
-    index = {nd: i for i, nd in enumerate(states)}
     alternatives = entries(tensor.rank)
-    prices = StepPrices(tensor, hierarchy, cost_model)
-    steps: list[list[BoxingStep]] = []
+    sizes = StepPrices(tensor, hierarchy, DEFAULT_COST_MODEL)  # bytes only
+    legal: list[tuple[_Legal, ...]] = []
     for src in states:
-        out: list[BoxingStep] = []
-        steps.append(out)
+        out: list[_Legal] = []
         for dims in _dim_groups(len(hierarchy)):
             s = src[dims[0]]
             if any(src[d] != s for d in dims):
@@ -359,11 +415,30 @@ def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _
                 dst = list(src)
                 for d in dims:
                     dst[d] = t
-                step = _single_step(
-                    src, tuple(dst), dims, tensor, hierarchy, cost_model, prices
-                )
-                if step is not None:
-                    out.append(step)
+                nd = tuple(dst)
+                found = _step_kind(src, nd, dims, tensor, hierarchy)
+                if found is None:
+                    continue
+                group = max(sizes.group_bytes(src, dims), sizes.group_bytes(nd, dims))
+                local = local_elements(found[0], dims, src, nd, tensor, hierarchy)
+                out.append((nd, dims, *found, group, local))
+        legal.append(tuple(out))
+    return states, tuple(legal)
+
+
+@lru_cache(maxsize=256)  # a few dozen tensor types at several latency scales
+def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _Graph:
+    """Every legal single step between the candidate layouts, priced."""
+    states, legal = _legal_steps(tensor, hierarchy)
+    index = {nd: i for i, nd in enumerate(states)}
+    prices = StepPrices(tensor, hierarchy, cost_model)
+    steps = [
+        [
+            _step_at(kind, reduce, src, dst, dims, hierarchy, group, local, prices)
+            for dst, dims, kind, reduce, group, local in from_src
+        ]
+        for src, from_src in zip(states, legal, strict=True)
+    ]
     all_steps = [s for ss in steps for s in ss]
     tden = _common_den(s.exact_time for s in all_steps)
     bden = _common_den(s.exact_bytes for s in all_steps)
