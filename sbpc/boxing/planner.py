@@ -432,11 +432,22 @@ def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _
     states, legal = _legal_steps(tensor, hierarchy)
     index = {nd: i for i, nd in enumerate(states)}
     prices = StepPrices(tensor, hierarchy, cost_model)
+    priced: dict[tuple[CollectiveKind, tuple[int, ...], int, int], BoxingStep] = {}
+
+    def step(src: NdSbp, legal: _Legal) -> BoxingStep:
+        dst, dims, kind, reduce, group, local = legal
+        key = (kind, dims, group, local)
+        if key not in priced:  # the price, whatever the layouts
+            priced[key] = _step_at(
+                kind, None, src, dst, dims, hierarchy, group, local, prices
+            )
+        known = priced[key]
+        return BoxingStep(
+            kind, dims, src, dst, hierarchy, known.exact_bytes, known.exact_time, reduce
+        )
+
     steps = [
-        [
-            _step_at(kind, reduce, src, dst, dims, hierarchy, group, local, prices)
-            for dst, dims, kind, reduce, group, local in from_src
-        ]
+        [step(src, legal) for legal in from_src]
         for src, from_src in zip(states, legal, strict=True)
     ]
     all_steps = [s for ss in steps for s in ss]
