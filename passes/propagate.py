@@ -418,14 +418,20 @@ def _refined(
     scale: float,
 ) -> list[Plan]:
     """``plan`` improved locally under ``cost_model`` (latency scaled by
-    ``scale``), from itself and from the replicated plan: each a candidate
+    ``scale``; block sweeps at ``scale`` 0 only), from itself and from the
+    replicated plan: each a candidate
     (``improve.improve_each``); those with no finite price, or over the
     device's memory (``mem=``), are dropped."""
     seconds, nbytes, table = _edge_prices(placement, cost_model)
     costs = EdgeCosts(seconds, nbytes, False, table)
     capacity = cost_model.memory_capacity
     out = []
-    for found in improve_each(graph, costs, plan.options, sweeps=1):
+    # Blocks are solved in the latency-free round only: later rounds' prices
+    # differ from it by latency alone, and node moves follow them (on the
+    # examples, block sweeps there found no cheaper plan and cost a second
+    # or more per round: docs/performance.md, "Planning time").
+    sweeps = 1 if scale == 0.0 else 0
+    for found in improve_each(graph, costs, plan.options, sweeps=sweeps):
         stats = {"refined_at_scale": round(scale, 4), **found.stats}
         try:
             better = build_plan(graph, found.options, costs, plan.strategy, stats)

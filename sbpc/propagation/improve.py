@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -119,7 +120,9 @@ def _improve(
     if replicated != first and math.isfinite(problem.energy(replicated)):
         starts.append(("replicated", replicated))
     with phase("improve: shrink"):
-        records = shrink_all(problem, set())
+        import os
+
+        records = shrink_all(problem, set(), not os.environ.get("NP"))
     core = [v for v in range(len(problem)) if problem.alive[v]]
     moved = []
     for _, labels in starts:  # node moves from each start
@@ -147,12 +150,37 @@ def replicated_options(graph: SbpGraph, options: Sequence[int]) -> list[int]:
     """Every op's first option that is ``B`` throughout and every free
     argument ``B`` (the whole program on every device); where an op has no
     such option (a user constraint), its option in ``options``."""
+    whole = _replicated_choices(graph)
     out = list(options)
     for node in graph.nodes:
         if isinstance(node, SourceNode):
             out[node.id] = node.greedy_option()
         elif isinstance(node, OpNode):
-            out[node.id] = next(
+            found = whole[node.id]
+            out[node.id] = options[node.id] if found is None else found
+        else:
+            out[node.id] = UNDECIDED
+    return out
+
+
+# Per graph, each op's first all-``B`` option: the combining search asks for
+# the replicated plan once per latency scale (a graph only grows: its node
+# count says whether what is kept is still whole).
+_REPLICATED: weakref.WeakKeyDictionary[SbpGraph, list[int | None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _replicated_choices(graph: SbpGraph) -> list[int | None]:
+    """Each node's first option that is ``B`` throughout (None: none, or not
+    an op)."""
+    found = _REPLICATED.get(graph)
+    if found is not None and len(found) == len(graph.nodes):
+        return found
+    found = [None] * len(graph.nodes)
+    for node in graph.nodes:
+        if isinstance(node, OpNode):
+            found[node.id] = next(
                 (
                     i
                     for i, sig in enumerate(node.options)
@@ -162,11 +190,10 @@ def replicated_options(graph: SbpGraph, options: Sequence[int]) -> list[int]:
                         for s in nd
                     )
                 ),
-                options[node.id],
+                None,
             )
-        else:
-            out[node.id] = UNDECIDED
-    return out
+    _REPLICATED[graph] = found
+    return found
 
 
 def _block_sweeps(
