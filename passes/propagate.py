@@ -524,8 +524,10 @@ def price_table(
     ``edge_cost`` gives it one by one: 0 to keep a layout or to a free
     result (``None``), ``inf`` where no collectives get there (``local``:
     where local steps alone do not, ``boxing.local_matrix``)."""
-    index, padded = _padded_times(tensor, placement.hierarchy, cost_model, local)
+    times = _padded_times(tensor, placement.hierarchy, cost_model, local)
+    index = times.index
     rows = np.array([index.get(s, -1) for s in srcs], dtype=np.int64)
+    padded = times.with_rows(rows)
     cols = np.array([-1 if d is None else index.get(d, -1) for d in dsts])
     out = padded[np.ix_(rows, cols.astype(np.int64))]
     for c, d in enumerate(dsts):
@@ -538,22 +540,46 @@ def price_table(
     return out
 
 
+@dataclass
+class _Times:
+    """``boxing.time_matrix`` of one tensor as an array, each row computed
+    when first asked for (``boxing.time_row``), with one more row and column
+    of ``inf`` (index -1) for layouts the planner rejects; ``local``:
+    ``inf`` too where local steps alone do not connect a pair."""
+
+    tensor: TensorType
+    hierarchy: tuple[int, ...]
+    cost_model: CostModel
+    local: bool
+    index: dict[NdSbp, int]
+    padded: np.ndarray
+    filled: np.ndarray  # which rows hold their times
+
+    def with_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The array, ``rows`` filled in."""
+        for r in np.unique(rows[~self.filled[rows]]):
+            row = boxing.time_row(self.tensor, self.hierarchy, self.cost_model, int(r))
+            self.padded[r, :-1] = row
+            if self.local:
+                _, reach = boxing.local_matrix(
+                    self.tensor, self.hierarchy, self.cost_model
+                )
+                self.padded[r, :-1][~np.array(reach[r], dtype=bool)] = math.inf
+            self.filled[r] = True
+        return self.padded
+
+
 @lru_cache(maxsize=256)
 def _padded_times(
     tensor: TensorType,
     hierarchy: tuple[int, ...],
     cost_model: CostModel,
     local: bool = False,
-) -> tuple[dict[NdSbp, int], np.ndarray]:
-    """``boxing.time_matrix`` as an array with one more row and column of
-    ``inf`` (index -1) for layouts the planner rejects; ``local``: ``inf``
-    too where local steps alone do not connect a pair."""
-    index, times = boxing.time_matrix(tensor, hierarchy, cost_model)
-    n = len(times)
+) -> _Times:
+    """The tensor's ``_Times``, no row computed yet."""
+    index = boxing.layout_index(tensor, hierarchy, cost_model)
+    n = len(index)
+    filled = np.zeros(n + 1, dtype=bool)
+    filled[-1] = True  # the rejected layouts' row: inf
     padded = np.full((n + 1, n + 1), math.inf)
-    padded[:-1, :-1] = np.array(times, dtype=float).reshape(n, n)
-    if local:
-        _, reach = boxing.local_matrix(tensor, hierarchy, cost_model)
-        mask = np.array(reach, dtype=bool).reshape(n, n)
-        padded[:-1, :-1] = np.where(mask, padded[:-1, :-1], math.inf)
-    return index, padded
+    return _Times(tensor, hierarchy, cost_model, local, index, padded, filled)

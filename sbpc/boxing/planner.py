@@ -601,17 +601,31 @@ def time_matrix(
     keyed by layouts, tensor and cost model (the propagation strategies ask
     for hundreds of thousands of pairs over a few dozen tensor types).
     """
+    index = layout_index(tensor, hierarchy, cost_model)
+    rows = tuple(time_row(tensor, hierarchy, cost_model, i) for i in range(len(index)))
+    return index, rows
+
+
+def layout_index(
+    tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
+) -> dict[NdSbp, int]:
+    """The index of each candidate layout in ``time_matrix``'s rows."""
+    return _graph(tensor, hierarchy, cost_model).index
+
+
+@lru_cache(maxsize=1 << 14)
+def time_row(
+    tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel, start: int
+) -> tuple[float, ...]:
+    """Row ``start`` of ``time_matrix`` alone: a graph's edges leave only a
+    few of a tensor's layouts, and the combining search prices every tensor
+    at several latency scales."""
     graph = _graph(tensor, hierarchy, cost_model)
-    rows: list[tuple[float, ...]] = []
-    for start in range(len(graph.states)):
-        times = _least_times(start, graph.edges)
-        rows.append(
-            tuple(
-                times[j] / graph.time_den if j in times else math.inf
-                for j in range(len(graph.states))
-            )
-        )
-    return graph.index, tuple(rows)
+    times = _least_times(start, graph.edges)
+    return tuple(
+        times[j] / graph.time_den if j in times else math.inf
+        for j in range(len(graph.states))
+    )
 
 
 @lru_cache(maxsize=256)
