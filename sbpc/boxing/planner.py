@@ -807,5 +807,15 @@ def _plan_between(
 
 def clear_cache() -> None:
     """Forget every cached plan and search graph (for benchmarks)."""
-    for fn in (candidate_layouts, _graph, _tree, _plan, _plan_between):
+    for fn in (
+        candidate_layouts,
+        _legal_steps,
+        _graph,
+        _tree,
+        _plan,
+        _plan_between,
+        time_matrix,
+        time_row,
+        local_matrix,
+    ):
         fn.cache_clear()
