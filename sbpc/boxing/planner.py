@@ -264,17 +264,16 @@ def _single_step(
     tensor: TensorType,
     hierarchy: Hierarchy,
     cost_model: CostModel,
-    prices: StepPrices | None = None,
 ) -> BoxingStep | None:
-    """``single_step``; ``prices``: the step prices of ``tensor`` met so far
-    (``step_prices``; the step graph of one tensor shares one)."""
+    """``single_step``: the legal step (``_step_kind``), priced."""
     legal = _step_kind(src, dst, dims, tensor, hierarchy)
     if legal is None:
         return None
     kind, reduce = legal
-    return _priced_step(
-        kind, reduce, src, dst, dims, tensor, hierarchy, cost_model, prices
-    )
+    prices = StepPrices(tensor, hierarchy, cost_model)
+    group = max(prices.group_bytes(src, dims), prices.group_bytes(dst, dims))
+    local = local_elements(kind, dims, src, dst, tensor, hierarchy)
+    return _step_at(kind, reduce, src, dst, dims, hierarchy, group, local, prices)
 
 
 def _step_kind(
@@ -323,25 +322,6 @@ def _step_kind(
     ):
         return None
     return kind, reduce
-
-
-def _priced_step(
-    kind: CollectiveKind,
-    reduce: PartialKind | None,
-    src: NdSbp,
-    dst: NdSbp,
-    dims: tuple[int, ...],
-    tensor: TensorType,
-    hierarchy: Hierarchy,
-    cost_model: CostModel,
-    prices: StepPrices | None = None,
-) -> BoxingStep:
-    """The legal step ``_step_kind`` found, priced under ``cost_model``."""
-    if prices is None:
-        prices = StepPrices(tensor, hierarchy, cost_model)
-    group = max(prices.group_bytes(src, dims), prices.group_bytes(dst, dims))
-    local = local_elements(kind, dims, src, dst, tensor, hierarchy)
-    return _step_at(kind, reduce, src, dst, dims, hierarchy, group, local, prices)
 
 
 def _step_at(
