@@ -54,7 +54,6 @@ class Greedy(NodeByNodeStrategy):
     """Decide every op greedily in topological order."""
 
     name = "greedy"
-    improvable = True
 
     def choose(self, problem: Problem) -> Choice:
         options = problem.undecided()

@@ -43,7 +43,6 @@ DRIVERS = (
     "sbpc.jax_pipeline",
     "sbpc.jax_sharding",
     "sbpc.jax_dispatch",
-    "sbpc.jax_ties",
 )
 IR = ("sbpc.dialects", "sbpc.passes")
 
