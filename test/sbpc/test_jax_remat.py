@@ -151,3 +151,15 @@ def test_the_gpt_adam_step_with_every_layer_recomputed_equals_jit() -> None:
 def test_bad_remat_options_are_errors(remat, budget, message) -> None:
     with pytest.raises(SbpcError, match=message):
         planned(remat, budget)
+
+
+@pytest.mark.parametrize("strategy", ["bfs", "optimal"])
+def test_recomputed_layers_equal_jit_under_every_strategy(strategy: str) -> None:
+    """The rewrite runs before propagation: the other strategies plan the
+    recomputed step too (2x4 mesh, every layout theirs to choose)."""
+    step, args = make_step(layer), stack_args()
+    d = sbpc.jax.distribute(
+        step, *args, mesh=(2, 4), strategy=strategy, quiet=True, remat="all"
+    )
+    assert d.recomputed_layers == tuple(range(LAYERS))
+    equal_jit(d, step, args)
