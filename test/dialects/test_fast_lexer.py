@@ -55,6 +55,8 @@ EDGE_CASES = [
     "x // comment at end without newline",
     "é ü $ ` \\ ~ & ;",
     '"unterminated',
+    'dense<"0xDEADBEEF00"> "" "plain text" "x" "é"',
+    '"esc\\"aped" "tab\\t" "hex\\0A" "bad\\q" "line\nbreak"',
     "%",
     "#",
 ]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects import func
+import pytest
+from xdsl.dialects import builtin, func
 
 from sbpc.dialects import stablehlo as shlo
+from sbpc.dialects.stablehlo.constants import numpy_dtype
 
 
 def test_plain_attrs_of_exported_programs(parse, program):
@@ -53,3 +55,39 @@ def test_plain_attrs_values(parse, row_gather):
     }
     assert shlo.plain_attrs(reduce) == {"dimensions": (1,), "kind": "max"}
     assert shlo.plain_attrs(tanh) == {}
+
+
+@pytest.mark.parametrize(
+    ("element", "values"),
+    [
+        (builtin.i1, [True, False, True]),
+        (builtin.IntegerType(8), [-128, 0, 127]),
+        (builtin.IntegerType(8, builtin.Signedness.UNSIGNED), [0, 200, 255]),
+        (builtin.IntegerType(16), [-30000, 5, 30000]),
+        (builtin.IntegerType(32, builtin.Signedness.UNSIGNED), [0, 1, 2**32 - 1]),
+        (builtin.IntegerType(64), [-(2**62), 3, 2**62]),
+        (builtin.Float16Type(), [0.5, -65504.0, float("inf")]),
+        (builtin.BFloat16Type(), [1.5, -2.0, float("-inf")]),
+        (builtin.Float32Type(), [1e-30, -3.25, float("nan")]),
+        (builtin.Float64Type(), [1e300, -0.0, 2.5]),
+        (builtin.ComplexType(builtin.f32), [(1.0, -2.0), (0.5, 3.0)]),
+        (builtin.ComplexType(builtin.f64), [(1e200, 0.0), (-1.0, 1.0)]),
+    ],
+)
+def test_constant_array_reads_the_bytes_as_xdsl_decodes_them(element, values):
+    """The numpy read of a dense attribute's bytes gives the values, dtype and
+    shape that xDSL's element-by-element ``get_values`` gives."""
+    n = len(values)
+    attr = builtin.DenseIntOrFPElementsAttr.from_list(
+        builtin.TensorType(element, [1, n]), values
+    )
+    array = shlo.constant_array(attr)
+    expected = attr.get_values()
+    if isinstance(element, builtin.ComplexType):
+        expected = [complex(*v) for v in expected]
+    assert array.shape == (1, n)
+    assert array.dtype == numpy_dtype(element)
+    assert array.flags.writeable
+    np.testing.assert_array_equal(
+        array.ravel(), np.array(expected, dtype=array.dtype), strict=True
+    )
