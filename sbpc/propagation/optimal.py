@@ -56,7 +56,7 @@ from sbpc.propagation.solver.bound import (
     window,
 )
 from sbpc.propagation.solver.content_memo import ContentMemo
-from sbpc.propagation.solver.layers import Copies, find_copies
+from sbpc.propagation.solver.layers import Copies, accepted_gap, find_copies
 from sbpc.propagation.solver.pairwise import PairwiseProblem, condition
 from sbpc.propagation.solver.shrink import (
     Record,
@@ -187,7 +187,10 @@ class Optimal(Strategy):
                 raise no_plan_fits()
             result = None
             if self.cluster and memory is None and time_limit is None:
-                result = _clustered(pairwise, core, self.mip_rel_gap, self.threads)
+                accept = accepted_gap(pairwise, core, self.mip_rel_gap)
+                result = _clustered(
+                    pairwise, core, self.mip_rel_gap, self.threads, accept
+                )
                 if result.labels is None:
                     stats.update(result.stats)  # not proven: the LP decides
                     result = None
@@ -409,7 +412,11 @@ def _solve_exact(
 
 
 def _clustered(
-    pairwise: PairwiseProblem, core: list[int], rel_gap: float, threads: int | None
+    pairwise: PairwiseProblem,
+    core: list[int],
+    rel_gap: float,
+    threads: int | None,
+    accept: float | None = None,
 ) -> _Result:
     """The core's optimum through its repeated layers, when they prove it.
 
@@ -422,9 +429,12 @@ def _clustered(
     first and last, the other nodes solved with those fixed.  A window too
     narrow can mislead its middle copy: wider ones (``WINDOW_HOPS``) are
     tried in turn.  Proven when its cost meets the
-    bound within ``rel_gap``; otherwise the result has no labels and its
-    ``cluster`` stat says why (then the caller solves the whole core).
+    bound within ``rel_gap``; kept, unproven, with its gap in the stats,
+    when within ``accept`` (default ``rel_gap``); otherwise the result has
+    no labels and its ``cluster`` stat says why (then the caller solves the
+    whole core).
     """
+    accept = rel_gap if accept is None else accept
     with phase("find layers"):
         copies = find_copies(pairwise, core)
         covered = covered_factors(pairwise, copies) if copies else set()
@@ -439,7 +449,7 @@ def _clustered(
     for hops in WINDOW_HOPS:
         stats["cluster_window_hops"] = hops
         result = _clustered_at(
-            pairwise, core, copies, covered, hops, rel_gap, threads, stats
+            pairwise, core, copies, covered, hops, rel_gap, accept, threads, stats
         )
         stats["seconds_cluster"] = time.perf_counter() - started
         if result is not None:
@@ -454,11 +464,12 @@ def _clustered_at(
     covered: set[tuple[int, int]],
     hops: int,
     rel_gap: float,
+    accept: float,
     threads: int | None,
     stats: dict,
 ) -> _Result | None:
-    """``_clustered`` with a window of ``hops``: the proven result, or None
-    (``stats["cluster_why"]`` says why)."""
+    """``_clustered`` with a window of ``hops``: the result within
+    ``accept`` of its bound, or None (``stats["cluster_why"]`` says why)."""
     started = time.perf_counter()
     with phase("window lp"):
         nodes, relaxed, messages = _window_messages(
@@ -506,13 +517,17 @@ def _clustered_at(
         time.perf_counter() - started,
         f"gap {_percent(gap)}",
     )
-    if not math.isfinite(energy) or gap > rel_gap:
+    if not math.isfinite(energy) or gap > accept:
         stats["cluster_gap"] = gap
         del stats["objective"], stats["gap"]
         stats["cluster_why"] = f"gap {_percent(gap)} above mip_rel_gap"
         return None
-    stats.update({"status": "Optimal (repeated layers, certified)", "proven": True})
-    stats["cluster"] = "proven"
+    if gap <= rel_gap:
+        stats["status"] = "Optimal (repeated layers, certified)"
+        stats.update({"proven": True, "cluster": "proven"})
+    else:  # a large core: its whole LP would cost minutes
+        stats["status"] = f"repeated layers, within {_percent(gap)} of optimal"
+        stats.update({"proven": False, "cluster": f"kept at gap {_percent(gap)}"})
     for narrower in ("cluster_gap", "cluster_why"):  # a narrower window's
         stats.pop(narrower, None)
     return _Result([labels[v] for v in core], energy, stats["status"], stats)

@@ -260,3 +260,10 @@ class PairwiseProblem:
             else:
                 problem._place(a, b, *hit)
         return problem
+
+
+def lp_columns(problem: PairwiseProblem, core: Sequence[int]) -> int:
+    """Columns of the core's local-polytope LP: one per label of a core
+    node, one per entry of a factor's table."""
+    labels = sum(len(problem.unary[v]) for v in core)
+    return labels + sum(f.table.size for f in problem.factors.values())

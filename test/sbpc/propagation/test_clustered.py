@@ -16,7 +16,8 @@ from sbpc.propagation.optimal import (
     _residual_bound,
     _solve_exact,
 )
-from sbpc.propagation.solver.pairwise import PairwiseProblem
+from sbpc.propagation.solver import layers
+from sbpc.propagation.solver.pairwise import PairwiseProblem, lp_columns
 from sbpc.propagation.strategy import Problem
 from sbpc.testing.repeated_problems import repeated_chain
 
@@ -151,3 +152,41 @@ def test_a_loose_residual_bound_falls_back_to_its_lp(
     assert problem.energy(choice.options) == pytest.approx(
         full_optimum(problem), rel=1e-9
     )
+
+
+def test_a_large_core_keeps_the_layers_plan_within_its_proven_gap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A core too large for its whole LP (every core, with the threshold at
+    0) keeps the repeated layers' plan when its proven gap is under
+    ``LARGE_CORE_GAP``: unproven, its gap in the stats, and truly within
+    that gap of the whole core's optimum."""
+    monkeypatch.setattr(layers, "LARGE_CORE_COLUMNS", 0)
+    kept = 0
+    for seed in SEEDS:
+        problem, _ = repeated_chain(np.random.default_rng(seed), 8)
+        choice = choose(monkeypatch, problem, shrink_graph=False)
+        best = full_optimum(problem)
+        energy = problem.energy(choice.options)
+        assert energy >= best - 1e-9 * abs(best)
+        if choice.stats["proven"]:
+            continue
+        kept += 1
+        gap = choice.stats["gap"]
+        assert 1e-7 < gap <= layers.LARGE_CORE_GAP
+        assert choice.stats["status"].startswith("repeated layers, within ")
+        assert "ilp_columns" not in choice.stats  # the whole core's LP never ran
+        assert (energy - best) / energy <= gap + 1e-9
+    assert kept >= 2
+
+
+def test_only_large_cores_accept_a_gap(monkeypatch: pytest.MonkeyPatch) -> None:
+    problem, _ = repeated_chain(np.random.default_rng(0), 8)
+    core = list(range(len(problem)))
+    columns = lp_columns(problem, core)
+    labels = sum(len(problem.unary[v]) for v in core)
+    assert columns == labels + sum(f.table.size for f in problem.factors.values())
+    assert layers.accepted_gap(problem, core, 1e-7) == 1e-7
+    monkeypatch.setattr(layers, "LARGE_CORE_COLUMNS", columns - 1)
+    assert layers.accepted_gap(problem, core, 1e-7) == layers.LARGE_CORE_GAP
+    assert layers.accepted_gap(problem, core, 0.5) == 0.5  # never below the own
