@@ -58,12 +58,18 @@ from sbpc.dialects import sdy
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
 
+from .bridge.reordered import (
+    is_reordered,
+    place_argument,
+    place_result,
+    reordered_casts,
+)
 from .bridge.sdy import (
     MESH_AXES,
     manual_body,
     manual_layouts,
     mesh_axes,
-    sharding_layout,
+    ordered_layout,
 )
 
 GSPMD_SHARDING = "mhlo.sharding"
@@ -110,13 +116,27 @@ def _check_gspmd(at: Operation, attrs: DictionaryAttr | None, where: str) -> Non
 @dataclass
 class _Importer:
     mesh: sdy.MeshAttr | None  # None: the module has no mesh with axes
+    placement: Placement | None = None  # the mesh's
 
     def layout(self, at: Operation, attr: Attribute):
+        """``attr`` as (nd_sbp, mesh axis order), None where free."""
         if not isinstance(attr, sdy.TensorShardingAttr):
             raise LocatedError(at, f"{sdy.SHARDING} must be #sdy.sharding<...>")
-        return sharding_layout(at, attr, self.mesh)
+        return ordered_layout(at, attr, self.mesh)
+
+    def casts(self, value: SSAValue, attr: Attribute, at: Operation) -> list[Operation]:
+        """The casts that constrain ``value`` to ``attr`` (none where free)."""
+        ordered = self.layout(at, attr)
+        if ordered is None:
+            return []
+        nd, order = ordered
+        if is_reordered(order):
+            assert self.placement is not None
+            return reordered_casts(value, nd, order, self.placement)
+        return [sbp_dialect.CastOp(value, nd)]
 
     def function(self, f: func.FuncOp) -> None:
+        reordered: list[tuple[str, int, tuple, tuple[int, ...]]] = []
         for kind, attrs in (("argument", f.arg_attrs), ("result", f.res_attrs)):
             if attrs is None:
                 continue
@@ -126,7 +146,11 @@ class _Importer:
                 entries = dict(d.data)
                 sharding = entries.pop(sdy.SHARDING, None)
                 if sharding is not None:
-                    nd = self.layout(f, sharding)
+                    ordered = self.layout(f, sharding)
+                    nd = None if ordered is None else ordered[0]
+                    if ordered is not None and is_reordered(ordered[1]):
+                        reordered.append((kind, i, *ordered))
+                        nd = None  # placed below
                     have = entries.get(sbp_dialect.ND_SBP)
                     if nd is not None:
                         if have is not None and have != sbp_dialect.NdSbpAttr(nd):
@@ -141,6 +165,10 @@ class _Importer:
                 f.arg_attrs = ArrayAttr(new)
             else:
                 f.res_attrs = ArrayAttr(new)
+        for kind, i, nd, order in reordered:
+            assert self.placement is not None
+            place = place_argument if kind == "argument" else place_result
+            place(f, i, nd, order, self.placement)
 
 
 def replicated_sums(module: ModuleOp) -> dict[Operation, int]:
@@ -225,16 +253,15 @@ class LayoutToCast(RewritePattern):
                 f"{op.name} inside a manual body: sbpc runs manual computations "
                 "manual on every mesh axis, which leaves it no axis",
             )
-        nd = self.importer.layout(op, sharding)
         (value,) = op.operands
         if (n := self.sums.get(op)) is not None:
             value = _times(value, n, rewriter)
-        if nd is None:
+        casts = self.importer.casts(value, sharding, op)
+        if not casts:
             rewriter.replace(op, [], [value])
             return
-        cast = sbp_dialect.CastOp(value, nd)
-        cast.results[0].name_hint = op.results[0].name_hint
-        rewriter.replace(op, cast)
+        casts[-1].results[0].name_hint = op.results[0].name_hint
+        rewriter.replace(op, casts)
 
 
 class ConstantToStablehlo(RewritePattern):
@@ -268,13 +295,12 @@ class OpShardingToCasts(RewritePattern):
             )
         del op.attributes[sdy.SHARDING]
         for result, s in zip(op.results, attr.shardings.data, strict=True):
-            nd = self.importer.layout(op, s)
-            if nd is None:
+            casts = self.importer.casts(result, s, op)
+            if not casts:
                 continue
-            cast = sbp_dialect.CastOp(result, nd)
-            rewriter.insert(cast, InsertPoint.after(op))
+            rewriter.insert(casts, InsertPoint.after(op))
             result.replace_uses_with_if(
-                cast.results[0], lambda u, c=cast: u.operation is not c
+                casts[-1].results[0], lambda u, c=casts[0]: u.operation is not c
             )
 
 
@@ -333,7 +359,7 @@ class SbpImportSdyPass(ModulePass):
                 op, f"the module's {MESH_AXES} differ from its sdy.mesh {mesh}"
             )
         op.attributes[MESH_AXES] = ArrayAttr([StringAttr(n) for n in names])
-        _import_shardings(op, _Importer(mesh))
+        _import_shardings(op, _Importer(mesh, sbp_dialect.module_placement(op)))
 
 
 def _import_shardings(op: ModuleOp, importer: _Importer) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation, SSAValue
 
-from sbpc.algebra.named_axes import NamedAxesError, dim_axes_of, nd_sbp_of
+from sbpc.algebra.named_axes import NamedAxesError, axis_order, dim_axes_of, nd_sbp_of
 from sbpc.algebra.sbp import NdSbp, Partial, format_nd_sbp
 from sbpc.dialects import sdy
 from sbpc.dialects import stablehlo as shlo
@@ -42,10 +42,37 @@ def mesh_axes(module: Operation) -> tuple[str, ...]:
     return tuple(a.data for a in attr.data if isinstance(a, StringAttr))
 
 
+Ordered = tuple[NdSbp, tuple[int, ...]]  # an nd_sbp on the mesh's axes in an order
+
+
 def sharding_layout(
     at: Operation, sharding: sdy.TensorShardingAttr, mesh: sdy.MeshAttr | None
 ) -> NdSbp | None:
     """``sharding`` on ``mesh`` as an nd_sbp; None when it leaves everything open.
+
+    A dimension split by axes in another order than the mesh's is an error
+    here (``ordered_layout`` reads it on the axes reordered).
+    """
+    ordered = ordered_layout(at, sharding, mesh)
+    if ordered is None:
+        return None
+    nd, order = ordered
+    if order != tuple(range(len(order))):
+        raise LocatedError(
+            at,
+            f"{sharding}: a dimension is split by mesh axes in another order than "
+            "the mesh's, which sbpc does not support here",
+        )
+    return nd
+
+
+def ordered_layout(
+    at: Operation, sharding: sdy.TensorShardingAttr, mesh: sdy.MeshAttr | None
+) -> Ordered | None:
+    """``sharding`` as an nd_sbp on the mesh's axes in ``order`` (mesh axis
+    ``order[k]`` is hierarchy dim ``k``: the mesh's own order unless a
+    dimension lists its axes in another, ``[{"y", "x"}]`` on ``("x", "y")``);
+    None when it leaves everything open.
 
     A sharding on a mesh without axes (JAX's ``@empty_mesh``, which it writes
     for typed PRNG keys) constrains nothing, whatever the module's mesh: None.
@@ -83,14 +110,13 @@ def sharding_layout(
         for r in sharding.replicated.data:
             if r.axis.data not in names:
                 raise NamedAxesError(f"unknown mesh axis '{r.axis.data}'")
-        nd = nd_sbp_of(
-            [[r.axis.data for r in d.axes.data] for d in dims],
-            names,
-            [r.axis.data for r in unreduced],
-        )
+        split = [[r.axis.data for r in d.axes.data] for d in dims]
+        ordered = axis_order(split, names)
+        nd = nd_sbp_of(split, ordered, [r.axis.data for r in unreduced])
     except NamedAxesError as e:
         raise LocatedError(at, f"{sharding}: {e}") from e
-    return tuple(Partial(kind) if isinstance(s, Partial) else s for s in nd)  # type: ignore[arg-type]
+    order = tuple(names.index(a) for a in ordered)
+    return tuple(Partial(kind) if isinstance(s, Partial) else s for s in nd), order  # type: ignore[arg-type]
 
 
 def _same_mesh(

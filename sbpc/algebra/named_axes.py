@@ -7,11 +7,14 @@ tensor.  Under the hierarchical reading (``sbpc.algebra.layout``) hierarchy
 dim 0 cuts first, so a tensor dim split by several axes must list them in
 mesh order; an axis naming no dimension is ``B``, or ``P(sum)`` when the
 value is unreduced over it.  ``("y", "x")`` on a mesh ``("x", "y")`` splits
-minor-first, which an nd_sbp cannot say: ``NamedAxesError``.
+minor-first, which an nd_sbp on the mesh's hierarchy cannot say: it is an
+nd_sbp on the mesh's placement with its axes reordered (``axis_order``:
+``("y", "x")``, the rank array transposed, ``Placement.permuted``).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Sbp, Split
@@ -60,6 +63,31 @@ def nd_sbp_of(
     for a in unreduced:
         entries[take(a, "unreduced")] = Partial("sum")
     return tuple(entries)
+
+
+def axis_order(dims: Sequence[Sequence[str]], axis_names: Sequence[str]) -> DimAxes:
+    """The mesh axes in an order that lists each dim's axes major first:
+    ``axis_names`` itself where it does, else the nearest such order (each
+    axis as early as the mesh puts it, after the axes a dim lists before it).
+
+    Every axis splits at most one dim, so such an order always exists;
+    unknown axes are left for ``nd_sbp_of`` to report.
+    """
+    names = list(axis_names)
+    before: dict[str, set[str]] = {n: set() for n in names}
+    for axes in dims:
+        known = [a for a in axes if a in before]
+        for a, b in itertools.pairwise(known):
+            before[b].add(a)
+    order: list[str] = []
+    while len(order) < len(names):
+        nxt = next(
+            (n for n in names if n not in order and before[n] <= set(order)), None
+        )
+        if nxt is None:  # an axis used twice: nd_sbp_of says so
+            return tuple(names)
+        order.append(nxt)
+    return tuple(order)
 
 
 def dim_axes_of(nd_sbp: NdSbp, axis_names: Sequence[str], rank: int) -> list[DimAxes]:

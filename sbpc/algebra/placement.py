@@ -101,6 +101,32 @@ class Placement:
 
         return build(0, 0)
 
+    def permuted(self, order: Sequence[int]) -> Placement:
+        """The same devices with hierarchy dim ``k`` being this one's dim
+        ``order[k]`` (the rank array transposed): how a layout that splits
+        by mesh axes in another order than the mesh's is laid out."""
+        if sorted(order) != list(range(self.ndim)):
+            raise PlacementError(f"{list(order)} is not an order of {self.ndim} dims")
+        hierarchy = tuple(self.hierarchy[k] for k in order)
+        ranks = tuple(
+            self.rank_at(tuple(c[order.index(k)] for k in range(self.ndim)))
+            for c in itertools.product(*(range(n) for n in hierarchy))
+        )
+        return Placement(self.device, hierarchy, ranks)
+
+    def order_in(self, other: Placement) -> tuple[int, ...] | None:
+        """The ``order`` with ``other.permuted(order) == self``, None if none
+        (the identity first: a placement is its own unpermuted self)."""
+        if self.device != other.device or self.ndim != other.ndim:
+            return None
+        if sorted(self.hierarchy) != sorted(other.hierarchy):
+            return None
+        for order in itertools.permutations(range(self.ndim)):
+            same_shape = [other.hierarchy[k] for k in order] == list(self.hierarchy)
+            if same_shape and other.permuted(order) == self:
+                return tuple(order)
+        return None
+
     def __str__(self) -> str:
         return f"{self.device}, {self.nested_ranks()}"
 

@@ -20,9 +20,11 @@ hierarchy dim holding another partial kind (pieces combine inner dim first).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 
+from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Sbp, Split, format_nd_sbp
 from sbpc.boxing.collective_kind import (
     CHANGES,
@@ -47,6 +49,31 @@ AXIS_NAMES: ContextVar[tuple[str, ...]] = ContextVar("AXIS_NAMES", default=())
 def axis_name(dim: int) -> str:
     names = AXIS_NAMES.get()
     return names[dim] if dim < len(names) else f"d{dim}"
+
+
+def placement_axes(
+    default: Placement, names: Sequence[str], p: Placement
+) -> tuple[str, ...]:
+    """The mesh axis names of ``p``'s hierarchy dims: the default placement's
+    names reordered where ``p`` is it with its axes reordered (a layout
+    splitting by ``("y", "x")`` on a mesh ``("x", "y")``), else by position."""
+    by_position = tuple(
+        names[k] if k < len(names) else f"d{k}" for k in range(max(p.ndim, len(names)))
+    )
+    order = p.order_in(default)
+    if order is None:
+        return by_position
+    return tuple(by_position[k] for k in order)
+
+
+@contextmanager
+def named_axes(names: tuple[str, ...]) -> Iterator[None]:
+    """Emit with hierarchy dim ``k`` named ``names[k]``."""
+    token = AXIS_NAMES.set(names)
+    try:
+        yield
+    finally:
+        AXIS_NAMES.reset(token)
 
 
 def axes_expr(dims: Sequence[int]) -> str:

@@ -20,12 +20,3 @@ func.func @sub_axis(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
   %0 = sdy.reshard %arg0 <@m, [{"y"}, {"x":(1)2}]> : tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
-
-// -----
-
-sdy.mesh @m = <["x"=2, "y"=2]>
-func.func @axis_order(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{#sdy.sharding<@m, [{"y", "x"}, {}]>:}}
-  %0 = sdy.all_slice [{"y", "x"}, {}] %arg0 out_sharding=<@m, [{"y", "x"}, {}]> : tensor<16x8xf32>
-  return %0 : tensor<16x8xf32>
-}

@@ -10,14 +10,6 @@ func.func @sub_axis(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"y":(1
 
 // -----
 
-sdy.mesh @m = <["x"=2, "y"=4]>
-// expected-error @+1 {{dimension 0 is split by "y", "x" in an order other than the mesh's ("x", "y")}}
-func.func @minor_first(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"y", "x"}]>}) -> tensor<8xf32> {
-  return %a : tensor<8xf32>
-}
-
-// -----
-
 sdy.mesh @m = <["x"=2]>
 // expected-error @+1 {{argument #0: unknown axis name "z"}}
 func.func @unknown(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"z"}]>}) -> tensor<8xf32> {
