@@ -718,13 +718,18 @@ def report(cases: list[Case]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def command_line(doc: str, argv: list[str] | None) -> argparse.Namespace:
+    """``shardy`` (a checkout) and ``--verbose``, as these scripts take them."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument(
         "shardy", type=Path, help="a checkout of openxla/shardy (or a test folder)"
     )
     parser.add_argument("--verbose", action="store_true", help="one line per case")
-    options = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = command_line(__doc__, argv)
     paths = files(options.shardy) or sorted(options.shardy.glob("*.mlir"))
     if not paths:
         print(f"no executable tests under {options.shardy}", file=sys.stderr)

@@ -264,6 +264,54 @@ class LayoutToCast(RewritePattern):
         rewriter.replace(op, casts)
 
 
+@dataclass
+class HintsToValues(RewritePattern):
+    """Shardy's propagation hints read for their values (``dialects/sdy/
+    hints.py``): a barrier is its operand, a sharding group nothing, a named
+    computation its body inlined, its shardings (where written) casts of
+    the operands and results."""
+
+    importer: _Importer
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, sdy.PropagationBarrierOp):
+            rewriter.replace_op(op, [], [op.input])
+        elif isinstance(op, sdy.ShardingGroupOp):
+            rewriter.erase_op(op)
+        elif isinstance(op, sdy.NamedComputationOp):
+            values = list(op.tensors)
+            if op.in_shardings is not None:
+                values = self._cast(values, op.in_shardings, op, rewriter)
+            block = op.body.block
+            ret = block.last_op
+            assert ret is not None
+            outs = [
+                values[v.index]
+                if isinstance(v, BlockArgument) and v.block is block
+                else v
+                for v in ret.operands
+            ]
+            rewriter.erase_op(ret)
+            rewriter.inline_block(block, InsertPoint.before(op), values)
+            if op.out_shardings is not None:
+                outs = self._cast(outs, op.out_shardings, op, rewriter)
+            rewriter.replace_op(op, [], outs)
+
+    def _cast(
+        self,
+        values: list[SSAValue],
+        shardings: sdy.TensorShardingPerValueAttr,
+        at: Operation,
+        rewriter: PatternRewriter,
+    ) -> list[SSAValue]:
+        out = []
+        for v, s in zip(values, shardings.shardings.data, strict=True):
+            casts = self.importer.casts(v, s, at)
+            rewriter.insert_op(casts, InsertPoint.before(at))
+            out.append(casts[-1].results[0] if casts else v)
+        return out
+
+
 class ConstantToStablehlo(RewritePattern):
     """``sdy.constant`` -> ``stablehlo.constant``: Shardy's unfolded constant
     is a constant to sbpc (which lays out each use on its own anyway)."""
@@ -372,5 +420,6 @@ def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
         OpShardingToCasts(importer), apply_recursively=False
     ).rewrite_module(op)
     PatternRewriteWalker(ConstantToStablehlo()).rewrite_module(op)
+    PatternRewriteWalker(HintsToValues(importer)).rewrite_module(op)
     PatternRewriteWalker(LayoutToCast(importer, sums)).rewrite_module(op)
     PatternRewriteWalker(PinManual(importer)).rewrite_module(op)
