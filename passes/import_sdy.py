@@ -58,12 +58,7 @@ from sbpc.dialects import sdy
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
 
-from .bridge.reordered import (
-    is_reordered,
-    place_argument,
-    place_result,
-    reordered_casts,
-)
+from .bridge.reordered import place_argument, place_result, reordered_casts
 from .bridge.sdy import (
     MESH_AXES,
     manual_body,
@@ -126,17 +121,29 @@ class _Importer:
 
     def casts(self, value: SSAValue, attr: Attribute, at: Operation) -> list[Operation]:
         """The casts that constrain ``value`` to ``attr`` (none where free)."""
-        ordered = self.layout(at, attr)
-        if ordered is None:
+        placed = self.placed(at, attr)
+        if placed is None:
             return []
-        nd, order = ordered
-        if is_reordered(order):
+        nd, there = placed
+        if there is not None:
             assert self.placement is not None
-            return reordered_casts(value, nd, order, self.placement)
+            return reordered_casts(value, nd, there, self.placement)
         return [sbp_dialect.CastOp(value, nd)]
 
+    def placed(self, at: Operation, attr: Attribute):
+        """``attr`` as (nd_sbp, its placement, None where the module's), None
+        where free."""
+        ordered = self.layout(at, attr)
+        if ordered is None:
+            return None
+        nd, factors, order = ordered
+        if all(len(f) == 1 for f in factors) and order == tuple(range(len(order))):
+            return nd, None
+        assert self.placement is not None
+        return nd, self.placement.refined(factors).permuted(order)
+
     def function(self, f: func.FuncOp) -> None:
-        reordered: list[tuple[str, int, tuple, tuple[int, ...]]] = []
+        reordered: list[tuple[str, int, tuple, Placement]] = []
         for kind, attrs in (("argument", f.arg_attrs), ("result", f.res_attrs)):
             if attrs is None:
                 continue
@@ -146,10 +153,10 @@ class _Importer:
                 entries = dict(d.data)
                 sharding = entries.pop(sdy.SHARDING, None)
                 if sharding is not None:
-                    ordered = self.layout(f, sharding)
-                    nd = None if ordered is None else ordered[0]
-                    if ordered is not None and is_reordered(ordered[1]):
-                        reordered.append((kind, i, *ordered))
+                    placed = self.placed(f, sharding)
+                    nd = None if placed is None else placed[0]
+                    if placed is not None and placed[1] is not None:
+                        reordered.append((kind, i, *placed))
                         nd = None  # placed below
                     have = entries.get(sbp_dialect.ND_SBP)
                     if nd is not None:
@@ -165,10 +172,10 @@ class _Importer:
                 f.arg_attrs = ArrayAttr(new)
             else:
                 f.res_attrs = ArrayAttr(new)
-        for kind, i, nd, order in reordered:
+        for kind, i, nd, there in reordered:
             assert self.placement is not None
             place = place_argument if kind == "argument" else place_result
-            place(f, i, nd, order, self.placement)
+            place(f, i, nd, there, self.placement)
 
 
 def replicated_sums(module: ModuleOp) -> dict[Operation, int]:

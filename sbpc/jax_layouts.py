@@ -128,7 +128,7 @@ def place_reordered(
         layouts[i] = None
         have = get(f, i, sbp_dialect.ND_SBP)
         if have is None:
-            place(f, i, layout.nd, layout.order, placement)
+            place(f, i, layout.nd, placement.permuted(layout.order), placement)
         elif have != sbp_dialect.NdSbpAttr(layout.nd) or (
             what == "argument"
             and get(f, i, sbp_dialect.PLACEMENT)

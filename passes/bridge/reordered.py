@@ -1,4 +1,4 @@
-"""Layouts that split by mesh axes in another order than the mesh's, in the IR.
+"""Layouts on the mesh's axes reordered or split (Shardy's sub-axes), in the IR.
 
 JAX's ``P(("y", "x"))`` (Shardy's ``[{"y", "x"}]``) on a mesh ``("x", "y")``
 lays its pieces over the devices y-major.  No nd_sbp on the mesh's placement
@@ -10,6 +10,13 @@ lives on that placement and moves to and from the module's one by
 dimensions in mesh order; ops run on the module's placement.  The JAX
 lowering names the reordered placement's mesh axes in its order, so the
 emitted ``IN_SPECS``/``OUT_SPECS`` are the user's (``placement_axes``).
+
+Sub-axes (``"x":(1)2``, ``"x":(2)2`` of an axis of 4) are the same: the
+value lives on the mesh's placement with that axis split into its factors
+(``Placement.refined``, the same ranks in the same order), whose mesh axes
+the JAX lowering names as Shardy does (``x:(1)2``).  On the module's
+placement its layout is the same with each axis whose factors do not all
+split one dimension alike made ``B``.
 """
 
 from __future__ import annotations
@@ -19,57 +26,62 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from sbpc.algebra.placement import Placement
-from sbpc.algebra.sbp import NdSbp
+from sbpc.algebra.sbp import B, NdSbp
 from sbpc.dialects import sbp as sbp_dialect
 
-Order = tuple[int, ...]  # mesh axis order[k] is hierarchy dim k
 
-
-def is_reordered(order: Order) -> bool:
-    return order != tuple(range(len(order)))
-
-
-def in_mesh_order(nd: NdSbp, order: Order) -> NdSbp:
-    """``nd`` (on the axes in ``order``) with the same axes splitting the
-    same dimensions, on the mesh's own order."""
-    return tuple(nd[order.index(m)] for m in range(len(order)))
+def on_default(nd: NdSbp, there: Placement, default: Placement) -> NdSbp:
+    """``nd`` (on ``there``, the module's placement reordered or refined)
+    with the same axes splitting the same dimensions on ``default``; an
+    axis whose factors do not all do the same is ``B``."""
+    order = there.order_in(default)
+    if order is not None:
+        return tuple(nd[order.index(m)] for m in range(len(order)))
+    factors = there.factors_in(default)
+    assert factors is not None, f"{there} is not {default} reordered or refined"
+    out, k = [], 0
+    for f in factors:
+        parts = set(nd[k : k + len(f)])
+        out.append(parts.pop() if len(parts) == 1 else B)
+        k += len(f)
+    return tuple(out)
 
 
 def reordered_casts(
-    value: SSAValue, nd: NdSbp, order: Order, default: Placement
+    value: SSAValue, nd: NdSbp, there: Placement, default: Placement
 ) -> list[Operation]:
-    """A layout constraint ``nd`` on the reordered placement: ``value`` cast
-    there and back to the module's placement (the last result is the value)."""
-    there = sbp_dialect.CastOp(value, nd, default.permuted(order))
-    back = sbp_dialect.CastOp(there, in_mesh_order(nd, order), default)
+    """A layout constraint ``nd`` on ``there``: ``value`` cast there and
+    back to the module's placement (the last result is the value)."""
+    first = sbp_dialect.CastOp(value, nd, there)
+    back = sbp_dialect.CastOp(first, on_default(nd, there, default), default)
     back.results[0].name_hint = value.name_hint
-    return [there, back]
+    return [first, back]
 
 
 def place_argument(
-    f: func.FuncOp, i: int, nd: NdSbp, order: Order, default: Placement
+    f: func.FuncOp, i: int, nd: NdSbp, there: Placement, default: Placement
 ) -> None:
-    """Argument ``i`` given in ``nd`` on the reordered placement, cast to the
-    module's placement where the body starts."""
+    """Argument ``i`` given in ``nd`` on ``there``, cast to the module's
+    placement where the body starts."""
     sbp_dialect.set_nd_sbp_arg_attr(f, i, nd)
     sbp_dialect.set_arg_attr(
-        f, i, sbp_dialect.PLACEMENT, sbp_dialect.PlacementAttr(default.permuted(order))
+        f, i, sbp_dialect.PLACEMENT, sbp_dialect.PlacementAttr(there)
     )
     arg = f.body.block.args[i]
-    cast = sbp_dialect.CastOp(arg, in_mesh_order(nd, order), default)
+    cast = sbp_dialect.CastOp(arg, on_default(nd, there, default), default)
     cast.results[0].name_hint = arg.name_hint
     Rewriter.insert_op(cast, InsertPoint.at_start(f.body.block))
     arg.replace_uses_with_if(cast.results[0], lambda u: u.operation is not cast)
 
 
 def place_result(
-    f: func.FuncOp, i: int, nd: NdSbp, order: Order, default: Placement
+    f: func.FuncOp, i: int, nd: NdSbp, there: Placement, default: Placement
 ) -> None:
-    """Result ``i`` returned in ``nd`` on the reordered placement."""
+    """Result ``i`` returned in ``nd`` on ``there``."""
     sbp_dialect.set_nd_sbp_res_attr(f, i, nd)
     for block in f.body.blocks:
         ret = block.last_op
         if isinstance(ret, func.ReturnOp):
-            cast = sbp_dialect.CastOp(ret.operands[i], nd, default.permuted(order))
+            cast = sbp_dialect.CastOp(ret.operands[i], nd, there)
             Rewriter.insert_op(cast, InsertPoint.before(ret))
             ret.operands[i] = cast.results[0]

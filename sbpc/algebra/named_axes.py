@@ -90,6 +90,40 @@ def axis_order(dims: Sequence[Sequence[str]], axis_names: Sequence[str]) -> DimA
     return tuple(order)
 
 
+def sub_axis_names(name: str, factors: Sequence[int]) -> list[str]:
+    """Shardy's names of an axis split into ``factors`` (major first):
+    ``x:(1)2``, ``x:(2)2``; the axis's own name when it is not split."""
+    if len(factors) == 1:
+        return [name]
+    names, pre = [], 1
+    for n in factors:
+        names.append(f"{name}:({pre}){n}")
+        pre *= n
+    return names
+
+
+def axis_factors(
+    sizes: Sequence[tuple[str, int]], subs: Sequence[tuple[str, int, int]]
+) -> list[tuple[int, ...]]:
+    """Each mesh axis split where the sub-axes ``(axis, pre-size, size)``
+    cut it (``"x":(2)2`` of an axis of 8 cuts it at 2 and 4: 2, 2, 2)."""
+    cuts = {name: {1, n} for name, n in sizes}
+    for name, pre, size in subs:
+        if name not in cuts:
+            raise NamedAxesError(f"unknown mesh axis '{name}'")
+        n = dict(sizes)[name]
+        if pre * size > n or n % (pre * size) or size < 2:
+            raise NamedAxesError(f'"{name}":({pre}){size} is not a sub-axis of {n}')
+        cuts[name] |= {pre, pre * size}
+    factors = []
+    for name, _ in sizes:
+        points = sorted(cuts[name])
+        if any(b % a for a, b in itertools.pairwise(points)):
+            raise NamedAxesError(f"the sub-axes of '{name}' do not nest")
+        factors.append(tuple(b // a for a, b in itertools.pairwise(points)) or (1,))
+    return factors
+
+
 def dim_axes_of(nd_sbp: NdSbp, axis_names: Sequence[str], rank: int) -> list[DimAxes]:
     """Per tensor dim, the axes that split it (mesh order = major first)."""
     _check_length(nd_sbp, axis_names)

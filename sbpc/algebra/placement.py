@@ -127,6 +127,31 @@ class Placement:
                 return tuple(order)
         return None
 
+    def refined(self, factors: Sequence[Sequence[int]]) -> Placement:
+        """The same devices in the same order with hierarchy dim ``k`` split
+        into ``factors[k]``, major first (Shardy's sub-axes: ``"x":(1)2``,
+        ``"x":(2)2`` of an axis of 4 are factors ``[2, 2]``)."""
+        if len(factors) != self.ndim or any(
+            math.prod(f) != n for f, n in zip(factors, self.hierarchy, strict=True)
+        ):
+            raise PlacementError(f"{list(factors)} do not split {list(self.hierarchy)}")
+        return Placement(self.device, tuple(n for f in factors for n in f), self.ranks)
+
+    def factors_in(self, other: Placement) -> tuple[tuple[int, ...], ...] | None:
+        """The ``factors`` with ``other.refined(factors) == self``, None if none."""
+        if self.device != other.device or self.ranks != other.ranks:
+            return None
+        factors: list[tuple[int, ...]] = []
+        rest = list(self.hierarchy)
+        for n in other.hierarchy:
+            take: list[int] = []
+            while rest and math.prod(take) < n:
+                take.append(rest.pop(0))
+            if math.prod(take) != n:
+                return None
+            factors.append(tuple(take))
+        return tuple(factors) if not rest else None
+
     def __str__(self) -> str:
         return f"{self.device}, {self.nested_ranks()}"
 

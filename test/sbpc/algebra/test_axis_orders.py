@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from sbpc.algebra.layout import block_index
-from sbpc.algebra.named_axes import axis_order, nd_sbp_of
+from sbpc.algebra.named_axes import (
+    NamedAxesError,
+    axis_factors,
+    axis_order,
+    nd_sbp_of,
+    sub_axis_names,
+)
 from sbpc.algebra.placement import Placement, PlacementError
 from sbpc.algebra.sbp import B, Split
 
@@ -47,3 +53,27 @@ def test_y_major_pieces_are_s0_s0_on_the_permuted_placement() -> None:
             assert q.rank_at((j, i)) == p.rank_at((i, j))
             assert block_index(nd, q.hierarchy, (j, i), 0) == (j * 2 + i, 8)
     assert nd_sbp_of([["y"]], order) == (Split(0), B)
+
+
+def test_sub_axes_split_the_hierarchy_into_factors() -> None:
+    """``"x":(1)2`` and ``"x":(2)2`` of an axis of 4: factors 2, 2 of the
+    same ranks in the same order (x = major * 2 + minor)."""
+    assert axis_factors([("x", 4), ("y", 2)], [("x", 1, 2), ("x", 2, 2)]) == [
+        (2, 2),
+        (2,),
+    ]
+    assert axis_factors([("x", 8)], [("x", 2, 2)]) == [(2, 2, 2)]
+    with pytest.raises(NamedAxesError, match="do not nest"):
+        axis_factors([("x", 6)], [("x", 1, 2), ("x", 1, 3)])
+    with pytest.raises(NamedAxesError, match="is not a sub-axis"):
+        axis_factors([("x", 4)], [("x", 2, 4)])
+    assert sub_axis_names("x", (2, 2)) == ["x:(1)2", "x:(2)2"]
+    assert sub_axis_names("y", (2,)) == ["y"]
+    p = Placement.of_size((4, 2))
+    q = p.refined([(2, 2), (2,)])
+    assert q.hierarchy == (2, 2, 2)
+    assert q.ranks == p.ranks
+    assert q.factors_in(p) == ((2, 2), (2,))
+    assert p.factors_in(q) is None
+    for x in range(4):
+        assert q.rank_at((x // 2, x % 2, 1)) == p.rank_at((x, 1))
