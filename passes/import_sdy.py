@@ -28,7 +28,7 @@ meshes, partially manual computations, ...).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     StringAttr,
+    SymbolRefAttr,
     TensorType,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
@@ -51,28 +52,43 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from sbpc.algebra.named_axes import placement_axes
 from sbpc.algebra.placement import Placement, PlacementError
+from sbpc.algebra.sbp import B
 from sbpc.algebra.signature import Signature
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects import sdy
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
 
-from .bridge.reordered import place_argument, place_result, reordered_casts
+from .bridge.reordered import (
+    on_default,
+    place_argument,
+    place_result,
+    reordered_casts,
+)
 from .bridge.sdy import (
     MESH_AXES,
     manual_body,
     manual_layouts,
     mesh_axes,
     ordered_layout,
+    set_placement_names,
 )
 
 GSPMD_SHARDING = "mhlo.sharding"
 
 
 def module_mesh(module: ModuleOp) -> sdy.MeshAttr | None:
-    """The one mesh of the module (sdy.mesh ops with axes); None if none."""
+    """The module's mesh (sdy.mesh ops with axes): the first its shardings
+    name; None if none.  Meshes no sharding names are left alone (Shardy's
+    test files declare meshes for several functions at once)."""
     meshes = [op for op in module.ops if isinstance(op, sdy.MeshOp) and op.mesh.axes]
+    named = _named_meshes(module)
+    if named:
+        # Several named: the first is the module's, values on the others
+        # live on their placements (_Importer.placed).
+        meshes = [op for op in meshes if op.sym_name.data in named][:1] or meshes
     for op in meshes[1:]:
         if op.mesh.axes != meshes[0].mesh.axes or op.mesh.ids != meshes[0].mesh.ids:
             raise LocatedError(
@@ -81,6 +97,30 @@ def module_mesh(module: ModuleOp) -> sdy.MeshAttr | None:
                 "mesh",
             )
     return meshes[0].mesh if meshes else None
+
+
+def _named_meshes(module: ModuleOp) -> set[str]:
+    """The names of the meshes the module's shardings refer to."""
+    names: set[str] = set()
+
+    def visit(attr: Attribute) -> None:
+        if isinstance(attr, sdy.TensorShardingAttr):
+            if isinstance(attr.mesh, SymbolRefAttr):
+                names.add(attr.mesh.root_reference.data)
+        elif isinstance(attr, sdy.TensorShardingPerValueAttr):
+            for a in attr.shardings.data:
+                visit(a)
+        elif isinstance(attr, ArrayAttr):
+            for a in attr.data:
+                visit(a)
+        elif isinstance(attr, DictionaryAttr):
+            for a in attr.data.values():
+                visit(a)
+
+    for op in module.walk():
+        for attr in (*op.attributes.values(), *op.properties.values()):
+            visit(attr)
+    return names
 
 
 def mesh_placement(at: Operation, mesh: sdy.MeshAttr) -> Placement:
@@ -112,38 +152,61 @@ def _check_gspmd(at: Operation, attrs: DictionaryAttr | None, where: str) -> Non
 class _Importer:
     mesh: sdy.MeshAttr | None  # None: the module has no mesh with axes
     placement: Placement | None = None  # the mesh's
+    # The axis names of the placements of other meshes.
+    names: dict[Placement, tuple[str, ...]] = field(default_factory=dict)
 
-    def layout(self, at: Operation, attr: Attribute):
-        """``attr`` as (nd_sbp, mesh axis order), None where free."""
+    def layout(self, at: Operation, attr: Attribute, mesh: sdy.MeshAttr | None):
+        """``attr`` as (nd_sbp, axis factors, order), None where free."""
         if not isinstance(attr, sdy.TensorShardingAttr):
             raise LocatedError(at, f"{sdy.SHARDING} must be #sdy.sharding<...>")
-        return ordered_layout(at, attr, self.mesh)
+        return ordered_layout(at, attr, mesh)
 
     def casts(self, value: SSAValue, attr: Attribute, at: Operation) -> list[Operation]:
         """The casts that constrain ``value`` to ``attr`` (none where free)."""
         placed = self.placed(at, attr)
         if placed is None:
             return []
-        nd, there = placed
+        nd, there, back = placed
         if there is not None:
             assert self.placement is not None
-            return reordered_casts(value, nd, there, self.placement)
+            return reordered_casts(value, nd, there, self.placement, back)
         return [sbp_dialect.CastOp(value, nd)]
 
     def placed(self, at: Operation, attr: Attribute):
-        """``attr`` as (nd_sbp, its placement, None where the module's), None
-        where free."""
-        ordered = self.layout(at, attr)
+        """``attr`` as (nd_sbp, its placement or None where the module's,
+        the layout on the module's placement of the same axes), None where
+        free.  A sharding on another mesh lives on that mesh's placement;
+        on the module's it is the same where the two meshes have the same
+        axes, else ``B``."""
+        used = (
+            sdy.mesh_of(at, attr) if isinstance(attr, sdy.TensorShardingAttr) else None
+        )
+        other = (
+            used is not None
+            and used.axes
+            and self.mesh is not None
+            and (used.axes != self.mesh.axes or used.ids != self.mesh.ids)
+        )
+        ordered = self.layout(at, attr, used if other else self.mesh)
         if ordered is None:
             return None
         nd, factors, order = ordered
-        if all(len(f) == 1 for f in factors) and order == tuple(range(len(order))):
-            return nd, None
-        assert self.placement is not None
-        return nd, self.placement.refined(factors).permuted(order)
+        plain = all(len(f) == 1 for f in factors) and order == tuple(range(len(order)))
+        if plain and not other:
+            return nd, None, nd
+        assert self.placement is not None and used is not None
+        base = mesh_placement(at, used) if other else self.placement
+        there = base.refined(factors).permuted(order)
+        back = nd if there == base else on_default(nd, there, base)
+        if other:
+            own = tuple(n for n, _ in used.axes)
+            self.names[there] = placement_axes(base, own, there)
+            if used.axes != self.mesh.axes:
+                back = tuple(B for _ in self.placement.hierarchy)
+        return nd, there, back
 
     def function(self, f: func.FuncOp) -> None:
-        reordered: list[tuple[str, int, tuple, Placement]] = []
+        reordered: list[tuple[str, int, tuple, Placement, tuple]] = []
         for kind, attrs in (("argument", f.arg_attrs), ("result", f.res_attrs)):
             if attrs is None:
                 continue
@@ -172,10 +235,10 @@ class _Importer:
                 f.arg_attrs = ArrayAttr(new)
             else:
                 f.res_attrs = ArrayAttr(new)
-        for kind, i, nd, there in reordered:
+        for kind, i, nd, there, back in reordered:
             assert self.placement is not None
             place = place_argument if kind == "argument" else place_result
-            place(f, i, nd, there, self.placement)
+            place(f, i, nd, there, self.placement, back)
 
 
 def replicated_sums(module: ModuleOp) -> dict[Operation, int]:
@@ -414,7 +477,9 @@ class SbpImportSdyPass(ModulePass):
                 op, f"the module's {MESH_AXES} differ from its sdy.mesh {mesh}"
             )
         op.attributes[MESH_AXES] = ArrayAttr([StringAttr(n) for n in names])
-        _import_shardings(op, _Importer(mesh, sbp_dialect.module_placement(op)))
+        importer = _Importer(mesh, sbp_dialect.module_placement(op))
+        _import_shardings(op, importer)
+        set_placement_names(op, importer.names)
 
 
 def _import_shardings(op: ModuleOp, importer: _Importer) -> None:

@@ -21,7 +21,7 @@ from sbpc.algebra.sbp import NdSbp, SbpSyntaxError, format_nd_sbp, parse_nd_sbp
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.jax_plan import SbpcError
 from sbpc.jax_sharding import Reordered, is_sharding_leaf
-from sbpc.passes.bridge.reordered import place_argument, place_result
+from sbpc.passes.bridge.reordered import on_default, place_argument, place_result
 
 Layout = str | NdSbp | Reordered | None
 LayoutTree = Any  # a pytree prefix whose leaves are Layouts
@@ -128,7 +128,9 @@ def place_reordered(
         layouts[i] = None
         have = get(f, i, sbp_dialect.ND_SBP)
         if have is None:
-            place(f, i, layout.nd, placement.permuted(layout.order), placement)
+            there = placement.permuted(layout.order)
+            back = on_default(layout.nd, there, placement)
+            place(f, i, layout.nd, there, placement, back)
         elif have != sbp_dialect.NdSbpAttr(layout.nd) or (
             what == "argument"
             and get(f, i, sbp_dialect.PLACEMENT)

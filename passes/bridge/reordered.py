@@ -48,34 +48,44 @@ def on_default(nd: NdSbp, there: Placement, default: Placement) -> NdSbp:
 
 
 def reordered_casts(
-    value: SSAValue, nd: NdSbp, there: Placement, default: Placement
+    value: SSAValue, nd: NdSbp, there: Placement, default: Placement, back: NdSbp
 ) -> list[Operation]:
     """A layout constraint ``nd`` on ``there``: ``value`` cast there and
-    back to the module's placement (the last result is the value)."""
+    back to the module's placement in ``back`` (the last result is the value)."""
     first = sbp_dialect.CastOp(value, nd, there)
-    back = sbp_dialect.CastOp(first, on_default(nd, there, default), default)
-    back.results[0].name_hint = value.name_hint
-    return [first, back]
+    second = sbp_dialect.CastOp(first, back, default)
+    second.results[0].name_hint = value.name_hint
+    return [first, second]
 
 
 def place_argument(
-    f: func.FuncOp, i: int, nd: NdSbp, there: Placement, default: Placement
+    f: func.FuncOp,
+    i: int,
+    nd: NdSbp,
+    there: Placement,
+    default: Placement,
+    back: NdSbp,
 ) -> None:
     """Argument ``i`` given in ``nd`` on ``there``, cast to the module's
-    placement where the body starts."""
+    placement in ``back`` where the body starts."""
     sbp_dialect.set_nd_sbp_arg_attr(f, i, nd)
     sbp_dialect.set_arg_attr(
         f, i, sbp_dialect.PLACEMENT, sbp_dialect.PlacementAttr(there)
     )
     arg = f.body.block.args[i]
-    cast = sbp_dialect.CastOp(arg, on_default(nd, there, default), default)
+    cast = sbp_dialect.CastOp(arg, back, default)
     cast.results[0].name_hint = arg.name_hint
     Rewriter.insert_op(cast, InsertPoint.at_start(f.body.block))
     arg.replace_uses_with_if(cast.results[0], lambda u: u.operation is not cast)
 
 
 def place_result(
-    f: func.FuncOp, i: int, nd: NdSbp, there: Placement, default: Placement
+    f: func.FuncOp,
+    i: int,
+    nd: NdSbp,
+    there: Placement,
+    default: Placement,
+    back: NdSbp | None = None,
 ) -> None:
     """Result ``i`` returned in ``nd`` on ``there``."""
     sbp_dialect.set_nd_sbp_res_attr(f, i, nd)

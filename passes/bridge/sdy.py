@@ -30,10 +30,12 @@ from sbpc.algebra.named_axes import (
     nd_sbp_of,
     sub_axis_names,
 )
+from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp, Partial, format_nd_sbp
 from sbpc.dialects import sdy
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.dialects.sbp import PlacementAttr
 from sbpc.ops.manual import BodyOp
 from sbpc.ops.spec import OpSpec
 
@@ -53,6 +55,32 @@ def mesh_axes(module: Operation) -> tuple[str, ...]:
 # An nd_sbp on the mesh's axes, each split into factors (Shardy's sub-axes),
 # in an order: the mesh's placement refined(factors).permuted(order).
 Ordered = tuple[NdSbp, tuple[tuple[int, ...], ...], tuple[int, ...]]
+
+
+PLACEMENT_NAMES = "sbp.placement_names"  # module: [[placement, [names]], ...]
+
+
+def placement_names(module: Operation) -> dict[Placement, tuple[str, ...]]:
+    """The module's ``sbp.placement_names``: the mesh axis names of the
+    placements of meshes other than the module's (``sbp-import-sdy``)."""
+    attr = module.attributes.get(PLACEMENT_NAMES)
+    out: dict[Placement, tuple[str, ...]] = {}
+    for pair in attr.data if isinstance(attr, ArrayAttr) else ():
+        p, names = pair.data
+        out[p.placement] = tuple(n.data for n in names.data)
+    return out
+
+
+def set_placement_names(
+    module: Operation, names: dict[Placement, tuple[str, ...]]
+) -> None:
+    if names:
+        module.attributes[PLACEMENT_NAMES] = ArrayAttr(
+            [
+                ArrayAttr([PlacementAttr(p), ArrayAttr([StringAttr(n) for n in ns])])
+                for p, ns in names.items()
+            ]
+        )
 
 
 def sharding_layout(

@@ -15,8 +15,9 @@ nd_sbp on the mesh's placement with its axes reordered (``axis_order``:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Sbp, Split
 
 DimAxes = tuple[str, ...]  # the axes splitting one tensor dim, major first
@@ -184,3 +185,31 @@ def _check_length(nd_sbp: NdSbp, axis_names: Sequence[str]) -> None:
 
 def _listing(names: Sequence[str]) -> str:
     return ", ".join(f'"{n}"' for n in names) or "no axes"
+
+
+def placement_axes(
+    default: Placement,
+    names: Sequence[str],
+    p: Placement,
+    given: Mapping[Placement, tuple[str, ...]] | None = None,
+) -> tuple[str, ...]:
+    """The mesh axis names of ``p``'s hierarchy dims: the default placement's
+    names reordered where ``p`` is it with its axes reordered (a layout
+    splitting by ``("y", "x")`` on a mesh ``("x", "y")``), Shardy's sub-axis
+    names where ``p`` splits its axes into factors, else by position."""
+    if given and p in given:  # another mesh's own names
+        return given[p]
+    by_position = tuple(
+        names[k] if k < len(names) else f"d{k}" for k in range(max(p.ndim, len(names)))
+    )
+    order = p.order_in(default)
+    if order is not None:
+        return tuple(by_position[k] for k in order)
+    factors = p.factors_in(default) if p != default else None
+    if factors is None:
+        return by_position
+    return tuple(
+        sub
+        for name, f in zip(by_position, factors, strict=False)
+        for sub in sub_axis_names(name, f)
+    )

@@ -24,8 +24,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from sbpc.algebra.named_axes import sub_axis_names
-from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Sbp, Split, format_nd_sbp
 from sbpc.boxing.collective_kind import (
     CHANGES,
@@ -50,29 +48,6 @@ AXIS_NAMES: ContextVar[tuple[str, ...]] = ContextVar("AXIS_NAMES", default=())
 def axis_name(dim: int) -> str:
     names = AXIS_NAMES.get()
     return names[dim] if dim < len(names) else f"d{dim}"
-
-
-def placement_axes(
-    default: Placement, names: Sequence[str], p: Placement
-) -> tuple[str, ...]:
-    """The mesh axis names of ``p``'s hierarchy dims: the default placement's
-    names reordered where ``p`` is it with its axes reordered (a layout
-    splitting by ``("y", "x")`` on a mesh ``("x", "y")``), Shardy's sub-axis
-    names where ``p`` splits its axes into factors, else by position."""
-    by_position = tuple(
-        names[k] if k < len(names) else f"d{k}" for k in range(max(p.ndim, len(names)))
-    )
-    order = p.order_in(default)
-    if order is not None:
-        return tuple(by_position[k] for k in order)
-    factors = p.factors_in(default) if p != default else None
-    if factors is None:
-        return by_position
-    return tuple(
-        sub
-        for name, f in zip(by_position, factors, strict=False)
-        for sub in sub_axis_names(name, f)
-    )
 
 
 @contextmanager

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sbpc.algebra.layout import UnevenSplitError, block_index, local_shape, local_slices
+from sbpc.algebra.named_axes import placement_axes
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, NdSbp, Partial, Split, format_nd_sbp
 from sbpc.algebra.signature import Signature
@@ -59,7 +60,6 @@ from sbpc.jax_backend.collectives import (
     named_axes,
     partial_dims,
     partition_spec,
-    placement_axes,
     step_expr,
 )
 from sbpc.jax_backend.combine import (
@@ -202,7 +202,12 @@ class _Emitter:
 
     def _on(self, p: Placement):  # a context manager
         """Name the mesh axes as placement ``p``'s mesh does."""
-        return named_axes(placement_axes(self.p.placement, self.p.axis_names, p))
+        return named_axes(self._axes(p))
+
+    def _axes(self, p: Placement) -> tuple[str, ...]:
+        return placement_axes(
+            self.p.placement, self.p.axis_names, p, self.p.placement_names
+        )
 
     # -- checks -------------------------------------------------------------------
 
@@ -540,10 +545,7 @@ class _Emitter:
     def _placement_axes_lines(self) -> list[str]:
         """``PLACEMENT_AXES``, where a placement's mesh names its axes in
         another order than ``MESH_AXES`` (the runtime's ``_mesh``)."""
-        axes = [
-            placement_axes(self.p.placement, self.p.axis_names, p)
-            for p in self.placements
-        ]
+        axes = [self._axes(p) for p in self.placements]
         plain = axes[self.placements.index(self.p.placement)]
         if all(a[: len(plain)] == plain[: len(a)] for a in axes):
             return []
