@@ -123,8 +123,11 @@ def piece_slices(shape, axes, mesh: Mesh, device: int) -> tuple[list[slice], lis
     for extent, dim in zip(shape, axes, strict=True):
         block, count = 0, 1
         for name, pre, size in dim:
-            size = size or sizes[name]
-            block = block * size + (coords[name] // pre) % size
+            # "x":(pre)size: the mesh axis x reshaped [pre, size, post] (pre
+            # major), its middle coordinate (Shardy's sharding_representation.md).
+            n = sizes[name]
+            size = size or n
+            block = block * size + (coords[name] // (n // (pre * size))) % size
             count *= size
         step = math.ceil(extent / count)
         slices.append(slice(min(block * step, extent), min((block + 1) * step, extent)))
@@ -538,6 +541,12 @@ def evaluate(case, index, part1, part2, meshes, programs, workdir) -> dict[str, 
     mesh = meshes.get(mesh_name) if mesh_name else Mesh((), None)
     if mesh is None:
         raise ValueError(f"mesh @{mesh_name} not read")
+
+    def mesh_of(sharding: str | None) -> Mesh:
+        """The mesh a sharding names (a module may hold several)."""
+        name = dim_axes(sharding, 0)[0]
+        return meshes.get(name, mesh) if name else mesh
+
     per_device = [inputs[d * nargs : (d + 1) * nargs] for d in range(devices)]
     from jax._src.lib.mlir import ir
 
@@ -557,7 +566,7 @@ def evaluate(case, index, part1, part2, meshes, programs, workdir) -> dict[str, 
                 shape,
                 per_device[0][i].dtype,
                 dim_axes(args_sh[i], len(shape))[1],
-                mesh,
+                mesh_of(args_sh[i]),
             )
             for i, (shape, _) in enumerate(global_shapes)
         ]
@@ -584,7 +593,12 @@ def evaluate(case, index, part1, part2, meshes, programs, workdir) -> dict[str, 
             case.outcome[mode] = f"sbpc: {first_line(error)}"
             continue
         cuts = [
-            cut(value, dim_axes(results_sh[r], len(result_shapes[r]))[1], mesh, devices)
+            cut(
+                value,
+                dim_axes(results_sh[r], len(result_shapes[r]))[1],
+                mesh_of(results_sh[r]),
+                devices,
+            )
             for r, value in enumerate(got)
         ]
         pieces[mode] = [cuts[r][d] for d in range(devices) for r in range(len(got))]
@@ -718,13 +732,18 @@ def report(cases: list[Case]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def command_line(doc: str, argv: list[str] | None) -> argparse.Namespace:
+    """``shardy`` (a checkout) and ``--verbose``, as these scripts take them."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument(
         "shardy", type=Path, help="a checkout of openxla/shardy (or a test folder)"
     )
     parser.add_argument("--verbose", action="store_true", help="one line per case")
-    options = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = command_line(__doc__, argv)
     paths = files(options.shardy) or sorted(options.shardy.glob("*.mlir"))
     if not paths:
         print(f"no executable tests under {options.shardy}", file=sys.stderr)

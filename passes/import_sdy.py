@@ -28,7 +28,7 @@ meshes, partially manual computations, ...).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     StringAttr,
+    SymbolRefAttr,
     TensorType,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
@@ -51,27 +52,43 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from sbpc.algebra.named_axes import placement_axes
 from sbpc.algebra.placement import Placement, PlacementError
+from sbpc.algebra.sbp import B
 from sbpc.algebra.signature import Signature
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects import sdy
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
 
+from .bridge.reordered import (
+    on_default,
+    place_argument,
+    place_result,
+    reordered_casts,
+)
 from .bridge.sdy import (
     MESH_AXES,
     manual_body,
     manual_layouts,
     mesh_axes,
-    sharding_layout,
+    ordered_layout,
+    set_placement_names,
 )
 
 GSPMD_SHARDING = "mhlo.sharding"
 
 
 def module_mesh(module: ModuleOp) -> sdy.MeshAttr | None:
-    """The one mesh of the module (sdy.mesh ops with axes); None if none."""
+    """The module's mesh (sdy.mesh ops with axes): the first its shardings
+    name; None if none.  Meshes no sharding names are left alone (Shardy's
+    test files declare meshes for several functions at once)."""
     meshes = [op for op in module.ops if isinstance(op, sdy.MeshOp) and op.mesh.axes]
+    named = _named_meshes(module)
+    if named:
+        # Several named: the first is the module's, values on the others
+        # live on their placements (_Importer.placed).
+        meshes = [op for op in meshes if op.sym_name.data in named][:1] or meshes
     for op in meshes[1:]:
         if op.mesh.axes != meshes[0].mesh.axes or op.mesh.ids != meshes[0].mesh.ids:
             raise LocatedError(
@@ -80,6 +97,30 @@ def module_mesh(module: ModuleOp) -> sdy.MeshAttr | None:
                 "mesh",
             )
     return meshes[0].mesh if meshes else None
+
+
+def _named_meshes(module: ModuleOp) -> set[str]:
+    """The names of the meshes the module's shardings refer to."""
+    names: set[str] = set()
+
+    def visit(attr: Attribute) -> None:
+        if isinstance(attr, sdy.TensorShardingAttr):
+            if isinstance(attr.mesh, SymbolRefAttr):
+                names.add(attr.mesh.root_reference.data)
+        elif isinstance(attr, sdy.TensorShardingPerValueAttr):
+            for a in attr.shardings.data:
+                visit(a)
+        elif isinstance(attr, ArrayAttr):
+            for a in attr.data:
+                visit(a)
+        elif isinstance(attr, DictionaryAttr):
+            for a in attr.data.values():
+                visit(a)
+
+    for op in module.walk():
+        for attr in (*op.attributes.values(), *op.properties.values()):
+            visit(attr)
+    return names
 
 
 def mesh_placement(at: Operation, mesh: sdy.MeshAttr) -> Placement:
@@ -110,13 +151,62 @@ def _check_gspmd(at: Operation, attrs: DictionaryAttr | None, where: str) -> Non
 @dataclass
 class _Importer:
     mesh: sdy.MeshAttr | None  # None: the module has no mesh with axes
+    placement: Placement | None = None  # the mesh's
+    # The axis names of the placements of other meshes.
+    names: dict[Placement, tuple[str, ...]] = field(default_factory=dict)
 
-    def layout(self, at: Operation, attr: Attribute):
+    def layout(self, at: Operation, attr: Attribute, mesh: sdy.MeshAttr | None):
+        """``attr`` as (nd_sbp, axis factors, order), None where free."""
         if not isinstance(attr, sdy.TensorShardingAttr):
             raise LocatedError(at, f"{sdy.SHARDING} must be #sdy.sharding<...>")
-        return sharding_layout(at, attr, self.mesh)
+        return ordered_layout(at, attr, mesh)
+
+    def casts(self, value: SSAValue, attr: Attribute, at: Operation) -> list[Operation]:
+        """The casts that constrain ``value`` to ``attr`` (none where free)."""
+        placed = self.placed(at, attr)
+        if placed is None:
+            return []
+        nd, there, back = placed
+        if there is not None:
+            assert self.placement is not None
+            return reordered_casts(value, nd, there, self.placement, back)
+        return [sbp_dialect.CastOp(value, nd)]
+
+    def placed(self, at: Operation, attr: Attribute):
+        """``attr`` as (nd_sbp, its placement or None where the module's,
+        the layout on the module's placement of the same axes), None where
+        free.  A sharding on another mesh lives on that mesh's placement;
+        on the module's it is the same where the two meshes have the same
+        axes, else ``B``."""
+        used = (
+            sdy.mesh_of(at, attr) if isinstance(attr, sdy.TensorShardingAttr) else None
+        )
+        other = (
+            used is not None
+            and used.axes
+            and self.mesh is not None
+            and (used.axes != self.mesh.axes or used.ids != self.mesh.ids)
+        )
+        ordered = self.layout(at, attr, used if other else self.mesh)
+        if ordered is None:
+            return None
+        nd, factors, order = ordered
+        plain = all(len(f) == 1 for f in factors) and order == tuple(range(len(order)))
+        if plain and not other:
+            return nd, None, nd
+        assert self.placement is not None and used is not None
+        base = mesh_placement(at, used) if other else self.placement
+        there = base.refined(factors).permuted(order)
+        back = nd if there == base else on_default(nd, there, base)
+        if other:
+            own = tuple(n for n, _ in used.axes)
+            self.names[there] = placement_axes(base, own, there)
+            if used.axes != self.mesh.axes:
+                back = tuple(B for _ in self.placement.hierarchy)
+        return nd, there, back
 
     def function(self, f: func.FuncOp) -> None:
+        reordered: list[tuple[str, int, tuple, Placement, tuple]] = []
         for kind, attrs in (("argument", f.arg_attrs), ("result", f.res_attrs)):
             if attrs is None:
                 continue
@@ -126,7 +216,11 @@ class _Importer:
                 entries = dict(d.data)
                 sharding = entries.pop(sdy.SHARDING, None)
                 if sharding is not None:
-                    nd = self.layout(f, sharding)
+                    placed = self.placed(f, sharding)
+                    nd = None if placed is None else placed[0]
+                    if placed is not None and placed[1] is not None:
+                        reordered.append((kind, i, *placed))
+                        nd = None  # placed below
                     have = entries.get(sbp_dialect.ND_SBP)
                     if nd is not None:
                         if have is not None and have != sbp_dialect.NdSbpAttr(nd):
@@ -141,6 +235,10 @@ class _Importer:
                 f.arg_attrs = ArrayAttr(new)
             else:
                 f.res_attrs = ArrayAttr(new)
+        for kind, i, nd, there, back in reordered:
+            assert self.placement is not None
+            place = place_argument if kind == "argument" else place_result
+            place(f, i, nd, there, self.placement, back)
 
 
 def replicated_sums(module: ModuleOp) -> dict[Operation, int]:
@@ -225,16 +323,63 @@ class LayoutToCast(RewritePattern):
                 f"{op.name} inside a manual body: sbpc runs manual computations "
                 "manual on every mesh axis, which leaves it no axis",
             )
-        nd = self.importer.layout(op, sharding)
         (value,) = op.operands
         if (n := self.sums.get(op)) is not None:
             value = _times(value, n, rewriter)
-        if nd is None:
+        casts = self.importer.casts(value, sharding, op)
+        if not casts:
             rewriter.replace(op, [], [value])
             return
-        cast = sbp_dialect.CastOp(value, nd)
-        cast.results[0].name_hint = op.results[0].name_hint
-        rewriter.replace(op, cast)
+        casts[-1].results[0].name_hint = op.results[0].name_hint
+        rewriter.replace(op, casts)
+
+
+@dataclass
+class HintsToValues(RewritePattern):
+    """Shardy's propagation hints read for their values (``dialects/sdy/
+    hints.py``): a barrier is its operand, a sharding group nothing, a named
+    computation its body inlined, its shardings (where written) casts of
+    the operands and results."""
+
+    importer: _Importer
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, sdy.PropagationBarrierOp):
+            rewriter.replace_op(op, [], [op.input])
+        elif isinstance(op, sdy.ShardingGroupOp):
+            rewriter.erase_op(op)
+        elif isinstance(op, sdy.NamedComputationOp):
+            values = list(op.tensors)
+            if op.in_shardings is not None:
+                values = self._cast(values, op.in_shardings, op, rewriter)
+            block = op.body.block
+            ret = block.last_op
+            assert ret is not None
+            outs = [
+                values[v.index]
+                if isinstance(v, BlockArgument) and v.block is block
+                else v
+                for v in ret.operands
+            ]
+            rewriter.erase_op(ret)
+            rewriter.inline_block(block, InsertPoint.before(op), values)
+            if op.out_shardings is not None:
+                outs = self._cast(outs, op.out_shardings, op, rewriter)
+            rewriter.replace_op(op, [], outs)
+
+    def _cast(
+        self,
+        values: list[SSAValue],
+        shardings: sdy.TensorShardingPerValueAttr,
+        at: Operation,
+        rewriter: PatternRewriter,
+    ) -> list[SSAValue]:
+        out = []
+        for v, s in zip(values, shardings.shardings.data, strict=True):
+            casts = self.importer.casts(v, s, at)
+            rewriter.insert_op(casts, InsertPoint.before(at))
+            out.append(casts[-1].results[0] if casts else v)
+        return out
 
 
 class ConstantToStablehlo(RewritePattern):
@@ -268,13 +413,12 @@ class OpShardingToCasts(RewritePattern):
             )
         del op.attributes[sdy.SHARDING]
         for result, s in zip(op.results, attr.shardings.data, strict=True):
-            nd = self.importer.layout(op, s)
-            if nd is None:
+            casts = self.importer.casts(result, s, op)
+            if not casts:
                 continue
-            cast = sbp_dialect.CastOp(result, nd)
-            rewriter.insert(cast, InsertPoint.after(op))
+            rewriter.insert(casts, InsertPoint.after(op))
             result.replace_uses_with_if(
-                cast.results[0], lambda u, c=cast: u.operation is not c
+                casts[-1].results[0], lambda u, c=casts[0]: u.operation is not c
             )
 
 
@@ -333,7 +477,9 @@ class SbpImportSdyPass(ModulePass):
                 op, f"the module's {MESH_AXES} differ from its sdy.mesh {mesh}"
             )
         op.attributes[MESH_AXES] = ArrayAttr([StringAttr(n) for n in names])
-        _import_shardings(op, _Importer(mesh))
+        importer = _Importer(mesh, sbp_dialect.module_placement(op))
+        _import_shardings(op, importer)
+        set_placement_names(op, importer.names)
 
 
 def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
@@ -346,5 +492,6 @@ def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
         OpShardingToCasts(importer), apply_recursively=False
     ).rewrite_module(op)
     PatternRewriteWalker(ConstantToStablehlo()).rewrite_module(op)
+    PatternRewriteWalker(HintsToValues(importer)).rewrite_module(op)
     PatternRewriteWalker(LayoutToCast(importer, sums)).rewrite_module(op)
     PatternRewriteWalker(PinManual(importer)).rewrite_module(op)

@@ -59,10 +59,8 @@ from sbpc.algebra.sbp import (
     B,
     NdSbp,
     Partial,
-    SbpSyntaxError,
     Split,
     format_nd_sbp,
-    parse_nd_sbp,
 )
 from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.collector import collector_paused
@@ -77,13 +75,18 @@ from sbpc.jax_dispatch import (
     raw_keys,
     whole_call,
 )
+from sbpc.jax_layouts import (
+    LayoutTree,
+    flat_layouts,
+    mesh_text,
+    place_reordered,
+)
 from sbpc.jax_pipeline import Pipeline, PipelineError, as_pipeline, mark_batch
 from sbpc.jax_plan import Planned, SbpcError, load_program, remat_pass
 from sbpc.jax_sharding import (
     ShardingError,
     find_mesh,
     is_jitted,
-    is_sharding_leaf,
     mesh_placement,
     named_mesh,
     resolve_layouts,
@@ -114,8 +117,6 @@ __all__ = [
     "plan",
 ]
 
-Layout = str | NdSbp | None
-LayoutTree = Any  # a pytree prefix whose leaves are Layouts
 # A mesh: sizes, sizes with axis names, a jax mesh (abstract or not), a Placement.
 MeshArg = (
     Placement | int | Sequence[int] | str | Mesh | AbstractMesh | Mapping[str, int]
@@ -174,89 +175,6 @@ def _is_mesh_value(mesh: Any) -> bool:
 def _is_int(x: Any) -> bool:
     """An integer (a numpy one too), not a bool."""
     return isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
-
-
-def _is_layout_leaf(x: Any) -> bool:
-    return x is None or isinstance(x, str) or _is_nd_sbp(x) or is_sharding_leaf(x)
-
-
-def _is_nd_sbp(x: Any) -> bool:
-    return (
-        isinstance(x, tuple)
-        and bool(x)
-        and all(type(s).__module__ == "sbpc.algebra.sbp" for s in x)
-    )
-
-
-def _parse_layout(
-    layout: Layout, placement: Placement, where: str, param: str = "layouts"
-) -> NdSbp | None:
-    if layout is None:
-        return None
-    if isinstance(layout, str):
-        try:
-            nd = parse_nd_sbp(layout)
-        except SbpSyntaxError as e:
-            raise SbpcError(f"{where}: {e}") from e
-    elif _is_nd_sbp(layout):
-        nd = tuple(layout)
-    else:
-        raise SbpcError(
-            f"{param}: {where}: a layout is an nd_sbp string ('[S(0), B]'), a tuple of "
-            f"sbpc.algebra.sbp values or None, not {layout!r} "
-            f"({type(layout).__name__})"
-        )
-    if len(nd) != placement.ndim:
-        raise SbpcError(
-            f"{where}: layout {format_nd_sbp(nd)} has {len(nd)} entries but the "
-            f"mesh {_mesh_text(placement)} has {placement.ndim} dimension(s)"
-        )
-    return nd
-
-
-def _mesh_text(placement: Placement) -> str:
-    return "x".join(str(n) for n in placement.hierarchy)
-
-
-@dataclass(frozen=True)
-class _Repeat:
-    """A prefix layout standing for ``times`` leaves (opaque to tree_util)."""
-
-    layout: Layout
-    times: int
-
-
-def flat_layouts(
-    layouts: LayoutTree, tree: Any, placement: Placement, what: str
-) -> list[NdSbp | None]:
-    """One layout per leaf of ``tree``, from a pytree prefix of layouts."""
-    param = {"argument": "in_layouts", "result": "out_layouts"}.get(what, what)
-    paths = [
-        f"{what}{jax.tree_util.keystr(p)}"
-        for p, _ in jax.tree_util.tree_leaves_with_path(tree)
-    ]
-    if _is_layout_leaf(layouts):
-        return [_parse_layout(layouts, placement, p, param) for p in paths]
-    try:
-        per_leaf = jax.tree_util.tree_map(
-            lambda layout, sub: _Repeat(layout, len(jax.tree_util.tree_leaves(sub))),
-            layouts,
-            tree,
-            is_leaf=_is_layout_leaf,
-        )
-    except (ValueError, TypeError) as e:
-        raise SbpcError(
-            f"{param}: {what} layouts do not match the structure of the {what}s "
-            f"(they must be a pytree prefix of them): {e}"
-        ) from e
-    repeats = jax.tree_util.tree_leaves(
-        per_leaf, is_leaf=lambda x: isinstance(x, _Repeat)
-    )
-    flat: list[Layout] = [r.layout for r in repeats for _ in range(r.times)]
-    return [
-        _parse_layout(layout, placement, p, param)
-        for layout, p in zip(flat, paths, strict=True)
-    ]
 
 
 # --------------------------------------------------------------------------
@@ -364,6 +282,8 @@ def annotate(
     arg_layouts = flat_layouts(in_layouts, args, placement, "argument")
     out_skeleton = jax.tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
     res_layouts = flat_layouts(out_layouts, out_skeleton, placement, "result")
+    place_reordered(f, arg_layouts, placement, "argument")
+    place_reordered(f, res_layouts, placement, "result")
     for i, nd in enumerate(arg_layouts):
         if nd is not None:
             _agree(sbp_dialect.get_nd_sbp_arg_attr(f, i), nd, name, "argument", i)
@@ -925,7 +845,7 @@ def _check_devices(placement: Placement) -> None:
     have = jax.device_count()
     if max(placement.ranks) >= have:
         raise SbpcError(
-            f"mesh: {_mesh_text(placement)} needs devices 0..{max(placement.ranks)} "
+            f"mesh: {mesh_text(placement)} needs devices 0..{max(placement.ranks)} "
             f"but JAX has {have} (on a CPU, set XLA_FLAGS="
             f"--xla_force_host_platform_device_count={max(placement.ranks) + 1} "
             "before importing jax)"

@@ -12,12 +12,13 @@ user named it, so the emitted program's ``MESH_AXES``, ``IN_SPECS`` and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import jax
 from jax.sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec
 
-from sbpc.algebra.named_axes import NamedAxesError, nd_sbp_of, spec_dims
+from sbpc.algebra.named_axes import NamedAxesError, axis_order, nd_sbp_of, spec_dims
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 
@@ -98,16 +99,34 @@ def find_mesh(mesh: Any, *layout_trees: Any) -> Mesh | AbstractMesh | None:
     return meshes[0] if meshes else None
 
 
-def spec_layout(spec: PartitionSpec, axis_names: tuple[str, ...], where: str) -> NdSbp:
-    """A PartitionSpec on a mesh with ``axis_names`` as an nd_sbp."""
+@dataclass(frozen=True)
+class Reordered:
+    """A layout on the mesh's axes in another order: ``nd`` on the mesh's
+    placement ``permuted(order)`` (``P(("y", "x"))`` on a mesh ``("x", "y")``)."""
+
+    nd: NdSbp
+    order: tuple[int, ...]
+
+
+def spec_layout(
+    spec: PartitionSpec, axis_names: tuple[str, ...], where: str, reorder: bool = False
+) -> NdSbp | Reordered:
+    """A PartitionSpec on a mesh with ``axis_names`` as an nd_sbp; with
+    ``reorder``, one splitting by axes out of mesh order is ``Reordered``
+    (else an error)."""
     entries = list(spec)
     if any(e is PartitionSpec.UNCONSTRAINED for e in entries):
         raise ShardingError(f"{where}: {spec} is unconstrained in part; give None")
     unreduced = tuple(getattr(spec, "unreduced", ()) or ())
+    dims = spec_dims(entries, len(entries))
+    order = axis_order(dims, axis_names) if reorder else tuple(axis_names)
     try:
-        return nd_sbp_of(spec_dims(entries, len(entries)), axis_names, unreduced)
+        nd = nd_sbp_of(dims, order, unreduced)
     except NamedAxesError as e:
         raise ShardingError(f"{where}: {spec}: {e}") from e
+    if order == tuple(axis_names):
+        return nd
+    return Reordered(nd, tuple(axis_names.index(a) for a in order))
 
 
 def resolve_layouts(tree: Any, axis_names: tuple[str, ...], what: str) -> Any:
@@ -124,6 +143,6 @@ def resolve_layouts(tree: Any, axis_names: tuple[str, ...], what: str) -> Any:
                 "or give NamedShardings"
             )
         spec = leaf.spec if isinstance(leaf, NamedSharding) else leaf
-        return spec_layout(spec, axis_names, f"{what} layout")
+        return spec_layout(spec, axis_names, f"{what} layout", reorder=True)
 
     return jax.tree_util.tree_map(one, tree, is_leaf=is_sharding_leaf)

@@ -172,6 +172,8 @@ class Program:
     # Names of the hierarchy dims as mesh axes (the user's, from sdy.mesh);
     # empty: d0, d1, ...
     axis_names: tuple[str, ...] = ()
+    # The mesh axis names of placements from other meshes (sdy import).
+    placement_names: dict[Placement, tuple[str, ...]] = field(default_factory=dict)
 
     def placements(self) -> list[Placement]:
         """Every placement used, the default first, in order of appearance."""

@@ -43,6 +43,13 @@ from .collectives import (
     ReshardOp,
     sharding_of_value,
 )
+from .hints import (
+    HINT_OPS,
+    NamedComputationOp,
+    OpShardingRuleAttr,
+    PropagationBarrierOp,
+    ShardingGroupOp,
+)
 from .mesh import MeshOp, check_rank, check_sharding, mesh_of
 from .ops import ManualComputationOp, ReturnOp, ShardingConstraintOp
 from .verifier import SHARDING, verify_sdy_shardings
@@ -57,8 +64,10 @@ SDY = Dialect(
         ReshardOp,
         ConstantOp,
         *COLLECTIVES,
+        *HINT_OPS,
     ],
     [
+        OpShardingRuleAttr,
         MeshAttr,
         AxisRefAttr,
         DimShardingAttr,
@@ -94,11 +103,15 @@ __all__ = [
     "ManualComputationOp",
     "MeshAttr",
     "MeshOp",
+    "NamedComputationOp",
+    "OpShardingRuleAttr",
+    "PropagationBarrierOp",
     "ReduceScatterOp",
     "ReductionAttr",
     "ReshardOp",
     "ReturnOp",
     "ShardingConstraintOp",
+    "ShardingGroupOp",
     "TensorShardingAttr",
     "TensorShardingPerValueAttr",
     "check_rank",

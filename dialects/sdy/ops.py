@@ -54,6 +54,8 @@ from .attrs import (
     parse_sharding_list,
     print_sharding_list,
 )
+from .bodies import parse_body, print_body
+from .hints import NamedComputationOp
 from .mesh import check_rank, check_sharding, local_type
 
 
@@ -95,7 +97,9 @@ class ReturnOp(IRDLOperation):
 
     values = var_operand_def()
 
-    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(ManualComputationOp)))
+    traits = lazy_traits_def(
+        lambda: (IsTerminator(), HasParent(ManualComputationOp, NamedComputationOp))
+    )
 
     def __init__(self, values: Sequence[SSAValue | Operation] = ()) -> None:
         super().__init__(operands=[[SSAValue.get(v) for v in values]])
@@ -224,14 +228,7 @@ class ManualComputationOp(IRDLOperation):
         parser.parse_keyword("manual_axes")
         parser.parse_punctuation("=")
         axes = ManualAxesAttr.parse_body(parser)
-        args = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, parser.parse_argument
-        )
-        body = parser.parse_region(args)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ftype = parser.parse_function_type()
-        values = parser.resolve_operands(operands, ftype.inputs.data, parser.pos)
+        body, attrs, ftype, values = parse_body(parser, operands)
         op = cls(values, ftype.outputs.data, ins, outs, axes.names, body)
         op.attributes.update(attrs)
         return op
@@ -244,18 +241,7 @@ class ManualComputationOp(IRDLOperation):
         print_sharding_list(printer, self.out_shardings.shardings.data)
         printer.print_string(" manual_axes=")
         self.manual_axes.print_body(printer)
-        printer.print_string(" (")
-        for i, arg in enumerate(self.body.block.args):
-            if i:
-                printer.print_string(", ")
-            printer.print_ssa_value(arg)
-            printer.print_string(": ")
-            printer.print_attribute(arg.type)
-        printer.print_string(") ")
-        printer.print_region(self.body, print_entry_block_args=False)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_function_type(self.tensors.types, self.result_types)
+        print_body(printer, self, self.body)
 
 
 def _check_mesh(

@@ -33,6 +33,8 @@ def verify_sdy_shardings(module: ModuleOp) -> None:
                 raise VerifyException(
                     f"{SHARDING} on an op must be #sdy.sharding_per_value<[...]>"
                 )
+            if not op.results and _one_without_dims(attr):
+                continue  # Shardy's maximal (or replicated) op without results
             if len(attr.shardings.data) != len(op.results):
                 raise VerifyException(
                     f"{SHARDING}: {len(attr.shardings.data)} shardings for "
@@ -62,3 +64,10 @@ def _func(f: FuncOp) -> None:
                     f"{what} #{i}: {SHARDING} must be #sdy.sharding<...>"
                 )
             check_sharding(f, s, t, f"{what} #{i}")
+
+
+def _one_without_dims(attr: TensorShardingPerValueAttr) -> bool:
+    """One sharding that names no dimension: how Shardy marks where an op
+    without results (a side effect) runs."""
+    shardings = attr.shardings.data
+    return len(shardings) == 1 and not shardings[0].dims.data

@@ -289,14 +289,16 @@ class OptimizationBarrierOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> OptimizationBarrierOp:
+        # StableHLO writes the attributes first; sbpc has printed them after.
+        attributes = parser.parse_optional_attr_dict()
         if parser.parse_optional_punctuation("(") is not None:
             parser.parse_punctuation(")")
-            attributes = parser.parse_optional_attr_dict()
+            attributes |= parser.parse_optional_attr_dict()
             return cls([], attributes)
         operands = parser.parse_comma_separated_list(
             parser.Delimiter.NONE, parser.parse_unresolved_operand
         )
-        attributes = parser.parse_optional_attr_dict()
+        attributes |= parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types = parser.parse_comma_separated_list(
             parser.Delimiter.NONE, parser.parse_type

@@ -29,7 +29,7 @@ from sbpc.program import (
 
 from .legal import check_legal
 from .ops import UnsupportedTypeError, is_tensor_op, op_spec_of, plain_type
-from .sdy import mesh_axes
+from .sdy import mesh_axes, placement_names
 
 _KIND_OF: dict[type, CollectiveKind] = {
     sbp_dialect.AllGatherOp: CollectiveKind.ALL_GATHER,
@@ -83,7 +83,12 @@ def program_of(
         raise LocatedError(f, sbp_dialect.NO_PLACEMENT)
     placements = sbp_dialect.placement_map(module)
     ids: dict[SSAValue, int] = {}
-    program = Program(f.sym_name.data, default, axis_names=mesh_axes(module))
+    program = Program(
+        f.sym_name.data,
+        default,
+        axis_names=mesh_axes(module),
+        placement_names=placement_names(module),
+    )
 
     def new(value: SSAValue, op) -> int:
         try:

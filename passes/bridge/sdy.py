@@ -15,17 +15,27 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation, SSAValue
 
-from sbpc.algebra.named_axes import NamedAxesError, dim_axes_of, nd_sbp_of
+from sbpc.algebra.named_axes import (
+    NamedAxesError,
+    axis_factors,
+    axis_order,
+    dim_axes_of,
+    nd_sbp_of,
+    sub_axis_names,
+)
+from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp, Partial, format_nd_sbp
 from sbpc.dialects import sdy
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.dialects.sbp import PlacementAttr
 from sbpc.ops.manual import BodyOp
 from sbpc.ops.spec import OpSpec
 
@@ -42,10 +52,67 @@ def mesh_axes(module: Operation) -> tuple[str, ...]:
     return tuple(a.data for a in attr.data if isinstance(a, StringAttr))
 
 
+# An nd_sbp on the mesh's axes, each split into factors (Shardy's sub-axes),
+# in an order: the mesh's placement refined(factors).permuted(order).
+Ordered = tuple[NdSbp, tuple[tuple[int, ...], ...], tuple[int, ...]]
+
+
+PLACEMENT_NAMES = "sbp.placement_names"  # module: [[placement, [names]], ...]
+
+
+def placement_names(module: Operation) -> dict[Placement, tuple[str, ...]]:
+    """The module's ``sbp.placement_names``: the mesh axis names of the
+    placements of meshes other than the module's (``sbp-import-sdy``)."""
+    attr = module.attributes.get(PLACEMENT_NAMES)
+    out: dict[Placement, tuple[str, ...]] = {}
+    for pair in attr.data if isinstance(attr, ArrayAttr) else ():
+        p, names = pair.data
+        out[p.placement] = tuple(n.data for n in names.data)
+    return out
+
+
+def set_placement_names(
+    module: Operation, names: dict[Placement, tuple[str, ...]]
+) -> None:
+    if names:
+        module.attributes[PLACEMENT_NAMES] = ArrayAttr(
+            [
+                ArrayAttr([PlacementAttr(p), ArrayAttr([StringAttr(n) for n in ns])])
+                for p, ns in names.items()
+            ]
+        )
+
+
 def sharding_layout(
     at: Operation, sharding: sdy.TensorShardingAttr, mesh: sdy.MeshAttr | None
 ) -> NdSbp | None:
     """``sharding`` on ``mesh`` as an nd_sbp; None when it leaves everything open.
+
+    A dimension split by axes in another order than the mesh's is an error
+    here (``ordered_layout`` reads it on the axes reordered).
+    """
+    ordered = ordered_layout(at, sharding, mesh)
+    if ordered is None:
+        return None
+    nd, factors, order = ordered
+    if any(len(f) > 1 for f in factors):
+        raise LocatedError(at, f"{sharding}: sub-axes are not supported here")
+    if order != tuple(range(len(order))):
+        raise LocatedError(
+            at,
+            f"{sharding}: a dimension is split by mesh axes in another order than "
+            "the mesh's, which sbpc does not support here",
+        )
+    return nd
+
+
+def ordered_layout(
+    at: Operation, sharding: sdy.TensorShardingAttr, mesh: sdy.MeshAttr | None
+) -> Ordered | None:
+    """``sharding`` as an nd_sbp on the mesh's axes in ``order`` (mesh axis
+    ``order[k]`` is hierarchy dim ``k``: the mesh's own order unless a
+    dimension lists its axes in another, ``[{"y", "x"}]`` on ``("x", "y")``);
+    None when it leaves everything open.
 
     A sharding on a mesh without axes (JAX's ``@empty_mesh``, which it writes
     for typed PRNG keys) constrains nothing, whatever the module's mesh: None.
@@ -66,31 +133,62 @@ def sharding_layout(
     unreduced = sharding.unreduced.data
     refs = [*(r for d in dims for r in d.axes.data), *sharding.replicated.data]
     refs += list(unreduced)
-    for ref in refs:
-        if ref.sub_axis is not None:
-            raise LocatedError(
-                at,
-                f"sub-axis {ref.text()} in {sharding} is not supported: sbpc "
-                "splits by whole mesh axes",
-            )
     if dims and all(d.open and not d.axes.data for d in dims) and not unreduced:
         return None
-    names = [n for n, _ in mesh.axes]
     kind = sharding.reduction.data
     if unreduced and kind not in ("sum", "max", "min"):
         raise LocatedError(at, f"{sharding}: unreduced={kind} is not supported")
     try:
-        for r in sharding.replicated.data:
-            if r.axis.data not in names:
-                raise NamedAxesError(f"unknown mesh axis '{r.axis.data}'")
-        nd = nd_sbp_of(
-            [[r.axis.data for r in d.axes.data] for d in dims],
-            names,
-            [r.axis.data for r in unreduced],
-        )
+        nd, factors, order = _read(sharding, mesh, refs)
     except NamedAxesError as e:
         raise LocatedError(at, f"{sharding}: {e}") from e
-    return tuple(Partial(kind) if isinstance(s, Partial) else s for s in nd)  # type: ignore[arg-type]
+    if any(len(f) > 1 for f in factors) and order != tuple(range(len(order))):
+        raise LocatedError(
+            at,
+            f"{sharding}: sub-axes together with axes out of mesh order are not "
+            "supported",
+        )
+    nd = tuple(Partial(kind) if isinstance(s, Partial) else s for s in nd)  # type: ignore[arg-type]
+    return nd, factors, order
+
+
+def _read(
+    sharding: sdy.TensorShardingAttr, mesh: sdy.MeshAttr, refs: list[sdy.AxisRefAttr]
+) -> Ordered:
+    """The nd_sbp on the mesh's axes split where the sub-axes cut them and
+    put in an order that lists each dimension's axes major first."""
+    names = [n for n, _ in mesh.axes]
+    for r in refs:
+        if r.axis.data not in names:
+            raise NamedAxesError(f"unknown mesh axis '{r.axis.data}'")
+    subs = [(r.axis.data, *r.sub_axis) for r in refs if r.sub_axis is not None]
+    factors = axis_factors(mesh.axes, subs)
+    pieces = {
+        n: list(
+            zip(
+                sub_axis_names(n, f),
+                itertools.accumulate(f, operator.mul, initial=1),
+                f,
+                strict=False,
+            )
+        )
+        for n, f in zip(names, factors, strict=True)
+    }
+
+    def refined(r: sdy.AxisRefAttr) -> list[str]:
+        pre, size = r.sub_axis or (1, dict(mesh.axes)[r.axis.data])
+        return [
+            name
+            for name, at, n in pieces[r.axis.data]
+            if pre <= at and at * n <= pre * size
+        ]
+
+    split = [[a for r in d.axes.data for a in refined(r)] for d in sharding.dims.data]
+    all_names = [name for n in names for name, _, _ in pieces[n]]
+    ordered = axis_order(split, all_names)
+    unreduced = [a for r in sharding.unreduced.data for a in refined(r)]
+    nd = nd_sbp_of(split, ordered, unreduced)
+    return nd, tuple(factors), tuple(all_names.index(a) for a in ordered)
 
 
 def _same_mesh(

@@ -101,6 +101,57 @@ class Placement:
 
         return build(0, 0)
 
+    def permuted(self, order: Sequence[int]) -> Placement:
+        """The same devices with hierarchy dim ``k`` being this one's dim
+        ``order[k]`` (the rank array transposed): how a layout that splits
+        by mesh axes in another order than the mesh's is laid out."""
+        if sorted(order) != list(range(self.ndim)):
+            raise PlacementError(f"{list(order)} is not an order of {self.ndim} dims")
+        hierarchy = tuple(self.hierarchy[k] for k in order)
+        ranks = tuple(
+            self.rank_at(tuple(c[order.index(k)] for k in range(self.ndim)))
+            for c in itertools.product(*(range(n) for n in hierarchy))
+        )
+        return Placement(self.device, hierarchy, ranks)
+
+    def order_in(self, other: Placement) -> tuple[int, ...] | None:
+        """The ``order`` with ``other.permuted(order) == self``, None if none
+        (the identity first: a placement is its own unpermuted self)."""
+        if self.device != other.device or self.ndim != other.ndim:
+            return None
+        if sorted(self.hierarchy) != sorted(other.hierarchy):
+            return None
+        for order in itertools.permutations(range(self.ndim)):
+            same_shape = [other.hierarchy[k] for k in order] == list(self.hierarchy)
+            if same_shape and other.permuted(order) == self:
+                return tuple(order)
+        return None
+
+    def refined(self, factors: Sequence[Sequence[int]]) -> Placement:
+        """The same devices in the same order with hierarchy dim ``k`` split
+        into ``factors[k]``, major first (Shardy's sub-axes: ``"x":(1)2``,
+        ``"x":(2)2`` of an axis of 4 are factors ``[2, 2]``)."""
+        if len(factors) != self.ndim or any(
+            math.prod(f) != n for f, n in zip(factors, self.hierarchy, strict=True)
+        ):
+            raise PlacementError(f"{list(factors)} do not split {list(self.hierarchy)}")
+        return Placement(self.device, tuple(n for f in factors for n in f), self.ranks)
+
+    def factors_in(self, other: Placement) -> tuple[tuple[int, ...], ...] | None:
+        """The ``factors`` with ``other.refined(factors) == self``, None if none."""
+        if self.device != other.device or self.ranks != other.ranks:
+            return None
+        factors: list[tuple[int, ...]] = []
+        rest = list(self.hierarchy)
+        for n in other.hierarchy:
+            take: list[int] = []
+            while rest and math.prod(take) < n:
+                take.append(rest.pop(0))
+            if math.prod(take) != n:
+                return None
+            factors.append(tuple(take))
+        return tuple(factors) if not rest else None
+
     def __str__(self) -> str:
         return f"{self.device}, {self.nested_ranks()}"
 

@@ -20,7 +20,8 @@ hierarchy dim holding another partial kind (pieces combine inner dim first).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, Sbp, Split, format_nd_sbp
@@ -47,6 +48,16 @@ AXIS_NAMES: ContextVar[tuple[str, ...]] = ContextVar("AXIS_NAMES", default=())
 def axis_name(dim: int) -> str:
     names = AXIS_NAMES.get()
     return names[dim] if dim < len(names) else f"d{dim}"
+
+
+@contextmanager
+def named_axes(names: tuple[str, ...]) -> Iterator[None]:
+    """Emit with hierarchy dim ``k`` named ``names[k]``."""
+    token = AXIS_NAMES.set(names)
+    try:
+        yield
+    finally:
+        AXIS_NAMES.reset(token)
 
 
 def axes_expr(dims: Sequence[int]) -> str:

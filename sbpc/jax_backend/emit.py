@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sbpc.algebra.layout import UnevenSplitError, block_index, local_shape, local_slices
+from sbpc.algebra.named_axes import placement_axes
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, NdSbp, Partial, Split, format_nd_sbp
 from sbpc.algebra.signature import Signature
@@ -56,6 +57,7 @@ from sbpc.jax_backend.collectives import (
     axis_name,
     check_step,
     combined_step_expr,
+    named_axes,
     partial_dims,
     partition_spec,
     step_expr,
@@ -197,6 +199,15 @@ class _Emitter:
         self.placements = program.placements()
         self._analyze()
         self.steps = self._steps()
+
+    def _on(self, p: Placement):  # a context manager
+        """Name the mesh axes as placement ``p``'s mesh does."""
+        return named_axes(self._axes(p))
+
+    def _axes(self, p: Placement) -> tuple[str, ...]:
+        return placement_axes(
+            self.p.placement, self.p.axis_names, p, self.p.placement_names
+        )
 
     # -- checks -------------------------------------------------------------------
 
@@ -425,13 +436,15 @@ class _Emitter:
         for k, step in enumerate(self.steps):
             if isinstance(step, _Stage):
                 name = f"_stage{k}"
-                stage_defs += self._stage_source(name, step)
-                step_rows.append(self._stage_row(name, step))
+                with self._on(step.placement):
+                    stage_defs += self._stage_source(name, step)
+                    step_rows.append(self._stage_row(name, step))
             else:
                 i, t = step
                 to = t.to_placement
                 assert to is not None
-                spec = partition_spec(t.dst, self.p.types[t.result].rank)
+                with self._on(to):
+                    spec = partition_spec(t.dst, self.p.types[t.result].rank)
                 step_rows.append(
                     f'    _Transfer("v{t.operand}", "v{t.result}", '
                     f"{self.placements.index(to)}, {spec}),  # {_one_line(_label(t, i))}"
@@ -488,13 +501,15 @@ class _Emitter:
     def _header(self) -> list[str]:
         p0 = self.p.placement
         index = self.placements.index
-        in_specs = [
-            partition_spec(a.layout, self.p.types[a.value].rank) for a in self.p.args
-        ]
-        out_specs = [
-            partition_spec(r.layout, self.p.types[r.value].rank, stacked=True)
-            for r in self.p.results
-        ]
+        in_specs, out_specs = [], []
+        for a in self.p.args:
+            with self._on(a.placement):
+                in_specs.append(partition_spec(a.layout, self.p.types[a.value].rank))
+        for r in self.p.results:
+            with self._on(r.placement):
+                out_specs.append(
+                    partition_spec(r.layout, self.p.types[r.value].rank, stacked=True)
+                )
         out_kinds = [
             tuple(r.layout[k].kind for k in partial_dims(r.layout))  # type: ignore[union-attr]
             for r in self.p.results
@@ -510,6 +525,7 @@ class _Emitter:
                 f"({py_tuple(p.ranks)}, {py_tuple(p.hierarchy)})"
                 for p in self.placements
             ),
+            *self._placement_axes_lines(),
             f"ARG_PLACEMENTS = {py_tuple([index(a.placement) for a in self.p.args])}",
             f"OUT_PLACEMENTS = {py_tuple([index(r.placement) for r in self.p.results])}",
             "IN_SPECS = " + _src_tuple(in_specs),
@@ -525,6 +541,15 @@ class _Emitter:
             + _literal([_key(r.value, _kept(r)) for r in self.p.results]),
         ]
         return lines
+
+    def _placement_axes_lines(self) -> list[str]:
+        """``PLACEMENT_AXES``, where a placement's mesh names its axes in
+        another order than ``MESH_AXES`` (the runtime's ``_mesh``)."""
+        axes = [self._axes(p) for p in self.placements]
+        plain = axes[self.placements.index(self.p.placement)]
+        if all(a[: len(plain)] == plain[: len(a)] for a in axes):
+            return []
+        return ["PLACEMENT_AXES = " + _literal([tuple(a) for a in axes])]
 
     def _padding_lines(self) -> list[str]:
         """ARG_PADS / OUT_PADS / PUT_SPECS: uneven splits (sbpc.jax_backend.uneven)."""

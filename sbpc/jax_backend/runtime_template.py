@@ -143,6 +143,8 @@ def _mesh(index, devices):
     axes = tuple(
         MESH_AXES[k] if k < len(MESH_AXES) else f"d{k}" for k in range(len(shape))
     )
+    if "PLACEMENT_AXES" in globals():  # a placement with its axes reordered
+        axes = globals()["PLACEMENT_AXES"][index]
     return Mesh(grid.reshape(shape), axes, axis_types=(AxisType.Auto,) * len(shape))
 
 

@@ -143,3 +143,13 @@ def test_no_tests_under_the_path_is_an_error(tmp_path, capsys) -> None:
 @pytest.fixture(autouse=True)
 def _no_debug(monkeypatch) -> None:
     monkeypatch.setattr(se, "DEBUG", False)
+
+
+def test_a_sub_axis_is_the_middle_of_its_axis_reshaped() -> None:
+    """``"x":(pre)size``: x reshaped [pre, size, post], pre major (Shardy's
+    sharding_representation.md): of x=4, ``(1)2`` is x // 2, ``(2)2`` x % 2."""
+    mesh = se.Mesh((("x", 4),), None)
+    major = [se.piece_slices((8,), [[("x", 1, 2)]], mesh, d)[0][0] for d in range(4)]
+    minor = [se.piece_slices((8,), [[("x", 2, 2)]], mesh, d)[0][0] for d in range(4)]
+    assert [s.start for s in major] == [0, 0, 4, 4]
+    assert [s.start for s in minor] == [0, 4, 0, 4]

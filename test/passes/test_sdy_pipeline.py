@@ -127,6 +127,20 @@ def _shard_map_axis_index(m: jax.sharding.Mesh) -> Case:
     return Case(body, [(4, 8)], m, None)
 
 
+def _axis_order(m: jax.sharding.Mesh) -> Case:
+    """P(("y", "x")): pieces laid y-major, in, in a constraint and out."""
+
+    def f(a, b):
+        c = jax.lax.with_sharding_constraint(
+            jnp.sin(a) * 2.0, NamedSharding(m, P(("y", "x"), None))
+        )
+        return c @ b
+
+    return Case(
+        f, [(16, 8), (8, 8)], m, (P(("y", "x"), None), P("x")), P(None, ("y", "x"))
+    )
+
+
 def permuted_mesh() -> jax.sharding.Mesh:
     """A 2x4 mesh whose devices are not in id order."""
     devices = np.asarray(jax.devices()[:8])[[3, 1, 0, 2, 7, 5, 6, 4]]
@@ -146,6 +160,7 @@ def cases() -> dict[str, Callable[[], Case]]:
         "shard_map-two-results": lambda: _shard_map_two_results(m),
         "shard_map-axis-index": lambda: _shard_map_axis_index(m),
         "shard_map-axis-index-permuted": lambda: _shard_map_axis_index(permuted_mesh()),
+        "axis-order": lambda: _axis_order(m),
     }
 
 
@@ -184,6 +199,10 @@ def test_pipeline_keeps_specs_and_numbers(name, tmp_path, load_module) -> None:
     rng = np.random.default_rng(0)
     args = [rng.standard_normal(s, dtype=np.float32) for s in case.shapes]
     want = np.asarray(jitted(*args))
-    got = emitted.logical(emitted.build()(*emitted.put_args(*args)))
+    raw = emitted.build()(*emitted.put_args(*args))
+    got = emitted.logical(raw)
     got = got[0] if isinstance(got, tuple | list) else got
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+    if case.out_spec is not None:  # each device holds jax.jit's piece
+        want_map = jitted(*args).sharding.devices_indices_map(want.shape)
+        assert raw.sharding.devices_indices_map(want.shape) == want_map

@@ -11,21 +11,3 @@ func.func @in_manual_body(%arg0: tensor<16x32xf32>) -> tensor<16x32xf32> {
   } : (tensor<16x32xf32>) -> tensor<16x32xf32>
   return %0 : tensor<16x32xf32>
 }
-
-// -----
-
-sdy.mesh @m = <["x"=4, "y"=2]>
-func.func @sub_axis(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{sub-axis "x":(1)2 in #sdy.sharding<@m, [{"y"}, {"x":(1)2}]> is not supported: sbpc splits by whole mesh axes}}
-  %0 = sdy.reshard %arg0 <@m, [{"y"}, {"x":(1)2}]> : tensor<16x8xf32>
-  return %0 : tensor<16x8xf32>
-}
-
-// -----
-
-sdy.mesh @m = <["x"=2, "y"=2]>
-func.func @axis_order(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{#sdy.sharding<@m, [{"y", "x"}, {}]>:}}
-  %0 = sdy.all_slice [{"y", "x"}, {}] %arg0 out_sharding=<@m, [{"y", "x"}, {}]> : tensor<16x8xf32>
-  return %0 : tensor<16x8xf32>
-}

@@ -34,7 +34,7 @@ func.func @generic_form(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @sdy_op_not_read(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'sdy.propagation_barrier' is not supported: sbpc reads the sdy ops listed in docs/ops.md}}
-  %0 = sdy.propagation_barrier %a allowed_direction=NONE : tensor<4xf32>
+  // expected-error @+1 {{'sdy.data_flow_edge' is not supported: sbpc reads the sdy ops listed in docs/ops.md}}
+  %0 = sdy.data_flow_edge %a : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
