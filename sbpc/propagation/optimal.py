@@ -57,6 +57,7 @@ from sbpc.propagation.solver.bound import (
 )
 from sbpc.propagation.solver.content_memo import ContentMemo
 from sbpc.propagation.solver.layers import Copies, find_copies
+from sbpc.propagation.solver.memory_price import within_budget
 from sbpc.propagation.solver.pairwise import PairwiseProblem, condition
 from sbpc.propagation.solver.shrink import (
     Record,
@@ -103,6 +104,8 @@ class Optimal(Strategy):
     ``cluster``: without a budget or time limit, first solve one repeated
     layer and certify its copies with a bound of the whole core
     (``_clustered``); the whole core's LP runs only when that proves nothing.
+    ``price_above``: under a budget, a graph of more nodes prices memory
+    (``memory_price``: fast, not proven) instead of the budgeted program.
     """
 
     name: ClassVar[str] = "optimal"
@@ -118,6 +121,7 @@ class Optimal(Strategy):
     # Solve one repeated layer and certify its copies (``_clustered``); off:
     # the LP of the whole core, as before.
     cluster: bool = True
+    price_above: int = 400
 
     def choose(self, problem: Problem) -> Choice:
         started = time.perf_counter()
@@ -185,6 +189,13 @@ class Optimal(Strategy):
                 and memory.floor() > memory_budget
             ):
                 raise no_plan_fits()
+            if memory is not None and len(graph.nodes) > self.price_above:
+                assert memory_budget is not None
+                full = within_budget(
+                    problem.graph, problem.costs, memory, memory_budget, stats,
+                    lambda p: _solve_exact(p, self.mip_rel_gap, self.threads),
+                )  # fmt: skip
+                return self._done(full, stats, started, built, shrunk)
             result = None
             if self.cluster and memory is None and time_limit is None:
                 result = _clustered(pairwise, core, self.mip_rel_gap, self.threads)
