@@ -156,21 +156,8 @@ def search(
     found = PriceSearch(budget, [first])
     lam = max(first.cost, 1e-30) / max(first.peak, 1.0)
     low, high = 0.0, math.inf
-    for _ in range(MAX_RAISES):
-        tried = solve(lam, sorted(hot))
-        if tried is None:
-            break
-        found.tries.append(tried)
-        if tried.peak <= budget:
-            high = lam
-            break
-        low = lam
-        hot |= over(tried)
-        lam *= GROWTH
-    if not math.isfinite(high):
-        return found
-    for _ in range(BISECTIONS):
-        lam = math.sqrt(low * high) if low > 0 else high / GROWTH
+    raises = bisections = 0
+    while True:
         tried = solve(lam, sorted(hot))
         if tried is None:
             break
@@ -179,6 +166,18 @@ def search(
             high = lam
         else:
             low = lam
+            if not math.isfinite(high):
+                hot |= over(tried)
+        if math.isfinite(high):  # bisect in log lam
+            if bisections == BISECTIONS:
+                break
+            bisections += 1
+            lam = math.sqrt(low * high) if low > 0 else high / GROWTH
+        else:  # raise
+            raises += 1
+            if raises == MAX_RAISES:
+                break
+            lam *= GROWTH
     return found
 
 
