@@ -101,7 +101,11 @@ class SbpRematPass(ModulePass):
         recomputing more never to need more memory), so a 32-layer step
         takes 2 + 5 propagations, not up to 33."""
         most = max((len(_found(f)) for f in _functions(op)), default=0)
-        propagate = SbpPropagatePass(strategy=self.strategy, cost_model=self.cost_model)
+        # Without a budget, not even the cost model's mem= (each count's
+        # peak is compared here; a budget would make the trials fail).
+        propagate = SbpPropagatePass(
+            strategy=self.strategy, cost_model=self.cost_model, memory_budget=UNBOUNDED
+        )
 
         def fits(count: int) -> bool:
             trial = op.clone()
@@ -123,6 +127,9 @@ class SbpRematPass(ModulePass):
             else:
                 over = middle
         return fit
+
+
+UNBOUNDED = 1e300  # bytes: a budget every plan fits
 
 
 def _functions(op: ModuleOp) -> list[func.FuncOp]:
