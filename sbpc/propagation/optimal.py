@@ -34,12 +34,11 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
 import highspy
-import numpy as np
 
 from sbpc.propagation import progress
 from sbpc.propagation.graph import PropagationError
@@ -56,7 +55,9 @@ from sbpc.propagation.solver.bound import (
     window,
 )
 from sbpc.propagation.solver.content_memo import ContentMemo
+from sbpc.propagation.solver.ilp import Ilp, IlpResult, percent
 from sbpc.propagation.solver.layers import Copies, accepted_gap, find_copies
+from sbpc.propagation.solver.memory_price import within_budget
 from sbpc.propagation.solver.pairwise import PairwiseProblem, condition
 from sbpc.propagation.solver.shrink import (
     Record,
@@ -103,6 +104,8 @@ class Optimal(Strategy):
     ``cluster``: without a budget or time limit, first solve one repeated
     layer and certify its copies with a bound of the whole core
     (``_clustered``); the whole core's LP runs only when that proves nothing.
+    ``price_above``: under a budget, a graph of more nodes prices memory
+    (``memory_price``: fast, not proven) instead of the budgeted program.
     """
 
     name: ClassVar[str] = "optimal"
@@ -118,6 +121,7 @@ class Optimal(Strategy):
     # Solve one repeated layer and certify its copies (``_clustered``); off:
     # the LP of the whole core, as before.
     cluster: bool = True
+    price_above: int = 400
 
     def choose(self, problem: Problem) -> Choice:
         started = time.perf_counter()
@@ -185,6 +189,13 @@ class Optimal(Strategy):
                 and memory.floor() > memory_budget
             ):
                 raise no_plan_fits()
+            if memory is not None and len(graph.nodes) > self.price_above:
+                assert memory_budget is not None
+                full = within_budget(
+                    problem.graph, problem.costs, memory, memory_budget, stats,
+                    lambda p: _solve_exact(p, self.mip_rel_gap, self.threads),
+                )  # fmt: skip
+                return self._done(full, stats, started, built, shrunk)
             result = None
             if self.cluster and memory is None and time_limit is None:
                 accept = accepted_gap(pairwise, core, self.mip_rel_gap)
@@ -196,7 +207,7 @@ class Optimal(Strategy):
                     result = None
             if result is None:
                 with phase("ilp build"):
-                    ilp = _Ilp(pairwise, core, memory, memory_budget)
+                    ilp = Ilp(pairwise, core, memory, memory_budget)
                 result = self._solve(ilp, left, start)
                 if memory is not None and memory_budget is not None:
                     result = self._refine(
@@ -254,7 +265,7 @@ class Optimal(Strategy):
         stats["seconds_solve"] = solved - shrunk
         return Choice(labels, stats)
 
-    def _solve(self, ilp: _Ilp, left: Seconds, start: list[int] | None) -> _Result:
+    def _solve(self, ilp: Ilp, left: Seconds, start: list[int] | None) -> IlpResult:
         """The integer program's optimum: its LP relaxation when integral,
         else the MIP; each solve within what ``left()`` says is left."""
         result = None
@@ -269,13 +280,13 @@ class Optimal(Strategy):
     def _refine(
         self,
         problem: Problem,
-        ilp: _Ilp,
+        ilp: Ilp,
         memory: MemoryRows,
         records: list[Record],
-        result: _Result,
+        result: IlpResult,
         left: Seconds,
         start: list[int] | None,
-    ) -> _Result:
+    ) -> IlpResult:
         """``result`` checked against the exact memory model (``plan_memory``;
         the rows only estimate it, ``memory_rows``): while the plan exceeds
         the budget, each row that covers a half-step over it is lowered by
@@ -316,7 +327,7 @@ class Optimal(Strategy):
             result = self._solve(ilp, left, start)
         if least == math.inf and result.status == "Infeasible":
             return result  # the rows as given admit no plan
-        return _Result(None, least, _UNREFINED, result.stats)
+        return IlpResult(None, least, _UNREFINED, result.stats)
 
     def _least_peak(
         self,
@@ -337,7 +348,7 @@ class Optimal(Strategy):
         seconds = self.peak_seconds if seconds is None else seconds
         found: list[int] | None = start
         if start is None or seconds > MIN_SOLVE_SECONDS:
-            ilp = _Ilp(pairwise, core, memory, None, minimise_peak=True)
+            ilp = Ilp(pairwise, core, memory, None, minimise_peak=True)
             found = ilp.solve(seconds, self.mip_rel_gap, self.threads, start).labels
         if found is None:
             return None, math.inf
@@ -395,7 +406,7 @@ def _solve_exact(
     labels = [0] * len(problem)
     bound = problem.constant
     if core:
-        ilp = _Ilp(problem, core, None, None)
+        ilp = Ilp(problem, core, None, None)
         result = ilp.solve_relaxation(None, rel_gap, threads)
         if result is not None:  # integral: its bound is the LP's optimum
             objective = result.stats["objective"]
@@ -417,7 +428,7 @@ def _clustered(
     rel_gap: float,
     threads: int | None,
     accept: float | None = None,
-) -> _Result:
+) -> IlpResult:
     """The core's optimum through its repeated layers, when they prove it.
 
     Find the copies of one layer (``layers.find_copies``); solve the LP of
@@ -467,7 +478,7 @@ def _clustered_at(
     accept: float,
     threads: int | None,
     stats: dict,
-) -> _Result | None:
+) -> IlpResult | None:
     """``_clustered`` with a window of ``hops``: the result within
     ``accept`` of its bound, or None (``stats["cluster_why"]`` says why)."""
     started = time.perf_counter()
@@ -515,22 +526,22 @@ def _clustered_at(
     progress.current().done(
         f"optimal: clustered ({hops} hops)",
         time.perf_counter() - started,
-        f"gap {_percent(gap)}",
+        f"gap {percent(gap)}",
     )
     if not math.isfinite(energy) or gap > accept:
         stats["cluster_gap"] = gap
         del stats["objective"], stats["gap"]
-        stats["cluster_why"] = f"gap {_percent(gap)} above mip_rel_gap"
+        stats["cluster_why"] = f"gap {percent(gap)} above mip_rel_gap"
         return None
     if gap <= rel_gap:
         stats["status"] = "Optimal (repeated layers, certified)"
         stats.update({"proven": True, "cluster": "proven"})
     else:  # a large core: its whole LP would cost minutes
-        stats["status"] = f"repeated layers, within {_percent(gap)} of optimal"
-        stats.update({"proven": False, "cluster": f"kept at gap {_percent(gap)}"})
+        stats["status"] = f"repeated layers, within {percent(gap)} of optimal"
+        stats.update({"proven": False, "cluster": f"kept at gap {percent(gap)}"})
     for narrower in ("cluster_gap", "cluster_why"):  # a narrower window's
         stats.pop(narrower, None)
-    return _Result([labels[v] for v in core], energy, stats["status"], stats)
+    return IlpResult([labels[v] for v in core], energy, stats["status"], stats)
 
 
 def _replicated(
@@ -570,14 +581,14 @@ def _window_messages(
     rel_gap: float,
     threads: int | None,
     hops: int = WINDOW_HOPS[0],
-) -> tuple[list[int], _Result | None, Messages | None]:
+) -> tuple[list[int], IlpResult | None, Messages | None]:
     """(the window around the middle copy, its LP's result when integral,
     its duals as messages for the ``covered`` factors of every copy; None
     when the LP has no optimum).  Messages need no integral LP: any
     messages give a valid bound."""
     middle = copies.count // 2
     nodes = window(problem, copies.nodes(middle), hops)
-    ilp = _Ilp(restrict(problem, nodes), nodes, None, None)
+    ilp = Ilp(restrict(problem, nodes), nodes, None, None)
     relaxed = ilp.solve_relaxation(None, rel_gap, threads, WINDOW_DUAL_TOLERANCE)
     if ilp.relaxed.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return nodes, None, None
@@ -611,14 +622,10 @@ def _residual_bound(
     return (-math.inf if solved is None else solved[1]), False
 
 
-def _declined(why: str, stats: dict) -> _Result:
+def _declined(why: str, stats: dict) -> IlpResult:
     """Clustering's answer when it proves nothing: no labels, and why."""
     stats["cluster"] = why
-    return _Result(None, math.inf, why, stats)
-
-
-def _percent(gap: float) -> str:
-    return f"{100 * gap:.3g}%" if math.isfinite(gap) else "unknown"
+    return IlpResult(None, math.inf, why, stats)
 
 
 def _greedy_start(
@@ -635,366 +642,3 @@ def _greedy_start(
         return None
     relabel_forward(records, labels)
     return [labels[v] for v in core]
-
-
-@dataclass
-class _Result:
-    labels: list[int] | None
-    objective: float
-    status: str
-    stats: dict
-
-
-class _Ilp:
-    """The integer program of one core, built column by column in numpy."""
-
-    def __init__(
-        self,
-        problem: PairwiseProblem,
-        core: Sequence[int],
-        memory: MemoryRows | None,
-        budget: float | None,
-        minimise_peak: bool = False,
-    ) -> None:
-        self.problem = problem
-        self.core = list(core)
-        self.minimise_peak = minimise_peak
-        self.memory = memory
-        self.budget = budget
-        col_of: dict[int, int] = {}
-        cost: list[np.ndarray] = []
-        upper: list[np.ndarray] = []
-        n_cols = 0
-        for v in self.core:
-            col_of[v] = n_cols
-            u = problem.unary[v]
-            cost.append(np.where(np.isfinite(u), u, 0.0))
-            upper.append(np.where(np.isfinite(u), 1.0, 0.0))
-            n_cols += len(u)
-        self.col_of = col_of
-        self.n_x = n_cols
-        rows_i: list[np.ndarray] = []
-        cols_i: list[np.ndarray] = []
-        vals: list[np.ndarray] = []
-        lower: list[float] = []
-        upper_row: list[float] = []
-        n_rows = 0
-        for v in self.core:  # one label per node
-            k = problem.sizes[v]
-            rows_i.append(np.full(k, n_rows))
-            cols_i.append(col_of[v] + np.arange(k))
-            vals.append(np.ones(k))
-            lower.append(1.0)
-            upper_row.append(1.0)
-            n_rows += 1
-        for f in problem.factors.values():
-            n_r, n_c = f.table.shape
-            flat = f.table.reshape(-1)
-            e_cols = n_cols + np.arange(n_r * n_c)
-            cost.append(np.where(np.isfinite(flat), flat, 0.0))
-            upper.append(np.where(np.isfinite(flat), np.inf, 0.0))
-            n_cols += n_r * n_c
-            r_of_e = np.repeat(np.arange(n_r), n_c)
-            c_of_e = np.tile(np.arange(n_c), n_r)
-            # rows: sum_c e[r, c] - sum_{i in r} x[a, i] = 0, then the columns
-            rows_i += [n_rows + r_of_e, n_rows + f.ga]
-            cols_i += [e_cols, col_of[f.a] + np.arange(len(f.ga))]
-            vals += [np.ones(n_r * n_c), -np.ones(len(f.ga))]
-            rows_i += [n_rows + n_r + c_of_e, n_rows + n_r + f.gb]
-            cols_i += [e_cols, col_of[f.b] + np.arange(len(f.gb))]
-            vals += [np.ones(n_r * n_c), -np.ones(len(f.gb))]
-            lower += [0.0] * (n_r + n_c)
-            upper_row += [0.0] * (n_r + n_c)
-            n_rows += n_r + n_c
-        if minimise_peak:
-            cost = [np.zeros(c.shape) for c in cost]
-            self.peak_col = n_cols
-            cost.append(np.ones(1))
-            upper.append(np.full(1, np.inf))
-            n_cols += 1
-        self.memory_scale = 1.0
-        self.box_col0 = -1  # the first box column (memory rows only)
-        if memory is not None and (budget is not None or minimise_peak):
-            # Rows in units of the budget (or of the largest row) keep HiGHS's
-            # tolerances meaningful for byte counts.
-            biggest = max(
-                (sum(float(b.max()) for b in row.values()) for row in memory.rows),
-                default=1.0,
-            )
-            scale = budget if budget else max(biggest, 1.0)
-            self.memory_scale = scale
-            # A column per box, its bytes (in scale units) whenever it exists.
-            box0 = n_cols
-            cost.append(np.zeros(len(memory.boxes)))
-            upper.append(np.full(len(memory.boxes), np.inf))
-            n_cols += len(memory.boxes)
-            self.box_col0 = box0
-            for i, box in enumerate(memory.boxes):
-                nb = box.nbytes / scale
-                for a, wants_a, b, wants_b, no_copy in box.pairs:
-                    # w >= nb * (a wants + b wants - 1 - made); one read: a is b
-                    terms = [(a, wants_a), (box.producer, ~no_copy)]
-                    constant = 0.0
-                    if b != a:
-                        terms.append((b, wants_b))
-                        constant = -1.0
-                    elif wants_b is not wants_a:
-                        terms[0] = (a, wants_a & wants_b)
-                    # ~no_copy counts as 1 - no_copy: the -1 moves to the bound
-                    constant -= 1.0
-                    for node, mask in terms:
-                        weights = nb * mask.astype(float)
-                        if node in col_of:
-                            rows_i.append(np.full(len(mask), n_rows))
-                            cols_i.append(col_of[node] + np.arange(len(mask)))
-                            vals.append(weights)
-                        else:
-                            constant += float(weights[0]) / nb if nb else 0.0
-                    rows_i.append(np.full(1, n_rows))
-                    cols_i.append(np.full(1, box0 + i))
-                    vals.append(-np.ones(1))
-                    lower.append(-np.inf)
-                    upper_row.append(-constant * nb)
-                    n_rows += 1
-            self.memory_row0 = n_rows
-            for row, boxed in zip(memory.rows, memory.row_boxes, strict=True):
-                constant = 0.0
-                for node, b in row.items():
-                    if node in col_of:
-                        rows_i.append(np.full(len(b), n_rows))
-                        cols_i.append(col_of[node] + np.arange(len(b)))
-                        vals.append(b / scale)
-                    else:
-                        constant += float(b[0])
-                if boxed:
-                    rows_i.append(np.full(len(boxed), n_rows))
-                    cols_i.append(box0 + np.array(boxed))
-                    vals.append(np.ones(len(boxed)))
-                lower.append(-np.inf)
-                if minimise_peak:
-                    rows_i.append(np.full(1, n_rows))
-                    cols_i.append(np.full(1, self.peak_col))
-                    vals.append(-np.ones(1))
-                    upper_row.append(-constant / scale)
-                else:
-                    assert budget is not None
-                    upper_row.append((budget - constant) / scale)
-                n_rows += 1
-        c = np.concatenate(cost)
-        finite = np.abs(c[np.isfinite(c)])
-        self.scale = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
-        self.cost = c / self.scale
-        self.col_upper = np.concatenate(upper)
-        self.n_cols = n_cols
-        self.row_lower = np.array(lower)
-        self.row_upper = np.array(upper_row)
-        self.n_rows = n_rows
-        r = np.concatenate(rows_i) if rows_i else np.zeros(0, dtype=np.int64)
-        cc = np.concatenate(cols_i) if cols_i else np.zeros(0, dtype=np.int64)
-        vv = np.concatenate(vals) if vals else np.zeros(0)
-        # No explicit zeros (a memory row over empty tensors holds them): on
-        # them HiGHS's presolve ran for minutes past its time limit.
-        nonzero = vv != 0
-        r, cc, vv = r[nonzero], cc[nonzero], vv[nonzero]
-        order = np.lexsort((cc, r))
-        self.a_index = cc[order].astype(np.int32)
-        self.a_value = vv[order]
-        self.a_start = np.searchsorted(r[order], np.arange(n_rows + 1)).astype(np.int32)
-
-    def tighten(self, gaps: dict[int, float]) -> None:
-        """Lower memory row ``r``'s bound by ``gaps[r]`` bytes."""
-        for r, gap in gaps.items():
-            self.row_upper[self.memory_row0 + r] -= gap / self.memory_scale
-
-    def _highs(
-        self, time_limit: float | None, threads: int | None, integer: bool
-    ) -> highspy.Highs:
-        """HiGHS holding this program (its relaxation unless ``integer``)."""
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        if time_limit is not None:
-            h.setOptionValue("time_limit", float(time_limit))
-        if threads is not None:
-            h.setOptionValue("threads", threads)
-        lp = highspy.HighsLp()
-        lp.num_col_ = self.n_cols
-        lp.num_row_ = self.n_rows
-        lp.col_cost_ = self.cost
-        lp.col_lower_ = np.zeros(self.n_cols)
-        lp.col_upper_ = self.col_upper
-        lp.row_lower_ = self.row_lower
-        lp.row_upper_ = self.row_upper
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.num_col_ = self.n_cols
-        lp.a_matrix_.num_row_ = self.n_rows
-        lp.a_matrix_.start_ = self.a_start
-        lp.a_matrix_.index_ = self.a_index
-        lp.a_matrix_.value_ = self.a_value
-        if integer:
-            integrality = [highspy.HighsVarType.kContinuous] * self.n_cols
-            for i in range(self.n_x):
-                integrality[i] = highspy.HighsVarType.kInteger
-            lp.integrality_ = integrality
-        h.passModel(lp)
-        return h
-
-    def solve_relaxation(
-        self,
-        time_limit: float | None,
-        rel_gap: float,
-        threads: int | None,
-        dual_tolerance: float | None = None,
-    ) -> _Result | None:
-        """The LP relaxation's optimum when it is integral (then it is the
-        integer program's proven optimum); None when it is not, or not found.
-
-        Dual simplex without presolve: on these programs HiGHS's presolve
-        costs several times the solve itself.
-        """
-        if self.minimise_peak:
-            return None
-        h = self._highs(time_limit, threads, integer=False)
-        h.setOptionValue("presolve", "off")
-        h.setOptionValue("solver", "simplex")
-        h.setOptionValue("simplex_strategy", 1)  # dual
-        if dual_tolerance is not None:  # duals reused as messages: keep them exact
-            h.setOptionValue("dual_feasibility_tolerance", dual_tolerance)
-        report = progress.current()
-        what = f"optimal: LP relaxation of {self.n_cols} columns"
-        started = time.perf_counter()
-        report.ticking(lambda: f"{what} ... {time.perf_counter() - started:.1f} s")
-        h.run()
-        self.relaxed = h
-        seconds = time.perf_counter() - started
-        result = self._integral_result(h, seconds, rel_gap)
-        outcome = "integral: a proven optimum" if result else "not integral: ILP next"
-        report.done("optimal: LP relaxation", seconds, outcome)
-        return result
-
-    def factor_duals(self) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
-        """Per factor, the solved relaxation's duals of its marginal rows (one
-        per row group, one per column group), in cost units: the messages
-        that reparametrise the factor to ``table - ya[:, None] - yb[None, :]``."""
-        y = np.asarray(self.relaxed.getSolution().row_dual) * self.scale
-        duals = {}
-        row = len(self.core)
-        for key, f in self.problem.factors.items():
-            n_r, n_c = f.table.shape
-            duals[key] = (y[row : row + n_r], y[row + n_r : row + n_r + n_c])
-            row += n_r + n_c
-        return duals
-
-    def _integral_result(
-        self, h: highspy.Highs, seconds: float, rel_gap: float
-    ) -> _Result | None:
-        """The solved relaxation as the integer program's result, if it is one."""
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            return None
-        x = np.asarray(h.getSolution().col_value)[: self.n_x]
-        if np.any(np.minimum(x, 1.0 - x) > 1e-6):
-            return None  # fractional: the MIP decides
-        labels = [
-            int(np.argmax(x[self.col_of[v] : self.col_of[v] + self.problem.sizes[v]]))
-            for v in self.core
-        ]
-        objective = self.problem.constant + self.problem_energy(labels)
-        bound = self.problem.constant + h.getInfo().objective_function_value * (
-            self.scale
-        )
-        gap = max(0.0, objective - bound) / max(abs(objective), 1e-300)
-        if not math.isfinite(objective) or gap > rel_gap:
-            return None
-        if self.memory is not None and self.budget is not None:
-            peak = self.memory.peak(dict(zip(self.core, labels, strict=True)))
-            if peak > self.budget:
-                return None
-        stats = {
-            "ilp_columns": self.n_cols,
-            "ilp_rows": self.n_rows,
-            "ilp_nonzeros": len(self.a_value),
-            "status": "Optimal (integral LP relaxation)",
-            "proven": True,
-            "gap": gap,
-            "seconds_highs": seconds,
-            "branch_nodes": 0,
-            "objective": objective,
-        }
-        return _Result(labels, objective, stats["status"], stats)
-
-    def solve(
-        self,
-        time_limit: float | None,
-        rel_gap: float,
-        threads: int | None,
-        start: list[int] | None = None,
-    ) -> _Result:
-        h = self._highs(time_limit, threads, integer=True)
-        h.setOptionValue("mip_rel_gap", rel_gap)
-        h.setOptionValue("mip_abs_gap", 0.0)
-        if start is not None:
-            h.setSolution(self._solution_of(start))
-        report = progress.current()
-        report.watch_highs(h, f"optimal: ILP of {self.n_cols} columns")
-        started = time.perf_counter()
-        h.run()
-        seconds = time.perf_counter() - started
-        status = h.modelStatusToString(h.getModelStatus())
-        info = h.getInfo()
-        feasible = info.primal_solution_status == 2  # kSolutionStatusFeasible
-        proven = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-        gap = 0.0 if proven and not math.isfinite(info.mip_gap) else float(info.mip_gap)
-        report.done("optimal: ILP", seconds, f"{status}, gap {_percent(gap)}")
-        stats = {
-            "ilp_columns": self.n_cols,
-            "ilp_rows": self.n_rows,
-            "ilp_nonzeros": len(self.a_value),
-            "status": status,
-            "proven": proven,
-            "gap": gap,
-            "seconds_highs": seconds,
-            "branch_nodes": int(info.mip_node_count),
-        }
-        if not feasible:
-            return _Result(None, math.inf, status, stats)
-        x = np.asarray(h.getSolution().col_value)
-        labels = []
-        for v in self.core:
-            start = self.col_of[v]
-            labels.append(int(np.argmax(x[start : start + self.problem.sizes[v]])))
-        if self.minimise_peak:
-            assert self.memory is not None
-            objective = self.memory.peak(dict(zip(self.core, labels, strict=True)))
-        else:
-            objective = self.problem.constant + self.problem_energy(labels)
-        stats["objective"] = objective
-        return _Result(labels, objective, status, stats)
-
-    def _solution_of(self, labels: list[int]) -> highspy.HighsSolution:
-        """Column values of a labelling of the core (x and the e it implies)."""
-        x = np.zeros(self.n_cols)
-        full = dict(zip(self.core, labels, strict=True))
-        for v in self.core:
-            x[self.col_of[v] + full[v]] = 1.0
-        if self.minimise_peak:
-            assert self.memory is not None
-            x[self.peak_col] = self.memory.peak(full) / self.memory_scale
-        if self.memory is not None and self.box_col0 >= 0:
-            for i, box in enumerate(self.memory.boxes):
-                x[self.box_col0 + i] = box.held(full) / self.memory_scale
-        offset = self.n_x
-        for f in self.problem.factors.values():
-            n_r, n_c = f.table.shape
-            r, c = f.ga[full[f.a]], f.gb[full[f.b]]
-            x[offset + r * n_c + c] = 1.0
-            offset += n_r * n_c
-        solution = highspy.HighsSolution()
-        solution.col_value = x
-        solution.value_valid = True
-        return solution
-
-    def problem_energy(self, labels: list[int]) -> float:
-        """Cost of the core labels on the shrunk problem (constant excluded)."""
-        full = [0] * len(self.problem)
-        for v, label in zip(self.core, labels, strict=True):
-            full[v] = label
-        return self.problem.energy(full) - self.problem.constant

@@ -113,6 +113,25 @@ def test_auto_recomputes_the_fewest_layers_that_fit(peaks) -> None:
     assert text.count("optimization_barrier") == len(chosen)
 
 
+def test_auto_under_the_cost_models_memory_tries_counts_without_it(peaks) -> None:
+    """With ``mem=`` as the budget, each count's trial propagation must not
+    be held to it (greedy would refuse every count over it, optimal search
+    a budget for it): auto then picks as under ``memory_budget``."""
+    budget = (peaks["none"] + peaks["all"]) / 2
+    under_mem = sbpc.jax.plan(
+        step,
+        *stack_args(),
+        mesh=8,
+        strategy="greedy",
+        cost_model=f"mem={budget:.0f}",
+        quiet=True,
+        remat="auto",
+    )
+    chosen = under_mem.recomputed_layers
+    assert 0 < len(chosen) < LAYERS
+    assert chosen == planned("auto", budget).recomputed_layers
+
+
 def test_auto_recomputes_nothing_when_the_plan_fits(peaks) -> None:
     assert planned("auto", peaks["none"] * 1.01).recomputed_layers == ()
 

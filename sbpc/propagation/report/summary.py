@@ -43,6 +43,10 @@ def report_data(plan: Plan) -> dict[str, Any]:
             for c in by_consumer.get(node_id, [])
         ]
 
+    reads: dict[int, list[LayoutChange]] = {}  # argument -> its layout changes
+    for change in plan.changes:
+        reads.setdefault(change.producer, []).append(change)
+
     arguments, ops, results = [], [], []
     for node in graph.nodes:
         if isinstance(node, SourceNode):
@@ -51,6 +55,7 @@ def report_data(plan: Plan) -> dict[str, Any]:
                     "name": node.name,
                     "nd_sbp": format_nd_sbp(plan.sources[node.id]),
                     "given": node.fixed,
+                    "reads": _reads(reads.get(node.id, [])),
                 }
             )
         elif isinstance(node, OpNode):
@@ -81,6 +86,36 @@ def report_data(plan: Plan) -> dict[str, Any]:
         "stats": jsonable_stats(plan),
         "padding": padding_rows(plan),
     }
+
+
+def _reads(changes: list[LayoutChange]) -> dict[str, Any] | None:
+    """An argument's storage seen from its uses: the layouts its readers
+    take it in (a split parameter gathered, ZeRO/FSDP), how many layout
+    changes (one per reading operand: each use gathers its own copy in the
+    time model), their bytes and time; None when every use reads it as
+    stored (or slices it, which moves nothing)."""
+    changes = [c for c in changes if c.time > 0 or (c.bytes or 0.0) > 0]
+    if not changes:
+        return None
+    moved = [c.bytes for c in changes]
+    return {
+        "layouts": sorted({format_nd_sbp(c.dst) for c in changes}),
+        "changes": len(changes),
+        "bytes": None if None in moved else sum(b or 0.0 for b in moved),
+        "time": sum(c.time for c in changes),
+    }
+
+
+def _argument_line(a: dict[str, Any]) -> str:
+    line = f"  {a['name']}: {a['nd_sbp']}" + (" (given)" if a["given"] else "")
+    r = a.get("reads")
+    if r:
+        line += (
+            f"  read as {', '.join(r['layouts'])} by {r['changes']} "
+            f"change{'s' if r['changes'] > 1 else ''}: {format_bytes(r['bytes'])}  "
+            f"{format_time(r['time'])}"
+        )
+    return line
 
 
 def plan_totals(plan: Plan) -> dict[str, Any]:
@@ -143,10 +178,7 @@ def _text(data: dict[str, Any]) -> str:
     lines = [f"{head} on hierarchy {data['hierarchy']}"]
     if data["arguments"]:
         lines.append("arguments:")
-        for a in data["arguments"]:
-            lines.append(
-                f"  {a['name']}: {a['nd_sbp']}" + (" (given)" if a["given"] else "")
-            )
+        lines += [_argument_line(a) for a in data["arguments"]]
     if data["ops"]:
         lines.append("ops:")
         width = max(len(o["name"]) for o in data["ops"])

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from sbpc.propagation.driver import propagate
-from sbpc.propagation.optimal import Optimal, _Ilp
+from sbpc.propagation.optimal import Optimal
+from sbpc.propagation.solver.ilp import Ilp
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 from sbpc.testing.synthetic_graphs import RingCost, random_graph, transformer_graph
 
@@ -25,7 +26,7 @@ def frustrated_triangle() -> PairwiseProblem:
 
 
 def test_fractional_relaxation_is_refused_and_the_mip_solves_it() -> None:
-    ilp = _Ilp(frustrated_triangle(), [0, 1, 2], None, None)
+    ilp = Ilp(frustrated_triangle(), [0, 1, 2], None, None)
     assert ilp.solve_relaxation(None, 1e-7, None) is None
     result = ilp.solve(None, 1e-7, None)
     assert result.stats["proven"]
@@ -39,7 +40,7 @@ def test_integral_relaxation_is_the_proven_optimum() -> None:
     problem.unary[0] = np.array([0.0, 5.0])
     f = problem.remove_factor(0, 2)
     problem.add_factor(Factor(0, 2, f.ga, f.gb, 1.0 - f.full()))
-    ilp = _Ilp(problem, [0, 1, 2], None, None)
+    ilp = Ilp(problem, [0, 1, 2], None, None)
     result = ilp.solve_relaxation(None, 1e-7, None)
     assert result is not None
     assert result.labels == [0, 1, 0]

@@ -31,13 +31,13 @@ def test_a_budget_below_the_floor_skips_the_budgeted_program(monkeypatch) -> Non
     g = transformer_graph(1, (2, 2), dense_skips=1)
     cost = RingCost((2, 2)).time
     built: list[tuple[float | None, bool]] = []
-    real_init = optimal._Ilp.__init__
+    real_init = optimal.Ilp.__init__
 
     def spy(self, problem, core, memory, budget, minimise_peak=False):
         built.append((budget, minimise_peak))
         real_init(self, problem, core, memory, budget, minimise_peak)
 
-    monkeypatch.setattr(optimal._Ilp, "__init__", spy)
+    monkeypatch.setattr(optimal.Ilp, "__init__", spy)
     with pytest.raises(PropagationError) as err:
         propagate(g, cost, "optimal", memory_budget=1)
     assert built == [(None, True)]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sbpc.algebra.sbp import NdSbp, P, S
+from sbpc.algebra.sbp import B, NdSbp, P, S
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.driver import propagate
@@ -39,8 +39,8 @@ def test_text_report() -> None:
     assert text == (
         "propagation plan (strategy=greedy) on hierarchy [4]\n"
         "arguments:\n"
-        "  x: [S(0)] (given)\n"
-        "  w: [B]\n"
+        "  x: [S(0)] (given)  read as [S(1)] by 1 change: 192 B  0 s\n"
+        "  w: [B]  read as [S(0)] by 1 change: 192 B  0 s\n"
         "ops:\n"
         "  matmul  ([S(1)], [S(0)]) -> ([P(sum)])\n"
         "      operand 0 (x): [S(0)] -> [S(1)]  192 B  0 s\n"
@@ -73,6 +73,27 @@ def test_json_report() -> None:
     assert data["totals"]["peak_memory_per_device"] == 320 + 64 + 256 + 64
     with pytest.raises(ValueError, match="unknown report format"):
         format_report(plan(), fmt="xml")  # type: ignore[arg-type]
+
+
+def test_a_split_parameter_names_its_gathers() -> None:
+    """A parameter stored split (ZeRO/FSDP storage) and read whole by two
+    products: the report names its storage layout and its two gathers'
+    bytes and time (each use gathers its own copy in the time model)."""
+    g = SbpGraph((4,))
+    x = g.add_argument("x", T, layout=(B,))
+    w = g.add_argument("w", T, layout=(S(0),))
+    whole = [Signature(((B,), (B,)), ((B,),))]
+    (y,) = g.add_op("matmul", [x, w], [T], whole)
+    (z,) = g.add_op("matmul", [y, w], [T], whole)
+    g.add_result("z", z, (B,))
+    data = json.loads(
+        format_report(propagate(g, cost, "greedy", edge_bytes=nbytes), fmt="json")
+    )
+    reads = data["arguments"][1]["reads"]
+    assert reads == {"layouts": ["[B]"], "changes": 2, "bytes": 384.0, "time": 0.0}
+    assert data["arguments"][0]["reads"] is None  # read as it is stored
+    text = format_report(propagate(g, cost, "greedy", edge_bytes=nbytes))
+    assert "  w: [S(0)] (given)  read as [B] by 2 changes: 384 B  0 s\n" in text
 
 
 def test_units() -> None:
