@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -56,9 +56,9 @@ from sbpc.propagation.solver.bound import (
 )
 from sbpc.propagation.solver.content_memo import ContentMemo
 from sbpc.propagation.solver.ilp import Ilp, IlpResult, percent
-from sbpc.propagation.solver.layers import Copies, accepted_gap, find_copies
+from sbpc.propagation.solver.layers import Copies, find_copies
 from sbpc.propagation.solver.memory_price import within_budget
-from sbpc.propagation.solver.pairwise import PairwiseProblem, condition
+from sbpc.propagation.solver.pairwise import PairwiseProblem, condition, lp_columns
 from sbpc.propagation.solver.shrink import (
     Record,
     expand,
@@ -77,6 +77,13 @@ from sbpc.timing import phase
 WINDOW_HOPS = (2, 4, 8)
 WINDOW_DUAL_TOLERANCE = 1e-10
 MIN_COVERED = 0.25
+# A core whose LP would have more columns than this (a 2-D mesh's factor
+# tables times tens of layers: 745k columns for 4 layers of Llama-3-70B on
+# 8 x 8, most of a minute per solve) keeps the repeated layers' plan when
+# its proven gap is at most ``LARGE_CORE_GAP``, rather than solving the
+# whole LP; smaller cores are solved to the strategy's own gap.
+LARGE_CORE_COLUMNS = 250_000
+LARGE_CORE_GAP = 1e-2
 # Under a memory budget: how often a plan over the exact model's budget
 # tightens the rows and solves again (``Optimal._refine``).
 REFINE_ROUNDS = 8
@@ -420,6 +427,15 @@ def _solve_exact(
             labels[v] = label
     expand(records, labels)
     return labels, bound
+
+
+def accepted_gap(
+    problem: PairwiseProblem, core: Sequence[int], rel_gap: float
+) -> float:
+    """The proven gap at which the repeated layers' plan is kept."""
+    if lp_columns(problem, core) > LARGE_CORE_COLUMNS:
+        return max(rel_gap, LARGE_CORE_GAP)
+    return rel_gap
 
 
 def _clustered(

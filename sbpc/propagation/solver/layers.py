@@ -26,15 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sbpc.propagation.solver.pairwise import PairwiseProblem, lp_columns
-
-# A core whose LP would have more columns than this (a 2-D mesh's factor
-# tables times tens of layers: 745k columns for 4 layers of Llama-3-70B on
-# 8 x 8, most of a minute per solve) keeps the repeated layers' plan when
-# its proven gap is at most ``LARGE_CORE_GAP``, rather than solving the
-# whole LP; smaller cores are solved to the strategy's own gap.
-LARGE_CORE_COLUMNS = 250_000
-LARGE_CORE_GAP = 1e-2
+from sbpc.propagation.solver.pairwise import PairwiseProblem
 
 
 @dataclass(frozen=True)
@@ -192,12 +184,3 @@ def _internal(
             ):
                 pairs.append((s, t))
     return pairs
-
-
-def accepted_gap(
-    problem: PairwiseProblem, core: Sequence[int], rel_gap: float
-) -> float:
-    """The proven gap at which the repeated layers' plan is kept."""
-    if lp_columns(problem, core) > LARGE_CORE_COLUMNS:
-        return max(rel_gap, LARGE_CORE_GAP)
-    return rel_gap

@@ -16,7 +16,6 @@ from sbpc.propagation.optimal import (
     _residual_bound,
     _solve_exact,
 )
-from sbpc.propagation.solver import layers
 from sbpc.propagation.solver.pairwise import PairwiseProblem, lp_columns
 from sbpc.propagation.strategy import Problem
 from sbpc.testing.repeated_problems import repeated_chain
@@ -161,7 +160,7 @@ def test_a_large_core_keeps_the_layers_plan_within_its_proven_gap(
     0) keeps the repeated layers' plan when its proven gap is under
     ``LARGE_CORE_GAP``: unproven, its gap in the stats, and truly within
     that gap of the whole core's optimum."""
-    monkeypatch.setattr(layers, "LARGE_CORE_COLUMNS", 0)
+    monkeypatch.setattr(optimal, "LARGE_CORE_COLUMNS", 0)
     kept = 0
     for seed in SEEDS:
         problem, _ = repeated_chain(np.random.default_rng(seed), 8)
@@ -173,7 +172,7 @@ def test_a_large_core_keeps_the_layers_plan_within_its_proven_gap(
             continue
         kept += 1
         gap = choice.stats["gap"]
-        assert 1e-7 < gap <= layers.LARGE_CORE_GAP
+        assert 1e-7 < gap <= optimal.LARGE_CORE_GAP
         assert choice.stats["status"].startswith("repeated layers, within ")
         assert "ilp_columns" not in choice.stats  # the whole core's LP never ran
         assert (energy - best) / energy <= gap + 1e-9
@@ -186,7 +185,7 @@ def test_only_large_cores_accept_a_gap(monkeypatch: pytest.MonkeyPatch) -> None:
     columns = lp_columns(problem, core)
     labels = sum(len(problem.unary[v]) for v in core)
     assert columns == labels + sum(f.table.size for f in problem.factors.values())
-    assert layers.accepted_gap(problem, core, 1e-7) == 1e-7
-    monkeypatch.setattr(layers, "LARGE_CORE_COLUMNS", columns - 1)
-    assert layers.accepted_gap(problem, core, 1e-7) == layers.LARGE_CORE_GAP
-    assert layers.accepted_gap(problem, core, 0.5) == 0.5  # never below the own
+    assert optimal.accepted_gap(problem, core, 1e-7) == 1e-7
+    monkeypatch.setattr(optimal, "LARGE_CORE_COLUMNS", columns - 1)
+    assert optimal.accepted_gap(problem, core, 1e-7) == optimal.LARGE_CORE_GAP
+    assert optimal.accepted_gap(problem, core, 0.5) == 0.5  # never below the own
