@@ -129,7 +129,23 @@ def _scaled(link: Link, scale: float) -> Link:
 
 # Flop-rate classes of element types: a product of operands of one class
 # runs at that class's rate (``Device.rates``), e.g. ``flops_bf16=989e12``.
-RATE_CLASSES = ("f64", "f32", "tf32", "bf16", "f16", "f8", "i8")
+# ``f32_default`` and ``f32_high`` are f32 products at JAX's DEFAULT and
+# HIGH precision, which accelerators run faster than exact f32 (an H100 as
+# tf32, a TPU as one or three bf16 passes); without a rate of their own
+# they run at ``flops_f32``.
+RATE_CLASSES = (
+    "f64",
+    "f32",
+    "f32_default",
+    "f32_high",
+    "tf32",
+    "bf16",
+    "f16",
+    "f8",
+    "i8",
+)
+# A class without a rate of its own runs at this one's (then at ``flops``).
+_FALLBACK = {"f32_default": "f32", "f32_high": "f32"}
 
 
 def rate_class(element: str) -> str:
@@ -186,7 +202,12 @@ class Device:
         if not self.rates or not dtypes:
             return self.flops
         rates = dict(self.rates)
-        return min(rates.get(rate_class(d), self.flops) for d in dtypes)
+        return min(self._class_rate(rates, rate_class(d)) for d in dtypes)
+
+    def _class_rate(self, rates: dict[str, float], cls: str) -> float:
+        while cls not in rates and cls in _FALLBACK:
+            cls = _FALLBACK[cls]
+        return rates.get(cls, self.flops)
 
     def product_rate(self, extent: float, dtypes: Sequence[str] = ()) -> float:
         """Flop/s of a product whose smallest extent is ``extent``."""

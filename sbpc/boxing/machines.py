@@ -22,6 +22,7 @@ from __future__ import annotations
 # 450 GB/s each), one 400 Gb/s NDR InfiniBand port per GPU across nodes.
 H100_SXM = (
     "flops=67e12,flops_f64=67e12,flops_f32=67e12,flops_tf32=494.7e12,"
+    "flops_f32_default=494.7e12,flops_f32_high=494.7e12,"
     "flops_bf16=989e12,flops_f16=989e12,flops_f8=1979e12,flops_i8=1979e12,"
     "hbm=3.35e12,mem=80e9,"
     "node=8,node_bw=450e9,node_lat=1e-6,net_bw=50e9,net_lat=5e-6,"
@@ -30,9 +31,10 @@ H100_SXM = (
 
 # An A100 SXM4 80GB in an 8-GPU HGX/DGX node: NVLink 3 (600 GB/s both ways),
 # one 200 Gb/s HDR InfiniBand port per GPU.  No fp8 units: fp8 operands run
-# as f16.
+# as f16.  f32 products below HIGHEST precision run as tf32, as on the H100.
 A100_80GB = (
     "flops=19.5e12,flops_f64=19.5e12,flops_f32=19.5e12,flops_tf32=156e12,"
+    "flops_f32_default=156e12,flops_f32_high=156e12,"
     "flops_bf16=312e12,flops_f16=312e12,flops_f8=312e12,flops_i8=624e12,"
     "hbm=2.039e12,mem=80e9,"
     "node=8,node_bw=300e9,node_lat=1e-6,net_bw=25e9,net_lat=5e-6,"
@@ -43,9 +45,11 @@ A100_80GB = (
 # both ways over 6 ports, a ring along one torus axis sends on 2 of them:
 # 200 GB/s), the data-center network (50 Gb/s per chip) between slices.
 # f32 products are exact f32 (six bf16 passes: 459/6 Tflop/s), as is tf32 (no
-# tf32 units); f64 has no hardware (a software estimate).
+# tf32 units); f64 has no hardware (a software estimate).  f32 products at
+# DEFAULT precision are one bf16 pass, at HIGH three (XLA's TPU precisions).
 TPU_V5P = (
     "flops=76.5e12,flops_f64=19e12,flops_f32=76.5e12,flops_tf32=76.5e12,"
+    "flops_f32_default=459e12,flops_f32_high=153e12,"
     "flops_bf16=459e12,flops_f16=459e12,flops_f8=459e12,flops_i8=918e12,"
     "hbm=2.765e12,mem=95e9,"
     "node=6144,node_bw=200e9,node_lat=1e-6,net_bw=6.25e9,net_lat=1e-5,"

@@ -111,13 +111,27 @@ def product_dtypes(op: OpSpec) -> tuple[str, ...]:
 
     A ``dot_general`` with an ``algorithm`` runs in its precision types
     (f32 operands as tf32, or as bf16 passes: ``local_work`` counts each
-    pass); ``precision_config`` is not priced."""
+    pass).  Without one, an f32 product's ``precision_config`` (the higher
+    of its operands', DEFAULT where none is written) names its class:
+    ``f32_default``, ``f32_high`` or, at HIGHEST, ``f32``."""
     if op.name not in _PRODUCTS:
         return ()
     algorithm: DotAlgorithm | None = op.attr("algorithm")
     if algorithm is not None:
         return algorithm.work_dtypes
-    return tuple(t.element for t in op.operands[:2])
+    dtypes = tuple(t.element for t in op.operands[:2])
+    if dtypes == ("f32", "f32"):
+        level = max(
+            (_PRECISION.index(p) for p in op.attr("precision") or ()), default=0
+        )
+        return (_PRECISION_CLASS[level],) * 2
+    return dtypes
+
+
+# StableHLO's precision names, lowest first, and the rate class of an f32
+# product at each (``RATE_CLASSES``).
+_PRECISION = ("DEFAULT", "HIGH", "HIGHEST")
+_PRECISION_CLASS = ("f32_default", "f32_high", "f32")
 
 
 def local_work(op: OpSpec, sig: Signature, hierarchy: Sequence[int]) -> LocalWork:

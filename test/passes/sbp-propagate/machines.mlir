@@ -8,7 +8,8 @@
 // The h100-sxm preset (docs/machines.md) on 2 nodes of 8 GPUs: hierarchy
 // dim 1 (8 devices, one node) is NVLink, 450 GB/s each way and 1 us per
 // round; dim 0 crosses nodes on InfiniBand NDR, 50 GB/s and 5 us.  A bf16
-// product runs at 989 Tflop/s (dense tensor cores), an f32 one at 67.
+// product runs at 989 Tflop/s (dense tensor cores), an exact f32 one
+// (precision HIGHEST) at 67, an f32 one at DEFAULT precision as tf32 (494.7).
 //
 // @inner_bf16: 8192 x 1024 x 8192 per device, 2 * 8192 * 8192 * 1024 flops
 // at 989e12: 139 us; the partial sum (128 MiB) all-reduced over the node:
@@ -22,6 +23,9 @@
 // across nodes would take 5.37 ms).
 // REPORT-LABEL: sbp-propagate @outer_f32
 // REPORT: total: 9.415 ms (communication 1.21 ms, compute 8.205 ms)
+// @outer_f32_default: the same product at DEFAULT precision, 1.111 ms.
+// REPORT-LABEL: sbp-propagate @outer_f32_default
+// REPORT: total: 2.321 ms (communication 1.21 ms, compute 1.111 ms)
 
 // BOXED-LABEL: func.func @inner_bf16
 // BOXED: sbp.all_reduce %{{.*}} dims [1] from [B, P(sum)] to [B, B]
@@ -47,6 +51,10 @@ module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1, 2, 3, 4, 5, 6, 7
     return %0 : tensor<8192x8192xbf16>
   }
   func.func @outer_f32(%x: tensor<8192x8192xf32> {sbp.nd_sbp = #sbp.nd<[S(1), B]>}, %w: tensor<8192x8192xf32> {sbp.nd_sbp = #sbp.nd<[S(0), B]>}) -> (tensor<8192x8192xf32> {sbp.nd_sbp = #sbp.nd<[B, B]>}) {
+    %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0], precision = [HIGHEST, HIGHEST] {sbp.sig = #sbp.sig<([S(1), B], [S(0), B]) -> ([P, B])>} : (tensor<8192x8192xf32>, tensor<8192x8192xf32>) -> tensor<8192x8192xf32>
+    return %0 : tensor<8192x8192xf32>
+  }
+  func.func @outer_f32_default(%x: tensor<8192x8192xf32> {sbp.nd_sbp = #sbp.nd<[S(1), B]>}, %w: tensor<8192x8192xf32> {sbp.nd_sbp = #sbp.nd<[S(0), B]>}) -> (tensor<8192x8192xf32> {sbp.nd_sbp = #sbp.nd<[B, B]>}) {
     %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] {sbp.sig = #sbp.sig<([S(1), B], [S(0), B]) -> ([P, B])>} : (tensor<8192x8192xf32>, tensor<8192x8192xf32>) -> tensor<8192x8192xf32>
     return %0 : tensor<8192x8192xf32>
   }

@@ -165,11 +165,11 @@ def _dot(element: str) -> OpSpec:
 
 def test_products_are_priced_by_their_operand_dtype() -> None:
     """Under h100-sxm a bf16 product runs on the tensor cores (989 Tflop/s)
-    and an f32 one on the CUDA cores (67 Tflop/s): the same flops cost less
-    in bf16.  Elementwise work keeps the device's one rate."""
+    and an exact f32 one on the CUDA cores (67 Tflop/s): the same flops cost
+    less in bf16.  Elementwise work keeps the device's one rate."""
     hierarchy = (2,)
     model = CostModel.parse("h100-sxm,hbm=1e21")  # the flops term alone
-    bf16, f32 = _dot("bf16"), _dot("f32")
+    bf16, f32 = _dot("bf16"), _dot("f32").replace(precision=("HIGHEST", "HIGHEST"))
     sigs = [sig([B, B], [B])]
     (cost_bf16,) = compute_costs(bf16, sigs, hierarchy, model)
     (cost_f32,) = compute_costs(f32, sigs, hierarchy, model)
@@ -185,6 +185,37 @@ def test_products_are_priced_by_their_operand_dtype() -> None:
     assert compute_costs(add_bf16, sigs, hierarchy, model) == compute_costs(
         ADD, sigs, hierarchy, model
     )
+
+
+@pytest.mark.parametrize(
+    ("machine", "precision", "rate"),
+    [
+        # An H100 runs f32 products below HIGHEST as tf32 (measured: 366
+        # Tflop/s at DEFAULT and HIGH, 50 at HIGHEST; docs/machines.md).
+        ("h100-sxm", None, 494.7e12),
+        ("h100-sxm", ("DEFAULT", "DEFAULT"), 494.7e12),
+        ("h100-sxm", ("DEFAULT", "HIGH"), 494.7e12),
+        ("h100-sxm", ("HIGHEST", "DEFAULT"), 67e12),  # the higher operand's
+        # A TPU: one bf16 pass at DEFAULT, three at HIGH, six at HIGHEST.
+        ("tpu-v5p", None, 459e12),
+        ("tpu-v5p", ("HIGH", "HIGH"), 153e12),
+        ("tpu-v5p", ("HIGHEST", "HIGHEST"), 76.5e12),
+        # A model without the precision classes prices every f32 product
+        # at flops_f32, then at flops.
+        ("flops_f32=7e12,flops=3e12", ("DEFAULT", "DEFAULT"), 7e12),
+        ("flops=3e12", ("HIGH", "HIGH"), 3e12),
+    ],
+)
+def test_f32_products_are_priced_by_their_precision(
+    machine: str, precision: tuple[str, str] | None, rate: float
+) -> None:
+    model = CostModel.parse(f"{machine},hbm=1e21")
+    op = _dot("f32")
+    if precision is not None:
+        op = op.replace(precision=precision)
+    sigs = [sig([B, B], [B])]
+    (cost,) = compute_costs(op, sigs, (2,), model)
+    assert cost == pytest.approx(2 * 8 * 24 * 16 / rate)
 
 
 @pytest.mark.parametrize(
