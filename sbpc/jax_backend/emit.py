@@ -379,7 +379,7 @@ class _Emitter:
         for k, step in enumerate(steps):
             if isinstance(step, _Stage):
                 for _, instr in step.instrs:
-                    for v in _results(instr):
+                    for v in results_of(instr):
                         defined_in[v] = k
         needed: dict[int, list[tuple[ValueId, bool]]] = {}
 
@@ -400,7 +400,7 @@ class _Emitter:
         for k, step in enumerate(steps):
             if isinstance(step, _Stage):
                 for _, instr in step.instrs:
-                    for v in _operands(instr):
+                    for v in reads(instr):  # a region's captures too
                         if defined_in.get(v) != k and v not in step.inputs:
                             step.inputs.append(v)
                         need(v, (), k)
@@ -671,8 +671,8 @@ class _Emitter:
             return list(stage.instrs)
         return combine_schedule(
             stage.instrs,
-            operands=lambda item: _operands(item[1]),
-            results=lambda item: _results(item[1]),
+            operands=lambda item: reads(item[1]),
+            results=lambda item: results_of(item[1]),
             key=lambda item: self._combine_key(item[1]),
             nbytes=lambda item: self._step_bytes(item[1]),
             max_bytes=self.combine_bytes,
@@ -683,6 +683,8 @@ class _Emitter:
         runs alone, as does a step through an uneven dim."""
         if not isinstance(instr, CollectiveInstr) or self._uneven_expr(instr):
             return None
+        if _alone(instr):
+            return None  # ``_collective_expr`` writes no collective
         if self.p.types[instr.operand].num_elements == 0:
             return None  # an empty tensor: ``step_expr`` moves nothing
         element = self.p.types[instr.operand].element
@@ -764,6 +766,12 @@ class _Emitter:
     def _collective_expr(self, instr: CollectiveInstr) -> str:
         h = instr.placement.hierarchy
         t = self.p.types[instr.operand]
+        if _alone(instr):
+            # A group of one device: every step keeps its piece (a split
+            # in one block is the whole dim, a partial of one piece is the
+            # value), so no collective is written for XLA to fold away.
+            check_step(instr.kind, instr.dims, instr.src, instr.dst)
+            return f"v{instr.operand}"
         uneven = self._uneven_expr(instr)
         if uneven is not None:
             return uneven
@@ -916,6 +924,11 @@ def _iota_offset(devices: _Devices) -> str:
     return f"{base} + {index}" if base else index
 
 
+def _alone(instr: CollectiveInstr) -> bool:
+    """The step's group is one device: its dims are all of size 1."""
+    return all(instr.placement.hierarchy[d] == 1 for d in instr.dims)
+
+
 def step_expr_check(instr: CollectiveInstr) -> None:
     """Validate a boxing step (raises CollectiveError)."""
     n = instr.placement.ndim
@@ -931,15 +944,6 @@ def jnp_dtype_or_error(element: str, label: str) -> str:
         return jnp_dtype(element)
     except UnsupportedOpError as err:
         raise JaxEmitError(str(err), label) from err
-
-
-def _operands(instr: Instr) -> tuple[ValueId, ...]:
-    """Every outside value ``instr`` reads (a region's captures included)."""
-    return reads(instr)
-
-
-def _results(instr: Instr) -> tuple[ValueId, ...]:
-    return results_of(instr)
 
 
 def _key(v: ValueId, kept: tuple[int, ...]) -> str:

@@ -650,3 +650,26 @@ def test_combine_threshold_cuts_groups(tmp_path: Path) -> None:
     assert emit_jax(b.program).count("= _all_gather_many(") == 1
     with pytest.raises(ValueError, match="combine_bytes must be >= 0"):
         emit_jax(b.program, combine_bytes=-1)
+
+
+def test_steps_on_a_group_of_one_device_write_no_collective(tmp_path: Path) -> None:
+    """On a mesh axis of size 1 every step keeps the device's piece (one
+    block is the whole dim, one partial piece is the value): the module
+    writes the operand itself, not a collective for XLA to fold, and
+    computes the same numbers."""
+    cases = [c for c in collective_cases((2, 1)) if c[1] == (1,)]
+    assert {kind for kind, *_ in cases} == {kind for kind, *_ in CHANGES}
+    b = Builder(Placement.of_size((2, 1)))
+    rng = np.random.default_rng(5)
+    inputs = []
+    for kind, dims, src, dst in cases:
+        x = b.arg(T(8, 8), src)
+        inputs.append(rng.standard_normal((8, 8)).astype(np.float32))
+        b.ret(b.step(kind, dims, x, dst))
+    module = jp.load(b.program, tmp_path, "alone")
+    lines = (tmp_path / "alone.py").read_text().splitlines()
+    steps = [lines[i + 1] for i, line in enumerate(lines) if " = sbp." in line]
+    assert len(steps) == len(cases)
+    assert all(re.fullmatch(r" +v\d+ = v\d+", line) for line in steps), steps
+    run_and_compare(module, b.program, inputs)
+    assert _collective_count(module, inputs) == 0
