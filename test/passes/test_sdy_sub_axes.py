@@ -51,3 +51,34 @@ def test_sub_axes_give_shardy_s_pieces_and_the_numbers(tmp_path, load_module) ->
             # the result: rows by (x:(2)2, y); columns whole.
             assert result[d][0] == _blocks((x % 2) * 2 + y, 4)
             assert result[d][1] in (slice(None), slice(0, 8))
+
+
+# Sub-axes listed out of mesh order: "y":(2)2 (y % 2) before "x" on rows.
+OUT_OF_ORDER = """
+sdy.mesh @m = <["x"=2, "y"=4]>
+func.func @main(
+    %a: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{"y":(2)2, "x"}, {"y":(1)2}]>})
+    -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@m, [{"y", "x"}, {}]>}) {
+  %0 = stablehlo.negate %a : tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+"""
+
+
+def test_sub_axes_out_of_mesh_order(tmp_path, load_module) -> None:
+    module = run_passes(parse_module(OUT_OF_ORDER), PIPELINE)
+    emitted = load_module(jax_source(module), tmp_path / "out_of_order.py")
+    assert (emitted.P(("y:(2)2", "x"), "y:(1)2"),) == emitted.IN_SPECS
+    a = np.random.default_rng(1).standard_normal((8, 4), dtype=np.float32)
+    args = emitted.put_args(a)
+    out = emitted.build()(*args)
+    np.testing.assert_allclose(np.asarray(out), -a)
+    devices = emitted.make_meshes()[0].devices  # the mesh ("x"=2, "y"=4)
+    pieces = args[0].sharding.devices_indices_map((8, 4))
+    result = out.sharding.devices_indices_map((8, 4))
+    for x in range(2):
+        for y in range(4):
+            d = devices[x, y]
+            rows, cols = _blocks((y % 2) * 2 + x, 4), _blocks(y // 2, 2, 4)
+            assert pieces[d] == (rows, cols)
+            assert result[d][0] == _blocks(y * 2 + x, 8)

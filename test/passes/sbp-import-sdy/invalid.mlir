@@ -2,14 +2,6 @@
 
 // What an nd_sbp cannot say is a located error, never a silent drop.
 
-sdy.mesh @m = <["x"=2, "y"=4]>
-// expected-error @+1 {{#sdy.sharding<@m, [{"y":(2)2, "x"}]>: sub-axes together with axes out of mesh order are not supported}}
-func.func @sub_axis_out_of_order(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"y":(2)2, "x"}]>}) -> tensor<8xf32> {
-  return %a : tensor<8xf32>
-}
-
-// -----
-
 sdy.mesh @m = <["x"=6]>
 // expected-error @+1 {{the sub-axes of 'x' do not nest}}
 func.func @sub_axes_not_nested(%a: tensor<6x6xf32> {sdy.sharding = #sdy.sharding<@m, [{"x":(1)2}, {"x":(1)3}]>}) -> tensor<6x6xf32> {
