@@ -52,7 +52,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from sbpc.algebra.named_axes import placement_axes
+from sbpc.algebra.named_axes import NamedAxesError, placement_axes
 from sbpc.algebra.placement import Placement, PlacementError
 from sbpc.algebra.sbp import B
 from sbpc.algebra.signature import Signature
@@ -61,6 +61,12 @@ from sbpc.dialects import sdy
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
 
+from .bridge.arranged_manual import (
+    Arrangement,
+    arrangement,
+    rearranged_operand,
+    rearranged_result,
+)
 from .bridge.reordered import (
     on_default,
     place_argument,
@@ -423,6 +429,86 @@ class OpShardingToCasts(RewritePattern):
 
 
 @dataclass
+class ArrangeManual(RewritePattern):
+    """A manual computation whose shardings split by sub-axes or by mesh
+    axes out of mesh order: its operands and results rearranged in the
+    global view so that they are split by the mesh's axes in mesh order,
+    each device's piece unchanged (``bridge/arranged_manual.py``)."""
+
+    importer: _Importer
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: sdy.ManualComputationOp, rewriter: PatternRewriter
+    ) -> None:
+        mesh = self.importer.mesh
+        assert mesh is not None
+        ins = [
+            self._arranged(op, s, v.type)
+            for s, v in zip(op.in_shardings.shardings.data, op.tensors, strict=True)
+        ]
+        outs = [
+            self._arranged(op, s, r.type)
+            for s, r in zip(op.out_shardings.shardings.data, op.results, strict=True)
+        ]
+        if not any(ins) and not any(outs):
+            return
+        operands: list[SSAValue] = []
+        for v, a in zip(op.tensors, ins, strict=True):
+            if a is not None:
+                ops = rearranged_operand(v, a)
+                rewriter.insert(ops, InsertPoint.before(op))
+                v = ops[-1].results[0]
+            operands.append(v)
+        types = [
+            r.type if a is None else TensorType(r.type.get_element_type(), a.new_shape)
+            for r, a in zip(op.results, outs, strict=True)
+        ]
+        new = sdy.ManualComputationOp(
+            operands,
+            types,
+            [
+                s if a is None else a.sharding(s)
+                for s, a in zip(op.in_shardings.shardings.data, ins, strict=True)
+            ],
+            [
+                s if a is None else a.sharding(s)
+                for s, a in zip(op.out_shardings.shardings.data, outs, strict=True)
+            ],
+            op.manual_axes.names,
+            op.detach_region(op.body),
+        )
+        new.attributes |= op.attributes
+        rewriter.insert(new, InsertPoint.before(op))
+        values: list[SSAValue] = []
+        for r, a in zip(new.results, outs, strict=True):
+            if a is not None:
+                ops = rearranged_result(r, a)
+                rewriter.insert(ops, InsertPoint.before(op))
+                r = ops[-1].results[0]
+            values.append(r)
+        rewriter.replace(op, [], values)
+
+    def _arranged(
+        self, op: Operation, s: sdy.TensorShardingAttr, t: Attribute
+    ) -> Arrangement | None:
+        """How ``s`` is rearranged onto the mesh's axes; None where it is on them."""
+        mesh = self.importer.mesh
+        assert mesh is not None and isinstance(t, TensorType)
+        ordered = ordered_layout(op, s, mesh)
+        if ordered is None:
+            return None
+        nd, factors, order = ordered
+        if all(len(f) == 1 for f in factors) and order == tuple(range(len(order))):
+            return None
+        names = [n for n, _ in mesh.axes]
+        try:
+            return arrangement(nd, factors, order, names, t.get_shape())
+        except NamedAxesError as e:
+            raise LocatedError(op, f"{s}: {e}") from e
+
+
+@dataclass
 class PinManual(RewritePattern):
     """A manual computation's layouts become its ``sbp.sig`` (a user constraint)."""
 
@@ -494,4 +580,6 @@ def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
     PatternRewriteWalker(ConstantToStablehlo()).rewrite_module(op)
     PatternRewriteWalker(HintsToValues(importer)).rewrite_module(op)
     PatternRewriteWalker(LayoutToCast(importer, sums)).rewrite_module(op)
+    if importer.mesh is not None:
+        PatternRewriteWalker(ArrangeManual(importer)).rewrite_module(op)
     PatternRewriteWalker(PinManual(importer)).rewrite_module(op)

@@ -72,3 +72,15 @@ func.func @no_mesh(%a: tensor<8xf32>) -> tensor<8xf32> {
   %0 = sdy.sharding_constraint %a <mesh<["x"=2]>, [{"x"}]> : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+sdy.mesh @m = <["x"=4]>
+func.func @partly_unreduced_axis(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{#sdy.sharding<@m, [{"x":(1)2}], unreduced={"x":(2)2}>: mesh axis 'x' is unreduced on some of its sub-axes only}}
+  %0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"x"}]>] out_shardings=[<@m, [{"x":(1)2}], unreduced={"x":(2)2}>] manual_axes={"x"} (%b: tensor<2xf32>) {
+    %1 = stablehlo.concatenate %b, %b, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+    sdy.return %1 : tensor<4xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
