@@ -15,7 +15,8 @@ text:
   each result; Shardy's explicit collectives (``sdy.all_gather``, ...,
   ``sdy.all_reduce``) a cast to their ``out_sharding``: in the global view
   they keep the value and change its layout; ``sdy.constant`` becomes
-  ``stablehlo.constant``;
+  ``stablehlo.constant``; a ``stablehlo.partition_id`` outside a manual
+  computation that nothing reads is dropped;
 - ``sdy.manual_computation`` keeps its per-device body and gets its fixed
   layouts as ``sbp.sig``, so propagation keeps them and ``-t jax`` runs the
   body inside the program's ``shard_map`` as it is.
@@ -388,6 +389,26 @@ class HintsToValues(RewritePattern):
         return out
 
 
+class DropDeadPartitionId(RewritePattern):
+    """A ``stablehlo.partition_id`` outside a manual computation whose value
+    nothing reads: it has no effect, so it goes (one that is read is refused
+    by its verifier: per-device code has no global value)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: shlo.PartitionIdOp, rewriter: PatternRewriter
+    ) -> None:
+        if not op.output.uses and not _in_manual(op):
+            rewriter.erase_op(op)
+
+
+def _in_manual(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, sdy.ManualComputationOp):
+        parent = parent.parent_op()
+    return parent is not None
+
+
 class ConstantToStablehlo(RewritePattern):
     """``sdy.constant`` -> ``stablehlo.constant``: Shardy's unfolded constant
     is a constant to sbpc (which lays out each use on its own anyway)."""
@@ -578,6 +599,7 @@ def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
         OpShardingToCasts(importer), apply_recursively=False
     ).rewrite_module(op)
     PatternRewriteWalker(ConstantToStablehlo()).rewrite_module(op)
+    PatternRewriteWalker(DropDeadPartitionId()).rewrite_module(op)
     PatternRewriteWalker(HintsToValues(importer)).rewrite_module(op)
     PatternRewriteWalker(LayoutToCast(importer, sums)).rewrite_module(op)
     if importer.mesh is not None:
