@@ -19,12 +19,15 @@ text:
   computation that nothing reads is dropped;
 - ``sdy.manual_computation`` keeps its per-device body and gets its fixed
   layouts as ``sbp.sig``, so propagation keeps them and ``-t jax`` runs the
-  body inside the program's ``shard_map`` as it is.
+  body inside the program's ``shard_map`` as it is (laid out by sub-axes or
+  axes out of mesh order, its operands and results are first rearranged
+  onto the mesh's axes: ``bridge/arranged_manual.py``).
 
-The ``sdy.mesh`` ops stay (manual computations name them).  GSPMD's
-``mhlo.sharding`` strings are not read: one that is not ``{replicated}`` is
-an error, as is anything else sbpc cannot express (sub-axes, several
-meshes, partially manual computations, ...).
+Sub-axes, axes out of mesh order and other meshes are values on other
+placements (``bridge/reordered.py``).  The ``sdy.mesh`` ops stay (manual
+computations name them).  GSPMD's ``mhlo.sharding`` strings are not read:
+one that is not ``{replicated}`` is an error, as is anything else sbpc
+cannot express (partially manual computations, ...).
 """
 
 from __future__ import annotations
