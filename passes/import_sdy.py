@@ -32,6 +32,7 @@ cannot express (partially manual computations, ...).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -465,58 +466,44 @@ class ArrangeManual(RewritePattern):
     def match_and_rewrite(
         self, op: sdy.ManualComputationOp, rewriter: PatternRewriter
     ) -> None:
-        mesh = self.importer.mesh
-        assert mesh is not None
-        ins = [
-            self._arranged(op, s, v.type)
-            for s, v in zip(op.in_shardings.shardings.data, op.tensors, strict=True)
-        ]
-        outs = [
-            self._arranged(op, s, r.type)
-            for s, r in zip(op.out_shardings.shardings.data, op.results, strict=True)
-        ]
+        in_shardings = op.in_shardings.shardings.data
+        out_shardings = op.out_shardings.shardings.data
+        ins = self._arranged(op, in_shardings, op.tensors)
+        outs = self._arranged(op, out_shardings, op.results)
         if not any(ins) and not any(outs):
             return
-        operands: list[SSAValue] = []
-        for v, a in zip(op.tensors, ins, strict=True):
-            if a is not None:
-                ops = rearranged_operand(v, a)
-                rewriter.insert(ops, InsertPoint.before(op))
-                v = ops[-1].results[0]
-            operands.append(v)
         types = [
             r.type if a is None else TensorType(r.type.get_element_type(), a.new_shape)
             for r, a in zip(op.results, outs, strict=True)
         ]
         new = sdy.ManualComputationOp(
-            operands,
+            _through(op.tensors, ins, rearranged_operand, op, rewriter),
             types,
-            [
-                s if a is None else a.sharding(s)
-                for s, a in zip(op.in_shardings.shardings.data, ins, strict=True)
-            ],
-            [
-                s if a is None else a.sharding(s)
-                for s, a in zip(op.out_shardings.shardings.data, outs, strict=True)
-            ],
+            _shardings(in_shardings, ins),
+            _shardings(out_shardings, outs),
             op.manual_axes.names,
             op.detach_region(op.body),
         )
         new.attributes |= op.attributes
         rewriter.insert(new, InsertPoint.before(op))
-        values: list[SSAValue] = []
-        for r, a in zip(new.results, outs, strict=True):
-            if a is not None:
-                ops = rearranged_result(r, a)
-                rewriter.insert(ops, InsertPoint.before(op))
-                r = ops[-1].results[0]
-            values.append(r)
+        values = _through(new.results, outs, rearranged_result, op, rewriter)
         rewriter.replace(op, [], values)
 
     def _arranged(
+        self,
+        op: Operation,
+        shardings: Sequence[sdy.TensorShardingAttr],
+        values: Sequence[SSAValue],
+    ) -> list[Arrangement | None]:
+        """How each of ``shardings`` is rearranged onto the mesh's axes;
+        None where it is on them."""
+        return [
+            self._one(op, s, v.type) for s, v in zip(shardings, values, strict=True)
+        ]
+
+    def _one(
         self, op: Operation, s: sdy.TensorShardingAttr, t: Attribute
     ) -> Arrangement | None:
-        """How ``s`` is rearranged onto the mesh's axes; None where it is on them."""
         mesh = self.importer.mesh
         assert mesh is not None and isinstance(t, TensorType)
         ordered = ordered_layout(op, s, mesh)
@@ -530,6 +517,35 @@ class ArrangeManual(RewritePattern):
             return arrangement(nd, factors, order, names, t.get_shape())
         except NamedAxesError as e:
             raise LocatedError(op, f"{s}: {e}") from e
+
+
+def _through(
+    values: Sequence[SSAValue],
+    arrangements: Sequence[Arrangement | None],
+    rearranged: Callable[[SSAValue, Arrangement], list[Operation]],
+    at: Operation,
+    rewriter: PatternRewriter,
+) -> list[SSAValue]:
+    """``values`` rearranged (ops inserted before ``at``) where an
+    arrangement is given."""
+    out = []
+    for v, a in zip(values, arrangements, strict=True):
+        if a is not None:
+            ops = rearranged(v, a)
+            rewriter.insert(ops, InsertPoint.before(at))
+            v = ops[-1].results[0]
+        out.append(v)
+    return out
+
+
+def _shardings(
+    shardings: Sequence[sdy.TensorShardingAttr],
+    arrangements: Sequence[Arrangement | None],
+) -> list[sdy.TensorShardingAttr]:
+    return [
+        s if a is None else a.sharding(s)
+        for s, a in zip(shardings, arrangements, strict=True)
+    ]
 
 
 @dataclass
