@@ -47,7 +47,9 @@ def test_distribute_reads_shardy_s_sub_axes() -> None:
     c = rng.standard_normal((2, 4, 6), dtype=np.float32)
     want = [np.asarray(w) for w in jax.jit(f)(a, c)]  # before the module changes
     lowered = _shardy_propagated(jax.jit(f).lower(a, c))
-    assert '{"x":(1)2}, {"x":(2)2}' in lowered.as_text()
+    text = lowered.as_text()
+    assert '{"x":(1)2}, {"x":(2)2}' in text
+    assert "sdy.reshard" in text  # the constraints, as Shardy writes them
     step = sbpc.jax.distribute(lowered, a, c, quiet=True)
     # The reshape's result lives on the mesh with x split into its factors.
     assert ("x:(1)2", "x:(2)2", "y") in step.program.PLACEMENT_AXES
