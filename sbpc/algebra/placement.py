@@ -160,6 +160,9 @@ class Placement:
         the identity order first."""
         if self.device != other.device or sorted(self.ranks) != sorted(other.ranks):
             return None
+        factors = self.factors_in(other)  # refined only: no permutation to try
+        if factors is not None:
+            return factors, tuple(range(self.ndim))
         for order in itertools.permutations(range(self.ndim)):
             back = self.permuted([order.index(k) for k in range(self.ndim)])
             factors = back.factors_in(other)
