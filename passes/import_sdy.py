@@ -15,19 +15,24 @@ text:
   each result; Shardy's explicit collectives (``sdy.all_gather``, ...,
   ``sdy.all_reduce``) a cast to their ``out_sharding``: in the global view
   they keep the value and change its layout; ``sdy.constant`` becomes
-  ``stablehlo.constant``;
+  ``stablehlo.constant``; a ``stablehlo.partition_id`` outside a manual
+  computation that nothing reads is dropped;
 - ``sdy.manual_computation`` keeps its per-device body and gets its fixed
   layouts as ``sbp.sig``, so propagation keeps them and ``-t jax`` runs the
-  body inside the program's ``shard_map`` as it is.
+  body inside the program's ``shard_map`` as it is (laid out by sub-axes or
+  axes out of mesh order, its operands and results are first rearranged
+  onto the mesh's axes: ``bridge/arranged_manual.py``).
 
-The ``sdy.mesh`` ops stay (manual computations name them).  GSPMD's
-``mhlo.sharding`` strings are not read: one that is not ``{replicated}`` is
-an error, as is anything else sbpc cannot express (sub-axes, several
-meshes, partially manual computations, ...).
+Sub-axes, axes out of mesh order and other meshes are values on other
+placements (``bridge/reordered.py``).  The ``sdy.mesh`` ops stay (manual
+computations name them).  GSPMD's ``mhlo.sharding`` strings are not read:
+one that is not ``{replicated}`` is an error, as is anything else sbpc
+cannot express (partially manual computations, ...).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -52,7 +57,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from sbpc.algebra.named_axes import placement_axes
+from sbpc.algebra.named_axes import NamedAxesError, placement_axes
 from sbpc.algebra.placement import Placement, PlacementError
 from sbpc.algebra.sbp import B
 from sbpc.algebra.signature import Signature
@@ -61,6 +66,12 @@ from sbpc.dialects import sdy
 from sbpc.dialects import stablehlo as shlo
 from sbpc.dialects.diagnostics import LocatedError
 
+from .bridge.arranged_manual import (
+    Arrangement,
+    arrangement,
+    rearranged_operand,
+    rearranged_result,
+)
 from .bridge.reordered import (
     on_default,
     place_argument,
@@ -382,6 +393,26 @@ class HintsToValues(RewritePattern):
         return out
 
 
+class DropDeadPartitionId(RewritePattern):
+    """A ``stablehlo.partition_id`` outside a manual computation whose value
+    nothing reads: it has no effect, so it goes (one that is read is refused
+    by its verifier: per-device code has no global value)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: shlo.PartitionIdOp, rewriter: PatternRewriter
+    ) -> None:
+        if not op.output.uses and not _in_manual(op):
+            rewriter.erase_op(op)
+
+
+def _in_manual(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, sdy.ManualComputationOp):
+        parent = parent.parent_op()
+    return parent is not None
+
+
 class ConstantToStablehlo(RewritePattern):
     """``sdy.constant`` -> ``stablehlo.constant``: Shardy's unfolded constant
     is a constant to sbpc (which lays out each use on its own anyway)."""
@@ -420,6 +451,101 @@ class OpShardingToCasts(RewritePattern):
             result.replace_uses_with_if(
                 casts[-1].results[0], lambda u, c=casts[0]: u.operation is not c
             )
+
+
+@dataclass
+class ArrangeManual(RewritePattern):
+    """A manual computation whose shardings split by sub-axes or by mesh
+    axes out of mesh order: its operands and results rearranged in the
+    global view so that they are split by the mesh's axes in mesh order,
+    each device's piece unchanged (``bridge/arranged_manual.py``)."""
+
+    importer: _Importer
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: sdy.ManualComputationOp, rewriter: PatternRewriter
+    ) -> None:
+        in_shardings = op.in_shardings.shardings.data
+        out_shardings = op.out_shardings.shardings.data
+        ins = self._arranged(op, in_shardings, op.tensors)
+        outs = self._arranged(op, out_shardings, op.results)
+        if not any(ins) and not any(outs):
+            return
+        types = [
+            r.type if a is None else TensorType(r.type.get_element_type(), a.new_shape)
+            for r, a in zip(op.results, outs, strict=True)
+        ]
+        new = sdy.ManualComputationOp(
+            _through(op.tensors, ins, rearranged_operand, op, rewriter),
+            types,
+            _shardings(in_shardings, ins),
+            _shardings(out_shardings, outs),
+            op.manual_axes.names,
+            op.detach_region(op.body),
+        )
+        new.attributes |= op.attributes
+        rewriter.insert(new, InsertPoint.before(op))
+        values = _through(new.results, outs, rearranged_result, op, rewriter)
+        rewriter.replace(op, [], values)
+
+    def _arranged(
+        self,
+        op: Operation,
+        shardings: Sequence[sdy.TensorShardingAttr],
+        values: Sequence[SSAValue],
+    ) -> list[Arrangement | None]:
+        """How each of ``shardings`` is rearranged onto the mesh's axes;
+        None where it is on them."""
+        return [
+            self._one(op, s, v.type) for s, v in zip(shardings, values, strict=True)
+        ]
+
+    def _one(
+        self, op: Operation, s: sdy.TensorShardingAttr, t: Attribute
+    ) -> Arrangement | None:
+        mesh = self.importer.mesh
+        assert mesh is not None and isinstance(t, TensorType)
+        ordered = ordered_layout(op, s, mesh)
+        if ordered is None:
+            return None
+        nd, factors, order = ordered
+        if all(len(f) == 1 for f in factors) and order == tuple(range(len(order))):
+            return None
+        names = [n for n, _ in mesh.axes]
+        try:
+            return arrangement(nd, factors, order, names, t.get_shape())
+        except NamedAxesError as e:
+            raise LocatedError(op, f"{s}: {e}") from e
+
+
+def _through(
+    values: Sequence[SSAValue],
+    arrangements: Sequence[Arrangement | None],
+    rearranged: Callable[[SSAValue, Arrangement], list[Operation]],
+    at: Operation,
+    rewriter: PatternRewriter,
+) -> list[SSAValue]:
+    """``values`` rearranged (ops inserted before ``at``) where an
+    arrangement is given."""
+    out = []
+    for v, a in zip(values, arrangements, strict=True):
+        if a is not None:
+            ops = rearranged(v, a)
+            rewriter.insert(ops, InsertPoint.before(at))
+            v = ops[-1].results[0]
+        out.append(v)
+    return out
+
+
+def _shardings(
+    shardings: Sequence[sdy.TensorShardingAttr],
+    arrangements: Sequence[Arrangement | None],
+) -> list[sdy.TensorShardingAttr]:
+    return [
+        s if a is None else a.sharding(s)
+        for s, a in zip(shardings, arrangements, strict=True)
+    ]
 
 
 @dataclass
@@ -492,6 +618,9 @@ def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
         OpShardingToCasts(importer), apply_recursively=False
     ).rewrite_module(op)
     PatternRewriteWalker(ConstantToStablehlo()).rewrite_module(op)
+    PatternRewriteWalker(DropDeadPartitionId()).rewrite_module(op)
     PatternRewriteWalker(HintsToValues(importer)).rewrite_module(op)
     PatternRewriteWalker(LayoutToCast(importer, sums)).rewrite_module(op)
+    if importer.mesh is not None:
+        PatternRewriteWalker(ArrangeManual(importer)).rewrite_module(op)
     PatternRewriteWalker(PinManual(importer)).rewrite_module(op)

@@ -217,7 +217,7 @@ def _parse(text: str, name: str) -> ModuleOp:
 
 
 def annotate(
-    fn: Callable[..., Any],
+    fn: Callable[..., Any] | jax.stages.Lowered,
     *args: Any,
     mesh: MeshArg | None = None,
     in_layouts: LayoutTree = None,
@@ -228,9 +228,11 @@ def annotate(
 
     The shardings JAX writes itself (a ``jax.jit``-wrapped ``fn``'s own
     in/out shardings, ``with_sharding_constraint``, ``shard_map``) are read by
-    ``sbp-import-sdy``; ``mesh`` may then be left out.
+    ``sbp-import-sdy``; ``mesh`` may then be left out.  ``fn`` may be a
+    ``jax.stages.Lowered`` (lowered on ``args``): its text is read as it is,
+    with whatever a pass run on it wrote (Shardy's propagation: sub-axes).
     """
-    name = getattr(fn, "__name__", "fn")
+    name = _function_name(fn)
     try:
         mesh = named_mesh(mesh)  # sizes with axis names: an AbstractMesh
         jax_mesh = find_mesh(mesh, in_layouts, out_layouts)
@@ -240,7 +242,10 @@ def annotate(
         mesh = jax_mesh
     try:
         with phase("lower (jax)"):
-            if is_jitted(fn):  # its own in/out shardings are kept
+            if isinstance(fn, jax.stages.Lowered):
+                lowered = fn
+                _check_lowered_args(lowered, args, kwargs, name)
+            elif is_jitted(fn):  # its own in/out shardings are kept
                 lowered = fn.lower(*args, **kwargs)
             else:
                 lowered = jax.jit(fn, keep_unused=True).lower(*args, **kwargs)
@@ -317,6 +322,37 @@ def annotate(
         placement,
         key_impls,
     )
+
+
+def _function_name(fn: Any) -> str:
+    """``fn``'s name; a ``Lowered``'s is its module's (``jit_f``: ``f``)."""
+    if isinstance(fn, jax.stages.Lowered):
+        match = re.match(r"\s*module @(?:jit_)?([\w.$-]+)", fn.as_text())
+        return match.group(1) if match else "lowered"
+    return getattr(fn, "__name__", "fn")
+
+
+def _check_lowered_args(
+    lowered: Any, args: tuple[Any, ...], kwargs: dict[str, Any], name: str
+) -> None:
+    """The example arguments given with a ``Lowered`` must be the ones it
+    was lowered on (their pytree, shapes and dtypes), since they say how to
+    call and place the step."""
+    given = jax.tree_util.tree_structure((args, kwargs))
+    if given != lowered.in_tree:
+        raise SbpcError(
+            f"{name}: the arguments ({given}) are not the ones the function was "
+            f"lowered on ({lowered.in_tree})"
+        )
+    leaves = jax.tree_util.tree_leaves((args, kwargs))
+    infos = jax.tree_util.tree_leaves(lowered.args_info)
+    for i, (x, info) in enumerate(zip(leaves, infos, strict=True)):
+        shape, dtype = np.shape(x), getattr(x, "dtype", None)
+        if shape != info.shape or (dtype is not None and dtype != info.dtype):
+            raise SbpcError(
+                f"{name}: argument leaf {i} is {dtype}{list(shape)}, but the "
+                f"function was lowered on {info.dtype}{list(info.shape)}"
+            )
 
 
 def _key_impl(dtype: Any) -> Any:
@@ -549,7 +585,7 @@ def named_sharding(mesh: jax.sharding.Mesh, nd: NdSbp, rank: int) -> NamedShardi
 
 
 def plan(
-    fn: Callable[..., Any],
+    fn: Callable[..., Any] | jax.stages.Lowered,
     *args: Any,
     mesh: MeshArg | None = None,
     in_layouts: LayoutTree = None,
@@ -594,7 +630,7 @@ def plan(
 
 
 def distribute(
-    fn: Callable[..., Any],
+    fn: Callable[..., Any] | jax.stages.Lowered,
     *args: Any,
     mesh: MeshArg | None = None,
     in_layouts: LayoutTree = None,
@@ -624,6 +660,8 @@ def distribute(
     ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run
     the step as (``sbpc.jax_pipeline``, docs/pipeline.md).
     ``remat``: ``remat_pass``'s ``layers``: which layers to recompute.
+    ``fn`` may be a ``jax.stages.Lowered`` with ``args`` the arguments it was
+    lowered on (``annotate``).
     """
     propagate = _check_plan_options(
         fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
@@ -799,7 +837,7 @@ def _check_plan_options(
 ) -> SbpPropagatePass:
     """Every option ``plan`` and ``distribute`` share, before any work is
     done: the propagation pass of them, or ``SbpcError`` naming the bad one."""
-    if not callable(fn):
+    if not callable(fn) and not isinstance(fn, jax.stages.Lowered):
         raise SbpcError(f"fn: expected a function, not {fn!r} ({type(fn).__name__})")
     propagate = _check_options(strategy, cost_model, memory_budget, time_limit)
     if not _is_int(combine_bytes) or combine_bytes < 0:

@@ -277,7 +277,8 @@ MANUAL_COMPUTATION = "sdy.manual_computation"
 class PartitionIdOp(IRDLOperation):
     """``%0 = stablehlo.partition_id : tensor<ui32>``: the running device's id
     (JAX's ``axis_index`` inside ``shard_map`` reads it), meaningful only in
-    per-device code, a manual computation's body."""
+    per-device code, a manual computation's body (outside one, only where
+    nothing reads it: ``sbp-import-sdy`` drops it)."""
 
     name = "stablehlo.partition_id"
 
@@ -293,11 +294,12 @@ class PartitionIdOp(IRDLOperation):
         parent = self.parent_op()
         while parent is not None and parent.name != MANUAL_COMPUTATION:
             parent = parent.parent_op()
-        if parent is None:
+        if parent is None and self.output.uses:
             raise VerifyException(
-                f"{self.name} outside a manual computation (shard_map) is not "
-                "supported: sbpc compiles a global-view program, where no device "
-                "id exists; read it inside sdy.manual_computation"
+                f"{self.name} read outside a manual computation (shard_map) is "
+                "not supported: sbpc compiles a global-view program, where no "
+                "device id exists (each device would hold a different value, not "
+                "a piece of one array); read it inside sdy.manual_computation"
             )
 
 

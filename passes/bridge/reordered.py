@@ -16,7 +16,8 @@ value lives on the mesh's placement with that axis split into its factors
 (``Placement.refined``, the same ranks in the same order), whose mesh axes
 the JAX lowering names as Shardy does (``x:(1)2``).  On the module's
 placement its layout is the same with each axis whose factors do not all
-split one dimension alike made ``B``.
+split one dimension alike made ``B``.  Both at once (``[{"y", "x":(1)2}]``)
+is the mesh's placement refined, then reordered.
 """
 
 from __future__ import annotations
@@ -31,17 +32,16 @@ from sbpc.dialects import sbp as sbp_dialect
 
 
 def on_default(nd: NdSbp, there: Placement, default: Placement) -> NdSbp:
-    """``nd`` (on ``there``, the module's placement reordered or refined)
-    with the same axes splitting the same dimensions on ``default``; an
-    axis whose factors do not all do the same is ``B``."""
-    order = there.order_in(default)
-    if order is not None:
-        return tuple(nd[order.index(m)] for m in range(len(order)))
-    factors = there.factors_in(default)
-    assert factors is not None, f"{there} is not {default} reordered or refined"
+    """``nd`` (on ``there``, the module's placement refined, reordered or
+    both) with the same axes splitting the same dimensions on ``default``;
+    an axis whose factors do not all do the same is ``B``."""
+    arrangement = there.arrangement_in(default)
+    assert arrangement is not None, f"{there} is not {default} reordered or refined"
+    factors, order = arrangement
+    refined = [nd[order.index(m)] for m in range(len(order))]
     out, k = [], 0
     for f in factors:
-        parts = set(nd[k : k + len(f)])
+        parts = set(refined[k : k + len(f)])
         out.append(parts.pop() if len(parts) == 1 else B)
         k += len(f)
     return tuple(out)

@@ -142,12 +142,6 @@ def ordered_layout(
         nd, factors, order = _read(sharding, mesh, refs)
     except NamedAxesError as e:
         raise LocatedError(at, f"{sharding}: {e}") from e
-    if any(len(f) > 1 for f in factors) and order != tuple(range(len(order))):
-        raise LocatedError(
-            at,
-            f"{sharding}: sub-axes together with axes out of mesh order are not "
-            "supported",
-        )
     nd = tuple(Partial(kind) if isinstance(s, Partial) else s for s in nd)  # type: ignore[arg-type]
     return nd, factors, order
 

@@ -196,20 +196,20 @@ def placement_axes(
     """The mesh axis names of ``p``'s hierarchy dims: the default placement's
     names reordered where ``p`` is it with its axes reordered (a layout
     splitting by ``("y", "x")`` on a mesh ``("x", "y")``), Shardy's sub-axis
-    names where ``p`` splits its axes into factors, else by position."""
+    names where ``p`` splits its axes into factors (then maybe reordered),
+    else by position."""
     if given and p in given:  # another mesh's own names
         return given[p]
     by_position = tuple(
         names[k] if k < len(names) else f"d{k}" for k in range(max(p.ndim, len(names)))
     )
-    order = p.order_in(default)
-    if order is not None:
-        return tuple(by_position[k] for k in order)
-    factors = p.factors_in(default) if p != default else None
-    if factors is None:
+    arrangement = p.arrangement_in(default) if p != default else None
+    if arrangement is None:
         return by_position
-    return tuple(
+    factors, order = arrangement
+    refined = [
         sub
         for name, f in zip(by_position, factors, strict=False)
         for sub in sub_axis_names(name, f)
-    )
+    ]
+    return tuple(refined[k] for k in order)

@@ -152,6 +152,24 @@ class Placement:
             factors.append(tuple(take))
         return tuple(factors) if not rest else None
 
+    def arrangement_in(
+        self, other: Placement
+    ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]] | None:
+        """The ``(factors, order)`` with ``other.refined(factors).permuted(order)
+        == self`` (Shardy's sub-axes listed out of mesh order), None if none;
+        the identity order first."""
+        if self.device != other.device or sorted(self.ranks) != sorted(other.ranks):
+            return None
+        factors = self.factors_in(other)  # refined only: no permutation to try
+        if factors is not None:
+            return factors, tuple(range(self.ndim))
+        for order in itertools.permutations(range(self.ndim)):
+            back = self.permuted([order.index(k) for k in range(self.ndim)])
+            factors = back.factors_in(other)
+            if factors is not None:
+                return factors, tuple(order)
+        return None
+
     def __str__(self) -> str:
         return f"{self.device}, {self.nested_ranks()}"
 

@@ -153,6 +153,11 @@ def _partition_id(op: OpSpec, args: list[str]) -> str:
     """The device's id: the mesh's device id (``ids``) at the device's
     position, the linear index of all mesh axes, major first, as XLA numbers
     partitions."""
+    if "ids" not in op.attrs:  # outside a manual computation's body
+        raise UnsupportedOpError(
+            "stablehlo.partition_id outside a manual computation has no value in "
+            "a global-view program"
+        )
     ids = list(op.attrs["ids"])
     return (
         f"jnp.asarray({ids}, jnp.uint32)[lax.axis_index({axes_expr(op.attrs['dims'])})]"

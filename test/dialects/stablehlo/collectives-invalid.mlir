@@ -102,10 +102,11 @@ func.func @all_to_all_result(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 // -----
 
 // partition_id is per-device code: outside a manual computation sbpc's
-// global view has no device to number.
+// global view has no device to number, so its value may not be read there
+// (one nothing reads has no effect: sbp-import-sdy drops it).
 
 func.func @partition_id_global() -> tensor<ui32> {
-  // expected-error @+1 {{stablehlo.partition_id outside a manual computation (shard_map) is not supported: sbpc compiles a global-view program, where no device id exists; read it inside sdy.manual_computation}}
+  // expected-error @+1 {{stablehlo.partition_id read outside a manual computation (shard_map) is not supported: sbpc compiles a global-view program, where no device id exists (each device would hold a different value, not a piece of one array); read it inside sdy.manual_computation}}
   %0 = stablehlo.partition_id : tensor<ui32>
   return %0 : tensor<ui32>
 }

@@ -2,14 +2,6 @@
 
 // What an nd_sbp cannot say is a located error, never a silent drop.
 
-sdy.mesh @m = <["x"=2, "y"=4]>
-// expected-error @+1 {{#sdy.sharding<@m, [{"y":(2)2, "x"}]>: sub-axes together with axes out of mesh order are not supported}}
-func.func @sub_axis_out_of_order(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@m, [{"y":(2)2, "x"}]>}) -> tensor<8xf32> {
-  return %a : tensor<8xf32>
-}
-
-// -----
-
 sdy.mesh @m = <["x"=6]>
 // expected-error @+1 {{the sub-axes of 'x' do not nest}}
 func.func @sub_axes_not_nested(%a: tensor<6x6xf32> {sdy.sharding = #sdy.sharding<@m, [{"x":(1)2}, {"x":(1)3}]>}) -> tensor<6x6xf32> {
@@ -78,5 +70,17 @@ func.func @gspmd(%a: tensor<8xf32> {mhlo.sharding = "{devices=[2]0,1}"}) -> tens
 func.func @no_mesh(%a: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'sdy.sharding_constraint' but no sdy.mesh}}
   %0 = sdy.sharding_constraint %a <mesh<["x"=2]>, [{"x"}]> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["x"=4]>
+func.func @partly_unreduced_axis(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{#sdy.sharding<@m, [{"x":(1)2}], unreduced={"x":(2)2}>: mesh axis 'x' is unreduced on some of its sub-axes only}}
+  %0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"x"}]>] out_shardings=[<@m, [{"x":(1)2}], unreduced={"x":(2)2}>] manual_axes={"x"} (%b: tensor<2xf32>) {
+    %1 = stablehlo.concatenate %b, %b, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+    sdy.return %1 : tensor<4xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }

@@ -11,6 +11,7 @@ from sbpc.algebra.named_axes import (
     axis_factors,
     axis_order,
     nd_sbp_of,
+    placement_axes,
     sub_axis_names,
 )
 from sbpc.algebra.placement import Placement, PlacementError
@@ -77,3 +78,18 @@ def test_sub_axes_split_the_hierarchy_into_factors() -> None:
     assert p.factors_in(q) is None
     for x in range(4):
         assert q.rank_at((x // 2, x % 2, 1)) == p.rank_at((x, 1))
+
+
+def test_sub_axes_out_of_mesh_order_are_refined_then_permuted() -> None:
+    """``[{"y":(2)2, "x"}]`` on ``("x"=2, "y"=4)``: the mesh's placement
+    refined to (x, y:(1)2, y:(2)2), then reordered; ``arrangement_in`` finds
+    both, and the axes are named as Shardy does, in that order."""
+    p = Placement.of_size((2, 4))
+    q = p.refined([(2,), (2, 2)]).permuted((2, 0, 1))
+    assert q.arrangement_in(p) == (((2,), (2, 2)), (2, 0, 1))
+    assert p.arrangement_in(p) == (((2,), (4,)), (0, 1))
+    assert Placement.of_size((8,)).arrangement_in(p) is None
+    assert placement_axes(p, ("x", "y"), q) == ("y:(2)2", "x", "y:(1)2")
+    for x in range(2):
+        for y in range(4):
+            assert q.rank_at((y % 2, x, y // 2)) == p.rank_at((x, y))
