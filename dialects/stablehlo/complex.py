@@ -13,11 +13,9 @@ The elementwise ops on complex tensors (``add``, ``multiply``,
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ComplexType, TensorType
-from xdsl.dialects.utils.enum_attribute import EnumAttribute
-from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -28,24 +26,9 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.str_enum import StrEnum
 
-from .attrs import i64_array_prop, ints_view
+from .attrs import FftTypeAttr, i64_array_prop, ints_view
 from .base import Elementwise, UnaryTensorOp, element_type, shape_of
-
-
-class FftType(StrEnum):
-    FFT = "FFT"
-    IFFT = "IFFT"
-    RFFT = "RFFT"
-    IRFFT = "IRFFT"
-
-
-@irdl_attr_definition
-class FftTypeAttr(EnumAttribute[FftType], SpacedOpaqueSyntaxAttribute):
-    """``#stablehlo<fft_type FFT>``."""
-
-    name = "stablehlo.fft_type"
 
 
 @irdl_op_definition

@@ -24,17 +24,14 @@ from xdsl.dialects.builtin import (
     i1,
     i32,
 )
-from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Operation,
     Region,
-    SpacedOpaqueSyntaxAttribute,
     SSAValue,
 )
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -50,10 +47,10 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.str_enum import StrEnum
 
 from sbpc.algebra.tensor_type import ELEMENT_BYTES
 
+from .attrs import RngAlgorithm, RngAlgorithmAttr
 from .base import TensorOp, element_type, shape_of
 from .reduction import ReturnOp
 from .syntax import print_attr_dict, resolve_operands
@@ -370,19 +367,6 @@ class BitcastConvertOp(TensorOp):
 # --------------------------------------------------------------------------
 
 
-class RngAlgorithm(StrEnum):
-    DEFAULT = "DEFAULT"
-    THREE_FRY = "THREE_FRY"
-    PHILOX = "PHILOX"
-
-
-@irdl_attr_definition
-class RngAlgorithmAttr(EnumAttribute[RngAlgorithm], SpacedOpaqueSyntaxAttribute):
-    """``#stablehlo<rng_algorithm DEFAULT>``."""
-
-    name = "stablehlo.rng_algorithm"
-
-
 @irdl_op_definition
 class RngBitGeneratorOp(IRDLOperation):
     """``%s, %bits = stablehlo.rng_bit_generator %state, algorithm = DEFAULT
@@ -545,8 +529,6 @@ __all__ = [
     "CustomCallOp",
     "IfOp",
     "OptimizationBarrierOp",
-    "RngAlgorithm",
-    "RngAlgorithmAttr",
     "RngBitGeneratorOp",
     "WhileOp",
 ]
