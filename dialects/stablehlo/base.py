@@ -174,7 +174,7 @@ class SortedPropertiesOp(IRDLOperation):
 
 class TensorOp(IRDLOperation):
     """A pure op on a tensor ``operand`` (and, in subclasses, operands after
-    it) with one tensor ``result``: the shape ops."""
+    it) with one tensor ``result``: the shape ops, ``fft``."""
 
     operand = operand_def(TensorType)
     result = result_def(TensorType)
