@@ -53,7 +53,7 @@ from sbpc.algebra.tensor_type import ELEMENT_BYTES
 from .attrs import RngAlgorithm, RngAlgorithmAttr
 from .base import TensorOp, element_type, shape_of
 from .reduction import ReturnOp
-from .syntax import print_attr_dict, resolve_operands
+from .syntax import parse_operand_types, print_attr_dict, resolve_operands
 
 
 def _terminator_types(region: Region) -> tuple[Attribute, ...] | None:
@@ -126,18 +126,13 @@ class WhileOp(_RegionOp):
             operands.append(parser.parse_unresolved_operand())
 
         parser.parse_comma_separated_list(parser.Delimiter.PAREN, pair)
-        types: list[Attribute] = []
+        values: list[SSAValue] = []
         if operands:
             parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(
-                parser.Delimiter.NONE, parser.parse_type
+            values = parse_operand_types(
+                parser, operands, f"{cls.name}: {len(operands)} carried values"
             )
-        if len(types) != len(operands):
-            parser.raise_error(
-                f"stablehlo.while: {len(operands)} carried values but "
-                f"{len(types)} types"
-            )
-        values = resolve_operands(parser, operands, types)
+        types = [v.type for v in values]
         attributes = parser.parse_optional_attr_dict_with_keyword()
         parser.parse_keyword("cond")
         cond = parser.parse_region(
@@ -297,15 +292,8 @@ class OptimizationBarrierOp(IRDLOperation):
         )
         attributes |= parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        types = parser.parse_comma_separated_list(
-            parser.Delimiter.NONE, parser.parse_type
-        )
-        if len(types) != len(operands):
-            parser.raise_error(
-                f"stablehlo.optimization_barrier: {len(operands)} operands but "
-                f"{len(types)} types"
-            )
-        return cls(resolve_operands(parser, operands, types), attributes)
+        what = f"{cls.name}: {len(operands)} operands"
+        return cls(parse_operand_types(parser, operands, what), attributes)
 
     def print(self, printer: Printer) -> None:
         if not self.operand:
