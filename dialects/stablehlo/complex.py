@@ -139,7 +139,7 @@ class ComplexOp(BinaryTensorOp):
             part = TensorType(result.element_type.element_type, result.get_shape())
             types = [part, part]
         operands = parser.resolve_operands([lhs, rhs], types, parser.pos)
-        op = cls(operands[0], operands[1], result)
+        op = cls(operands[0], operands[1], result_type=result)
         op.attributes.update(attrs)
         return op
 
