@@ -42,9 +42,8 @@ split across several placements) raises ``SbpcError`` with the StableHLO line at
 
 from __future__ import annotations
 
-import numbers
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
@@ -62,12 +61,10 @@ from sbpc.algebra.sbp import (
     Split,
     format_nd_sbp,
 )
-from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.collector import collector_paused
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.dialects.sbp.pipeline import pipeline_options, search_table
-from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
 from sbpc.jax_dispatch import (
     CHECKED_PATH,
     Dispatch,
@@ -81,6 +78,7 @@ from sbpc.jax_layouts import (
     mesh_text,
     place_reordered,
 )
+from sbpc.jax_options import MeshArg, PlanOptions, is_int, with_options
 from sbpc.jax_pipeline import Pipeline, PipelineError, as_pipeline, mark_batch
 from sbpc.jax_plan import Planned, SbpcError, load_program, remat_pass
 from sbpc.jax_sharding import (
@@ -97,12 +95,10 @@ from sbpc.passes.import_sdy import SbpImportSdyPass
 from sbpc.passes.inline import SbpInlinePass
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.lower_boxing import SbpLowerBoxingPass
-from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline import default_context
 from sbpc.passes.pipeline_target import pipeline_costs
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.passes.remat import SbpRematPass
-from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
 from sbpc.timing import Timer, phase
 
@@ -116,12 +112,6 @@ __all__ = [
     "parse_mesh",
     "plan",
 ]
-
-# A mesh: sizes, sizes with axis names, a jax mesh (abstract or not), a Placement.
-MeshArg = (
-    Placement | int | Sequence[int] | str | Mesh | AbstractMesh | Mapping[str, int]
-)
-
 
 # --------------------------------------------------------------------------
 # Inputs: meshes and layouts
@@ -152,7 +142,7 @@ def parse_mesh(mesh: MeshArg) -> Placement:
             if not re.fullmatch(r"\s*\d+(\s*x\s*\d+)*\s*", mesh):
                 raise SbpcError(f"bad mesh '{mesh}': expected sizes like 8 or 2x4")
             return Placement.of_size(tuple(int(n) for n in mesh.split("x")))
-        if _is_int(mesh):
+        if is_int(mesh):
             return Placement.of_size(int(mesh))
         return Placement.of_size(tuple(int(n) for n in mesh))
     except (PlacementError, TypeError, ValueError) as e:
@@ -162,19 +152,14 @@ def parse_mesh(mesh: MeshArg) -> Placement:
 def _is_mesh_value(mesh: Any) -> bool:
     """An int, a str, or a non-empty sequence of ints (bools are not sizes,
     bytes are not a sequence of them)."""
-    if _is_int(mesh) or isinstance(mesh, str):
+    if is_int(mesh) or isinstance(mesh, str):
         return True
     return (
         isinstance(mesh, Sequence)
         and not isinstance(mesh, bytes | bytearray)
         and len(mesh) > 0
-        and all(_is_int(n) for n in mesh)
+        and all(is_int(n) for n in mesh)
     )
-
-
-def _is_int(x: Any) -> bool:
-    """An integer (a numpy one too), not a bool."""
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
 
 
 # --------------------------------------------------------------------------
@@ -584,108 +569,60 @@ def named_sharding(mesh: jax.sharding.Mesh, nd: NdSbp, rank: int) -> NamedShardi
     return NamedSharding(mesh, PartitionSpec(*spec))
 
 
+@with_options
 def plan(
-    fn: Callable[..., Any] | jax.stages.Lowered,
-    *args: Any,
-    mesh: MeshArg | None = None,
-    in_layouts: LayoutTree = None,
-    out_layouts: LayoutTree = None,
-    strategy: str = "optimal",
-    cost_model: str = "default",
-    memory_budget: float | None = None,
-    time_limit: float | None = None,
-    combine_bytes: int = DEFAULT_MAX_BYTES,
-    quiet: bool = False,
-    pipeline: Pipeline | None = None,
-    remat: str = "none",
-    **kwargs: Any,
+    fn: Callable[..., Any] | jax.stages.Lowered, *args: Any, **kwargs: Any
 ) -> Planned:
     """Plan ``fn`` for ``mesh`` without its devices: ``args`` may be
     ``jax.ShapeDtypeStruct``\\ s, the mesh any size.
 
-    ``mesh``: sizes (``8``, ``(8, 8)``, ``"8x8"``; axes ``d0, d1, ...``),
-    sizes with axis names (``((8, 8), ("data", "model"))`` or
-    ``{"data": 8, "model": 8}``), a ``jax.sharding.AbstractMesh``, a
-    ``Mesh`` or a ``Placement``.  ``cost_model``: a machine (``"h100-sxm"``,
-    ``"a100-80gb"``, ``"tpu-v5p"``, ``"cpu-sim"``, with ``key=value``
-    overrides) or ``key=value`` items (docs/machines.md); a machine with a
-    memory capacity makes it the budget unless ``memory_budget`` is given.
-    The other options are ``distribute``'s.  The result's ``source`` runs
-    unchanged where the devices are.
+    The keywords are ``PlanOptions``' (``mesh``, the layouts, the search),
+    the others ``fn``'s.  The result's ``source`` runs unchanged where the
+    devices are.
+    ``fn`` may be a ``jax.stages.Lowered``, as ``distribute``'s.
     """
-    propagate = _check_plan_options(
-        fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
-    )
-    combine_bytes = int(combine_bytes)  # a numpy integer too
-    request = _Request(
-        fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
-    )._replace(remat=remat_pass(remat, propagate))
-    shown = Progress.for_terminal(quiet)
+    options, kwargs = PlanOptions.split(kwargs)
+    propagate = options.check(fn)
+    request = _request(fn, args, kwargs, options, propagate)
+    shown = Progress.for_terminal(options.quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
-        planned = _plan(request, propagate, combine_bytes, shown)
+        planned = _plan(request, propagate, int(options.combine_bytes), shown)
     timer.stop()
     planned.timing = timer
     return planned
 
 
+@with_options
 def distribute(
     fn: Callable[..., Any] | jax.stages.Lowered,
     *args: Any,
-    mesh: MeshArg | None = None,
-    in_layouts: LayoutTree = None,
-    out_layouts: LayoutTree = None,
-    strategy: str = "optimal",
-    cost_model: str = "default",
-    memory_budget: float | None = None,
-    time_limit: float | None = None,
-    combine_bytes: int = DEFAULT_MAX_BYTES,
     donate_argnums: int | Sequence[int] | None = (),
-    quiet: bool = False,
-    pipeline: Pipeline | None = None,
-    remat: str = "none",
     **kwargs: Any,
 ) -> Distributed:
     """Distribute ``fn`` over ``mesh`` (see the module docstring): ``plan``,
     then load the program on the local devices.
 
-    ``combine_bytes``: the most bytes per device that one combined collective
-    carries (independent collectives of one kind run as one,
-    ``sbpc.jax_backend.combine``); 0 runs every boxing step alone.
-    ``donate_argnums``: positional arguments whose buffers the program may
-    reuse for its results, as in ``jax.jit`` (a training step that updates
-    parameters in place then needs no second copy of them); a donated
-    argument must not be used after the call.
-    ``quiet``: no progress lines (shown only when stderr is a terminal).
-    ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run
-    the step as (``sbpc.jax_pipeline``, docs/pipeline.md).
-    ``remat``: ``remat_pass``'s ``layers``: which layers to recompute.
-    ``fn`` may be a ``jax.stages.Lowered`` with ``args`` the arguments it was
-    lowered on (``annotate``).
+    The keywords are ``plan``'s (``PlanOptions``), and ``donate_argnums``:
+    positional arguments whose buffers the program may reuse for its
+    results, as in ``jax.jit`` (a training step that updates parameters in
+    place then needs no second copy of them); a donated argument must not be
+    used after the call.  ``fn`` may be a ``jax.stages.Lowered`` with
+    ``args`` the arguments it was lowered on (``annotate``).
     """
-    propagate = _check_plan_options(
-        fn, strategy, cost_model, memory_budget, time_limit, combine_bytes, quiet
-    )
-    combine_bytes = int(combine_bytes)  # a numpy integer too
-    if mesh is not None:  # else read from the shardings, checked below
-        _check_devices(parse_mesh(mesh))
+    options, kwargs = PlanOptions.split(kwargs)
+    propagate = options.check(fn)
+    if options.mesh is not None:  # else read from the shardings, checked below
+        _check_devices(parse_mesh(options.mesh))
     argnums = _argnums(donate_argnums)
     donated = _donated_leaves(argnums, args)
-    request = _Request(
-        fn,
-        args,
-        kwargs,
-        mesh,
-        in_layouts,
-        out_layouts,
-        _pipeline(pipeline),
-        donated,
-        remat_pass(remat, propagate),
-    )
-    shown = Progress.for_terminal(quiet)
+    request = _request(fn, args, kwargs, options, propagate, donated)
+    shown = Progress.for_terminal(options.quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
-        planned = _plan(request, propagate, combine_bytes, shown, _check_devices)
+        planned = _plan(
+            request, propagate, int(options.combine_bytes), shown, _check_devices
+        )
         with phase("load"), shown.phase("loading the program"):
             program = load_program(planned.source, planned.name)
     timer.stop()
@@ -709,6 +646,27 @@ class _Request(NamedTuple):
     pipeline: Pipeline | None = None
     donated: tuple[int, ...] = ()  # flat argument positions given up
     remat: SbpRematPass | None = None
+
+
+def _request(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    options: PlanOptions,
+    propagate: SbpPropagatePass,
+    donated: tuple[int, ...] = (),
+) -> _Request:
+    return _Request(
+        fn,
+        args,
+        kwargs,
+        options.mesh,
+        options.in_layouts,
+        options.out_layouts,
+        _pipeline(options.pipeline),
+        donated,
+        remat_pass(options.remat, propagate),
+    )
 
 
 def _pipeline(pipeline: Any) -> Pipeline | None:
@@ -826,58 +784,6 @@ def _compile(
     return module, plans, source
 
 
-def _check_plan_options(
-    fn: Any,
-    strategy: Any,
-    cost_model: Any,
-    memory_budget: Any,
-    time_limit: Any,
-    combine_bytes: Any,
-    quiet: Any,
-) -> SbpPropagatePass:
-    """Every option ``plan`` and ``distribute`` share, before any work is
-    done: the propagation pass of them, or ``SbpcError`` naming the bad one."""
-    if not callable(fn) and not isinstance(fn, jax.stages.Lowered):
-        raise SbpcError(f"fn: expected a function, not {fn!r} ({type(fn).__name__})")
-    propagate = _check_options(strategy, cost_model, memory_budget, time_limit)
-    if not _is_int(combine_bytes) or combine_bytes < 0:
-        raise SbpcError(
-            f"combine_bytes must be >= 0 (an integer), not {combine_bytes!r}"
-        )
-    if not isinstance(quiet, bool | np.bool_):
-        raise SbpcError(f"quiet: expected True or False, not {quiet!r}")
-    return propagate
-
-
-def _check_options(
-    strategy: Any, cost_model: Any, memory_budget: Any, time_limit: Any
-) -> SbpPropagatePass:
-    """The propagation pass of these options, or ``SbpcError`` naming the bad one."""
-    if not isinstance(strategy, str) or strategy not in STRATEGIES:
-        raise SbpcError(
-            f"strategy: unknown strategy {strategy!r}, expected one of "
-            + ", ".join(STRATEGIES)
-        )
-    if not isinstance(cost_model, str):
-        raise SbpcError(f"cost_model: expected a string, not {cost_model!r}")
-    try:
-        CostModel.parse(cost_model)
-    except CostModelError as e:
-        raise SbpcError(f"cost_model: {e}") from e
-    for name, value in (("memory_budget", memory_budget), ("time_limit", time_limit)):
-        if not (value is None or isinstance(value, numbers.Real)):
-            raise SbpcError(f"{name} must be a number, not {value!r}")
-    try:
-        return SbpPropagatePass(
-            strategy=strategy,
-            cost_model=cost_model,
-            memory_budget=memory_budget,
-            time_limit=time_limit,
-        )
-    except OptionError as e:
-        raise SbpcError(str(e)) from e
-
-
 def _check_devices(placement: Placement) -> None:
     """The mesh's ranks must be devices JAX has (else the first call fails)."""
     have = jax.device_count()
@@ -895,7 +801,7 @@ def _argnums(donate_argnums: Any) -> tuple[Any, ...]:
     them, or None: none), as a tuple read once (an iterator is read once)."""
     if donate_argnums is None:
         return ()
-    if _is_int(donate_argnums):
+    if is_int(donate_argnums):
         return (donate_argnums,)
     if isinstance(donate_argnums, Sequence) and not isinstance(
         donate_argnums, str | bytes | bytearray
@@ -915,7 +821,7 @@ def _donated_leaves(nums: tuple[Any, ...], args: Sequence[Any]) -> tuple[int, ..
         starts.append(starts[-1] + len(jax.tree_util.tree_leaves(a)))
     out: list[int] = []
     for n in nums:
-        if not _is_int(n) or not 0 <= n < len(args):
+        if not is_int(n) or not 0 <= n < len(args):
             raise SbpcError(
                 f"donate_argnums: {n!r} is not a positional argument "
                 f"(the function was given {len(args)})"

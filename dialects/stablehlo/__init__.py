@@ -50,6 +50,7 @@ from .attrs import (
     GatherDimensionNumbersAttr,
     Precision,
     PrecisionAttr,
+    RngAlgorithmAttr,
     ScatterDimensionNumbersAttr,
 )
 from .base import Elementwise
@@ -72,7 +73,6 @@ from .control_flow import (
     CustomCallOp,
     IfOp,
     OptimizationBarrierOp,
-    RngAlgorithmAttr,
     RngBitGeneratorOp,
     WhileOp,
 )

@@ -171,6 +171,19 @@ class Precision(StrEnum):
     HIGHEST = "HIGHEST"
 
 
+class FftType(StrEnum):
+    FFT = "FFT"
+    IFFT = "IFFT"
+    RFFT = "RFFT"
+    IRFFT = "IRFFT"
+
+
+class RngAlgorithm(StrEnum):
+    DEFAULT = "DEFAULT"
+    THREE_FRY = "THREE_FRY"
+    PHILOX = "PHILOX"
+
+
 @irdl_attr_definition
 class ComparisonDirectionAttr(
     EnumAttribute[ComparisonDirection], SpacedOpaqueSyntaxAttribute
@@ -192,6 +205,20 @@ class PrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
     """``#stablehlo<precision DEFAULT>``."""
 
     name = "stablehlo.precision"
+
+
+@irdl_attr_definition
+class FftTypeAttr(EnumAttribute[FftType], SpacedOpaqueSyntaxAttribute):
+    """``#stablehlo<fft_type FFT>``."""
+
+    name = "stablehlo.fft_type"
+
+
+@irdl_attr_definition
+class RngAlgorithmAttr(EnumAttribute[RngAlgorithm], SpacedOpaqueSyntaxAttribute):
+    """``#stablehlo<rng_algorithm DEFAULT>``."""
+
+    name = "stablehlo.rng_algorithm"
 
 
 # --------------------------------------------------------------------------

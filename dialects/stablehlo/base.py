@@ -172,31 +172,36 @@ class SortedPropertiesOp(IRDLOperation):
         return super().build(properties=properties, **kwargs)
 
 
-class TensorOp(IRDLOperation):
-    """A pure op on a tensor ``operand`` (and, in subclasses, operands after
-    it) with one tensor ``result``: the shape ops."""
+class _TensorResultOp(IRDLOperation):
+    """A pure op with one tensor ``result`` whose type defaults to its first
+    operand's; each subclass names its operands."""
 
-    operand = operand_def(TensorType)
     result = result_def(TensorType)
 
     traits = traits_def(Pure())
 
     def __init__(
         self,
-        operand: SSAValue | Operation,
+        *operands: SSAValue | Operation,
         result_type: Attribute | None = None,
         attributes: dict[str, Attribute] | None = None,
-        *,
         properties: Mapping[str, Attribute | None] | None = None,
     ):
-        """The result type defaults to the operand's."""
-        operand = SSAValue.get(operand)
+        """The result type defaults to the first operand's."""
+        values = [SSAValue.get(v) for v in operands]
         super().__init__(
-            operands=[operand],
-            result_types=[result_type or operand.type],
+            operands=values,
+            result_types=[result_type or values[0].type],
             properties=properties,
             attributes=attributes,
         )
+
+
+class TensorOp(_TensorResultOp):
+    """A pure op on a tensor ``operand`` with one tensor ``result``: the
+    shape ops, ``fft``."""
+
+    operand = operand_def(TensorType)
 
 
 class UnaryTensorOp(TensorOp):
@@ -205,32 +210,11 @@ class UnaryTensorOp(TensorOp):
     traits = traits_def(Pure(), Elementwise())
 
 
-class TwoTensorOp(IRDLOperation):
+class TwoTensorOp(_TensorResultOp):
     """A pure op on tensors ``lhs`` and ``rhs`` with one tensor ``result``."""
 
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure())
-
-    def __init__(
-        self,
-        lhs: SSAValue | Operation,
-        rhs: SSAValue | Operation,
-        result_type: Attribute | None = None,
-        attributes: dict[str, Attribute] | None = None,
-        *,
-        properties: Mapping[str, Attribute | None] | None = None,
-    ):
-        """The result type defaults to the lhs's."""
-        lhs, rhs = SSAValue.get(lhs), SSAValue.get(rhs)
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[result_type or lhs.type],
-            properties=properties,
-            attributes=attributes,
-        )
 
 
 class BinaryTensorOp(TwoTensorOp):
@@ -260,7 +244,12 @@ class PrecisionConfigOp(TwoTensorOp, SortedPropertiesOp):
             config = ArrayAttr(PrecisionAttr(Precision(p)) for p in precision)
             properties = {**properties, "precision_config": config}
         TwoTensorOp.__init__(
-            self, lhs, rhs, result_type, attributes, properties=properties
+            self,
+            lhs,
+            rhs,
+            result_type=result_type,
+            attributes=attributes,
+            properties=properties,
         )
 
     @property

@@ -13,55 +13,25 @@ The elementwise ops on complex tensors (``add``, ``multiply``,
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ComplexType, TensorType
-from xdsl.dialects.utils.enum_attribute import EnumAttribute
-from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
-from xdsl.irdl import (
-    IRDLOperation,
-    irdl_attr_definition,
-    irdl_op_definition,
-    operand_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.str_enum import StrEnum
 
-from .attrs import i64_array_prop, ints_view
-from .base import Elementwise, UnaryTensorOp, element_type, shape_of
-
-
-class FftType(StrEnum):
-    FFT = "FFT"
-    IFFT = "IFFT"
-    RFFT = "RFFT"
-    IRFFT = "IRFFT"
-
-
-@irdl_attr_definition
-class FftTypeAttr(EnumAttribute[FftType], SpacedOpaqueSyntaxAttribute):
-    """``#stablehlo<fft_type FFT>``."""
-
-    name = "stablehlo.fft_type"
+from .attrs import FftTypeAttr, i64_array_prop, ints_view
+from .base import BinaryTensorOp, TensorOp, UnaryTensorOp, element_type, shape_of
 
 
 @irdl_op_definition
-class FftOp(IRDLOperation):
+class FftOp(TensorOp):
     """``%r = stablehlo.fft %x, type = FFT, length = [8] : (T) -> R``: a
     (real, inverse) discrete Fourier transform over the trailing
     ``len(fft_length)`` dimensions."""
 
     name = "stablehlo.fft"
 
-    operand = operand_def(TensorType)
-    result = result_def(TensorType)
     fft_type_attr = prop_def(FftTypeAttr, prop_name="fft_type")
     fft_length_attr = i64_array_prop("fft_length")
-
-    traits = traits_def(Pure())
 
     assembly_format = (
         "$operand `,` `type` `=` $fft_type `,` `length` `=` $fft_length "
@@ -140,20 +110,11 @@ class ImagOp(_ComplexPart):
 
 
 @irdl_op_definition
-class ComplexOp(IRDLOperation):
+class ComplexOp(BinaryTensorOp):
     """``%r = stablehlo.complex %re, %im : tensor<..xcomplex<f32>>`` (the
     operands' float type follows from the result's)."""
 
     name = "stablehlo.complex"
-
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    traits = traits_def(Pure(), Elementwise())
-
-    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute):
-        super().__init__(operands=[lhs, rhs], result_types=[result_type])
 
     @classmethod
     def parse(cls, parser: Parser) -> ComplexOp:
@@ -178,7 +139,7 @@ class ComplexOp(IRDLOperation):
             part = TensorType(result.element_type.element_type, result.get_shape())
             types = [part, part]
         operands = parser.resolve_operands([lhs, rhs], types, parser.pos)
-        op = cls(operands[0], operands[1], result)
+        op = cls(operands[0], operands[1], result_type=result)
         op.attributes.update(attrs)
         return op
 

@@ -24,17 +24,14 @@ from xdsl.dialects.builtin import (
     i1,
     i32,
 )
-from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Operation,
     Region,
-    SpacedOpaqueSyntaxAttribute,
     SSAValue,
 )
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -50,13 +47,13 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.str_enum import StrEnum
 
 from sbpc.algebra.tensor_type import ELEMENT_BYTES
 
+from .attrs import RngAlgorithm, RngAlgorithmAttr
 from .base import TensorOp, element_type, shape_of
 from .reduction import ReturnOp
-from .syntax import print_attr_dict, resolve_operands
+from .syntax import parse_operand_types, print_attr_dict, resolve_operands
 
 
 def _terminator_types(region: Region) -> tuple[Attribute, ...] | None:
@@ -129,18 +126,13 @@ class WhileOp(_RegionOp):
             operands.append(parser.parse_unresolved_operand())
 
         parser.parse_comma_separated_list(parser.Delimiter.PAREN, pair)
-        types: list[Attribute] = []
+        values: list[SSAValue] = []
         if operands:
             parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(
-                parser.Delimiter.NONE, parser.parse_type
+            values = parse_operand_types(
+                parser, operands, f"{cls.name}: {len(operands)} carried values"
             )
-        if len(types) != len(operands):
-            parser.raise_error(
-                f"stablehlo.while: {len(operands)} carried values but "
-                f"{len(types)} types"
-            )
-        values = resolve_operands(parser, operands, types)
+        types = [v.type for v in values]
         attributes = parser.parse_optional_attr_dict_with_keyword()
         parser.parse_keyword("cond")
         cond = parser.parse_region(
@@ -300,15 +292,8 @@ class OptimizationBarrierOp(IRDLOperation):
         )
         attributes |= parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        types = parser.parse_comma_separated_list(
-            parser.Delimiter.NONE, parser.parse_type
-        )
-        if len(types) != len(operands):
-            parser.raise_error(
-                f"stablehlo.optimization_barrier: {len(operands)} operands but "
-                f"{len(types)} types"
-            )
-        return cls(resolve_operands(parser, operands, types), attributes)
+        what = f"{cls.name}: {len(operands)} operands"
+        return cls(parse_operand_types(parser, operands, what), attributes)
 
     def print(self, printer: Printer) -> None:
         if not self.operand:
@@ -368,19 +353,6 @@ class BitcastConvertOp(TensorOp):
 # --------------------------------------------------------------------------
 # rng_bit_generator
 # --------------------------------------------------------------------------
-
-
-class RngAlgorithm(StrEnum):
-    DEFAULT = "DEFAULT"
-    THREE_FRY = "THREE_FRY"
-    PHILOX = "PHILOX"
-
-
-@irdl_attr_definition
-class RngAlgorithmAttr(EnumAttribute[RngAlgorithm], SpacedOpaqueSyntaxAttribute):
-    """``#stablehlo<rng_algorithm DEFAULT>``."""
-
-    name = "stablehlo.rng_algorithm"
 
 
 @irdl_op_definition
@@ -545,8 +517,6 @@ __all__ = [
     "CustomCallOp",
     "IfOp",
     "OptimizationBarrierOp",
-    "RngAlgorithm",
-    "RngAlgorithmAttr",
     "RngBitGeneratorOp",
     "WhileOp",
 ]

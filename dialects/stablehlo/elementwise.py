@@ -416,7 +416,13 @@ class CompareOp(BinaryTensorOp, SortedPropertiesOp):
             kind = ComparisonType(compare_type)
             properties["compare_type"] = ComparisonTypeAttr(kind)
         result_type = result_type or TensorType(i1, shape_of(lhs))
-        super().__init__(lhs, rhs, result_type, attributes, properties=properties)
+        super().__init__(
+            lhs,
+            rhs,
+            result_type=result_type,
+            attributes=attributes,
+            properties=properties,
+        )
 
     @property
     def comparison_direction(self) -> str:

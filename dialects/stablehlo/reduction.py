@@ -333,7 +333,7 @@ def combiner_kind(region: Region) -> str | None:
 def combiner_body(kind: str, scalar: TensorType) -> Region:
     """A two-argument body returning ``REDUCTION_OPS[kind](arg0, arg1)``."""
     block = Block(arg_types=[scalar, scalar])
-    combiner = REDUCTION_OPS[kind](block.args[0], block.args[1], scalar)
+    combiner = REDUCTION_OPS[kind](block.args[0], block.args[1], result_type=scalar)
     block.add_ops([combiner, ReturnOp([combiner.result])])
     return Region(block)
 
@@ -499,7 +499,7 @@ class ReduceOp(IRDLOperation):
         if combiner is not None:
             scalar = TensorType(element_type(function.inputs.data[0]), [])
             block = Block(arg_types=[scalar, scalar])
-            inner = combiner(block.args[0], block.args[1], scalar)
+            inner = combiner(block.args[0], block.args[1], result_type=scalar)
             block.add_ops([inner, ReturnOp([inner.result])])
             body = Region(block)
         else:

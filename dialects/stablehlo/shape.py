@@ -81,7 +81,12 @@ class BroadcastInDimOp(TensorOp):
         attributes: dict[str, Attribute] | None = None,
     ):
         properties = {"broadcast_dimensions": i64_array(broadcast_dimensions)}
-        super().__init__(operand, result_type, attributes, properties=properties)
+        super().__init__(
+            operand,
+            result_type=result_type,
+            attributes=attributes,
+            properties=properties,
+        )
 
     broadcast_dimensions = ints_view("broadcast_dimensions_attr")
 
@@ -149,7 +154,12 @@ class TransposeOp(TensorOp):
                 element_type(operand), [shape[p] for p in permutation]
             )
         properties = {"permutation": i64_array(permutation)}
-        super().__init__(operand, result_type, attributes, properties=properties)
+        super().__init__(
+            operand,
+            result_type=result_type,
+            attributes=attributes,
+            properties=properties,
+        )
 
     permutation = ints_view("permutation_attr")
 

@@ -115,6 +115,17 @@ def resolve_operands(
     return list(parser.resolve_operands(operands, types, parser.pos))
 
 
+def parse_operand_types(
+    parser: Parser, operands: Sequence[UnresolvedOperand], what: str
+) -> list[SSAValue]:
+    """``T, U, ...``: one type per operand (else an error: ``what`` says
+    ``op: N things``), then the operands resolved."""
+    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+    if len(types) != len(operands):
+        parser.raise_error(f"{what} but {len(types)} types")
+    return resolve_operands(parser, operands, types)
+
+
 def print_attr_dict(printer: Printer, op: Operation) -> None:
     """``attr-dict``: the discardable attributes (properties print elsewhere)."""
     printer.print_op_attributes(op.attributes)

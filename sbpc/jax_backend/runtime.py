@@ -36,7 +36,10 @@ def sections(text: str) -> dict[str, str]:
 
 
 _PARTS = sections(TEMPLATE.read_text())
-PRELUDE = _PARTS["prelude"]
+# The simulated devices of the self-check, then jax's imports: every emitted
+# module's, the pipelined one's too.
+JAX_IMPORTS = _PARTS["jax"]
+PRELUDE = _PARTS["imports"] + JAX_IMPORTS + _PARTS["definitions"]
 RUNTIME = _PARTS["runtime"]
 COMBINED_COLLECTIVES = _PARTS["combined-collectives"]
 MAIN = _PARTS["main"]

@@ -3,14 +3,17 @@
 A real module, so lint and tests read it, but never imported by sbpc: the
 emitter copies its text (``sbpc.jax_backend.runtime`` cuts it into sections)
 because the emitted module must import only jax and numpy, never sbpc.
-Sections are delimited by ``# @section NAME`` lines; the ``# @x64@`` line
-says whether the program has 64-bit types (its calls then run in JAX's x64
-mode), and ``{n_devices}`` is the rank count.  The ``stand-ins`` section is dropped: it binds the names that the
-emitter writes between ``prelude`` and ``runtime`` (tables, steps, the
-reference), so that this file is a complete module.
+Sections are delimited by ``# @section NAME`` lines.  The prelude is three:
+``imports``, ``jax`` (the simulated devices of the self-check, then jax's
+imports; the pipelined module's prelude copies it too) and ``definitions``,
+whose ``# @x64@`` line says whether the program has 64-bit types (its calls
+then run in JAX's x64 mode); ``{n_devices}`` is the rank count.  The
+``stand-ins`` section is dropped: it binds the names that the emitter writes
+between the prelude and ``runtime`` (tables, steps, the reference), so that
+this file is a complete module.
 """
 
-# @section prelude
+# @section imports
 import base64
 import contextlib
 import functools
@@ -18,6 +21,7 @@ import os
 import sys
 from typing import NamedTuple
 
+# @section jax
 if __name__ == "__main__":
     # Simulated CPU devices for the self-check; must precede importing jax.
     _flags = os.environ.get("XLA_FLAGS", "")
@@ -33,6 +37,7 @@ from jax import lax
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P  # noqa: F401 (the emitted specs)
 
+# @section definitions
 _X64 = False  # @x64@
 
 

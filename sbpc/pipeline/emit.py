@@ -29,7 +29,7 @@ from sbpc.jax_backend.collectives import AXIS_NAMES, partition_spec
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
 from sbpc.jax_backend.emit import emit_jax
 from sbpc.jax_backend.ops import jnp_dtype, py_tuple
-from sbpc.jax_backend.runtime import TEMPLATE, sections
+from sbpc.jax_backend.runtime import JAX_IMPORTS, TEMPLATE, sections
 
 from .schedule import SCHEDULES
 from .steps import Step, driver_steps
@@ -60,7 +60,11 @@ def emit_pipeline(pp: PipelineProgram, combine_bytes: int = DEFAULT_MAX_BYTES) -
     steps = {name: driver_steps(pp, schedule=name) for name in SCHEDULES}
     sources = {t.name: emit_jax(t.program, combine_bytes) for t in pp.tasks}
     n_devices = max(max(p.ranks) for p in pp.placements) + 1
-    lines = [_docstring(pp), _PARTS["prelude"].replace("{n_devices}", str(n_devices))]
+    lines = [
+        _docstring(pp),
+        _PARTS["prelude"],
+        JAX_IMPORTS.replace("{n_devices}", str(n_devices)),
+    ]
     lines += _tables(pp, steps, n_devices)
     x64 = any("_X64 = True" in source for source in sources.values())
     lines.append(f"_X64 = {x64}")

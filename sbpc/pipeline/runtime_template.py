@@ -19,25 +19,10 @@ stage's memory follows its schedule.
 # @section prelude
 import contextlib  # noqa: F401 (x64_mode, copied in)
 import copy
-import os
+import os  # noqa: F401 (the jax section, copied in)
 import sys
 import types
 from typing import NamedTuple
-
-if __name__ == "__main__":
-    # Simulated CPU devices for the self-check; must precede importing jax.
-    _flags = os.environ.get("XLA_FLAGS", "")
-    if "xla_force_host_platform_device_count" not in _flags:
-        os.environ["XLA_FLAGS"] = (
-            _flags + " --xla_force_host_platform_device_count={n_devices}"
-        ).strip()
-
-import jax
-import jax.numpy as jnp
-import numpy as np
-from jax import lax
-from jax.sharding import AxisType, Mesh, NamedSharding
-from jax.sharding import PartitionSpec as P  # noqa: F401 (the emitted specs)
 
 
 class _Task(NamedTuple):
@@ -83,15 +68,9 @@ class _Acc(NamedTuple):
 
 
 # @section stand-ins
-_X64 = False
 STAGE_PLACEMENTS: tuple = ()
-N_DEVICES: int = 0
 MICROBATCHES: int = 1
-ARG_KEYS: tuple = ()
-ARG_TYPES: tuple = ()
 ARG_STAGES: tuple = ()
-IN_SPECS: tuple = ()
-RESULT_KEYS: tuple = ()
 OUT_STAGES: tuple = ()
 OUT_TYPES: tuple = ()
 LOOP_KEYS: frozenset = frozenset()
@@ -103,11 +82,26 @@ STEPS: tuple = ()
 SCHEDULE: str = "1f1b"
 STEPS_BY_SCHEDULE: dict = {}
 TASK_SOURCES: dict = {}
-# The emitter copies these from sbpc.jax_backend's runtime (``SHARED``).
+# The emitter copies these from sbpc.jax_backend's runtime: its ``jax``
+# section (the simulated devices, jax's imports) after the prelude, and the
+# helpers in ``SHARED``; it writes the -t jax contract's tables as that
+# module's emitter does (ARG_KEYS, ...).
 from sbpc.jax_backend.runtime_template import (  # noqa: E402
+    ARG_KEYS,
+    ARG_TYPES,
+    IN_SPECS,
+    RESULT_KEYS,
+    AxisType,
+    Mesh,
+    NamedSharding,
+    P,  # noqa: F401 (the emitted specs)
     _devices,
     _put,
     _transfer,
+    jax,
+    jnp,
+    lax,
+    np,
     random_args,
     x64_mode,
 )

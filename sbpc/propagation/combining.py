@@ -96,21 +96,22 @@ def combining_stats(
     return stats
 
 
+# What a plan may buy with more bytes: (how to say it, how to measure it).
+_GAINS: tuple[tuple[str, Callable[[Candidate], float]], ...] = (
+    ("{:.1f} us less compute", lambda c: c.plan.compute_time * 1e6),
+    ("{:.0f} B less peak memory per device", lambda c: c.plan.peak_memory),
+    ("{} fewer collectives after combining", lambda c: c.cost.groups),
+    ("{:.1f} us less communication", lambda c: c.cost.comm_time * 1e6),
+)
+
+
 def trade_text(best: Candidate, fewest: Candidate) -> str:
     """One line naming what ``best`` buys with its extra bytes over ``fewest``."""
-    bought = []
-    compute = fewest.plan.compute_time - best.plan.compute_time
-    if compute > 0:
-        bought.append(f"{compute * 1e6:.1f} us less compute")
-    memory = fewest.plan.peak_memory - best.plan.peak_memory
-    if memory > 0:
-        bought.append(f"{memory:.0f} B less peak memory per device")
-    fewer = fewest.cost.groups - best.cost.groups
-    if fewer > 0:
-        bought.append(f"{fewer} fewer collectives after combining")
-    comm = fewest.cost.comm_time - best.cost.comm_time
-    if comm > 0:
-        bought.append(f"{comm * 1e6:.1f} us less communication")
+    bought = [
+        text.format(less)
+        for text, measure in _GAINS
+        if (less := measure(fewest) - measure(best)) > 0
+    ]
     return (
         f"moves {_bytes(best):.0f} B per device where another plan moves "
         f"{_bytes(fewest):.0f} B, for {', '.join(bought) or 'an equal modeled time'}"

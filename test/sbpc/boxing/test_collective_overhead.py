@@ -12,7 +12,7 @@ from sbpc.algebra.sbp import B, P, S
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import LOCAL_KINDS
-from sbpc.boxing.cost_model import CostModel, CostModelError, Link
+from sbpc.boxing.cost_model import CostModel, Link
 
 OVERHEAD = 3e-4
 MESH = Placement("cpu", (2, 4), tuple(range(8)))
@@ -94,18 +94,3 @@ def test_parse_overhead() -> None:
     assert [x.overhead for x in per_dim.links] == [1e-4, 2e-5]
     assert all(x.overhead == 0 for x in CostModel.parse("bw=1e9").links)
     assert CostModel.parse("default").links == CostModel().links
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("overhead=-1e-4", "link overhead must be non-negative, got -0.0001"),
-        ("overhead=inf", "link overhead must be non-negative, got inf"),
-        ("overhead=soon", "expected numbers separated by ':' for 'overhead'"),
-        ("bw=1:2,overhead=1:2:3", "'bw' lists 2 values but 'overhead' lists 3"),
-        ("overhead=1,overhead=2", "sets 'overhead' twice"),
-    ],
-)
-def test_parse_overhead_errors(text: str, message: str) -> None:
-    with pytest.raises(CostModelError, match=message):
-        CostModel.parse(text)

@@ -144,6 +144,11 @@ def test_parse_option():
         ("flops_half=inf", "half extent must be non-negative"),
         ("flops_half=8:16", "'flops_half' takes one value"),
         ("bw=1|flops_half=8", "scenario 2 sets 'flops_half'"),
+        ("overhead=-1e-4", "link overhead must be non-negative, got -0.0001"),
+        ("overhead=inf", "link overhead must be non-negative, got inf"),
+        ("overhead=soon", "expected numbers separated by ':' for 'overhead'"),
+        ("bw=1:2,overhead=1:2:3", "'bw' lists 2 values but 'overhead' lists 3"),
+        ("overhead=1,overhead=2", "sets 'overhead' twice"),
     ],
 )
 def test_parse_errors(text, message):

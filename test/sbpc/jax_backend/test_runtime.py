@@ -17,13 +17,22 @@ from sbpc.jax_backend.emit import emit_jax
 from sbpc.ops.spec import OpSpec
 from sbpc.program import Program
 
-SECTIONS = ["prelude", "stand-ins", "runtime", "combined-collectives", "main"]
+SECTIONS = [
+    "imports",
+    "jax",
+    "definitions",
+    "stand-ins",
+    "runtime",
+    "combined-collectives",
+    "main",
+]
 
 
 def test_template_has_every_section_in_order() -> None:
     parts = runtime.sections(runtime.TEMPLATE.read_text())
     assert list(parts) == SECTIONS
-    assert runtime.X64_MARK in parts["prelude"]
+    assert runtime.X64_MARK in parts["definitions"]
+    assert parts["jax"].index("XLA_FLAGS") < parts["jax"].index("import jax\n")
     assert "def build(" in parts["runtime"]
     assert "def _all_gather_many(" in parts["combined-collectives"]
     assert parts["main"].strip().startswith('if __name__ == "__main__":')

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 
 from sbpc.algebra.placement import Placement
-from sbpc.algebra.sbp import B, NdSbp, P, S
+from sbpc.algebra.sbp import B, P, S
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
-from sbpc.boxing import planner as boxing
 from sbpc.boxing.cost_model import CostModel, Device, Link
+from sbpc.passes import propagate as propagate_pass
 from sbpc.propagation.combined_cost import (
     Collective,
     combined_cost,
@@ -35,15 +34,8 @@ ROUND = 2 * 3 * LATENCY  # one all-reduce over 4 devices: 2(n-1) rounds
 
 
 def edge_prices(model: CostModel):
-    def time(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
-        try:
-            return boxing.plan(src, dst, tensor, PLACEMENT, model).time
-        except boxing.BoxingError:
-            return math.inf
-
-    def nbytes(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
-        return boxing.plan(src, dst, tensor, PLACEMENT, model).bytes
-
+    """The pass's time and bytes of layout changes on ``PLACEMENT``."""
+    time, nbytes, _ = propagate_pass._edge_prices(PLACEMENT, model)
     return time, nbytes
 
 
