@@ -159,7 +159,9 @@ class _Ops(list[Operation]):
         if self and isinstance(self[-1], shlo.ReshapeOp):  # one reshape, not two
             self.pop()
         if _shape(self.last) != tuple(shape):
-            self.append(shlo.ReshapeOp(self.last, _tensor(self.element, shape)))
+            self.append(
+                shlo.ReshapeOp(self.last, result_type=_tensor(self.element, shape))
+            )
 
     def transpose(self, perm: Sequence[int]) -> None:
         if list(perm) != sorted(perm):
@@ -181,7 +183,7 @@ class _Ops(list[Operation]):
                 "strides": i64_array([1] * len(limits)),
             }
             t = _tensor(self.element, limits)
-            self.append(shlo.SliceOp(self.last, t, properties=props))
+            self.append(shlo.SliceOp(self.last, result_type=t, properties=props))
 
 
 def rearranged_operand(value: SSAValue, a: Arrangement) -> list[Operation]:
