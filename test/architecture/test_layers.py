@@ -43,6 +43,7 @@ DRIVERS = (
     "sbpc.jax_pipeline",
     "sbpc.jax_sharding",
     "sbpc.jax_dispatch",
+    "sbpc.jax_ties",
 )
 IR = ("sbpc.dialects", "sbpc.passes")
 
