@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+import sbpc.propagation.improve as improve_module
 from sbpc.algebra.sbp import B, NdSbp, P, S
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
@@ -105,6 +106,20 @@ def test_a_block_moves_what_no_single_node_can() -> None:
     stuck = improve(g, costs, greedy.options, block_nodes=1)
     assert stuck.stats == {}  # nothing saved, nothing reported
     assert _total(g, costs, stuck.options) == 8.0
+
+
+def test_work_past_the_budgets_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The work is bounded by size, not by a clock: tables past the average
+    budget skip the pass, a block's past its own skip its exact solve."""
+    g, costs = clique_graph(third=True)
+    greedy = propagate(g, costs._cost, "greedy", improve=False)
+    monkeypatch.setattr(improve_module, "BLOCK_ENTRIES", 0)
+    found = improve(g, costs, greedy.options, block_nodes=4)
+    assert _total(g, costs, found.options) == 8.0  # the block that saves is skipped
+    monkeypatch.setattr(improve_module, "ENTRIES_PER_EDGE", 1)
+    found = improve(g, costs, greedy.options, block_nodes=4)
+    assert found.options == greedy.options
+    assert found.stats == {"improve_skipped_entries": improve_module.table_entries(g)}
 
 
 def test_the_replicated_start_finds_the_other_regime() -> None:
