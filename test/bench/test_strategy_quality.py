@@ -1,7 +1,10 @@
-"""Greedy and bfs within 1.5x of the optimal plan's modelled time, on every
-example and scheme and on a library model with free parameters
-(``bench/strategy_quality.py``).  Ratios of modelled totals, priced by the
-pass itself under its default cost model: no timing is asserted."""
+"""Greedy and bfs within 1.5x of the optimal plan's modelled time
+(``bench/strategy_quality.py``), on the examples' rows that plan in a few
+seconds: the MLP training step under every scheme, the forward passes on
+one-axis meshes.  The bench itself runs every example and scheme and the
+library models (minutes: too long for the suite).  Ratios of modelled
+totals, priced by the pass itself under its default cost model: no timing
+is asserted."""
 
 from __future__ import annotations
 
@@ -20,20 +23,16 @@ def check(planned) -> None:
         assert planned[strategy].time <= TARGET * best, (strategy, planned)
 
 
-@pytest.mark.parametrize("scheme", sorted(SCHEMES))
-@pytest.mark.parametrize("name", sorted(EXAMPLES))
+ROWS = [
+    *(("mlp_train", scheme) for scheme in sorted(SCHEMES)),
+    ("mlp", "2d"),
+    *((name, scheme) for name in ("gpt", "mixer") for scheme in ("dp", "tp")),
+]
+
+
+@pytest.mark.parametrize(("name", "scheme"), ROWS)
 def test_greedy_and_bfs_are_close_to_optimal_on_the_examples(name, scheme) -> None:
     check(plan_row(EXAMPLES[name](), scheme, None, with_bound=False))
-
-
-def test_greedy_and_bfs_are_close_to_optimal_on_a_flax_step() -> None:
-    """Free parameters and AdamW state: greedy gives every one ``B``
-    (OneFlow's default for variables), the improvement re-lays them out."""
-    from library_models import MODELS
-
-    planned = plan_row(MODELS["flax_linen"](1), "2d", None, with_bound=False)
-    check(planned)
-    assert planned["greedy"].stats.get("improved_from", 0) > planned["greedy"].time
 
 
 def test_without_the_improvement_greedy_is_far_from_optimal() -> None:
