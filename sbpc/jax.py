@@ -62,10 +62,8 @@ from sbpc.algebra.sbp import (
     Split,
     format_nd_sbp,
 )
-from sbpc.boxing.cost_model import CostModel, CostModelError
 from sbpc.collector import collector_paused
 from sbpc.dialects import sbp as sbp_dialect
-from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.dialects.sbp.pipeline import pipeline_options, search_table
 from sbpc.jax_backend.combine import DEFAULT_MAX_BYTES
 from sbpc.jax_dispatch import (
@@ -82,7 +80,14 @@ from sbpc.jax_layouts import (
     place_reordered,
 )
 from sbpc.jax_pipeline import Pipeline, PipelineError, as_pipeline, mark_batch
-from sbpc.jax_plan import Planned, SbpcError, load_program, remat_pass
+from sbpc.jax_plan import (
+    Planned,
+    SbpcError,
+    load_program,
+    located_message,
+    propagate_pass,
+    remat_pass,
+)
 from sbpc.jax_sharding import (
     ShardingError,
     find_mesh,
@@ -91,18 +96,17 @@ from sbpc.jax_sharding import (
     named_mesh,
     resolve_layouts,
 )
+from sbpc.jax_ties import state_ties
 from sbpc.passes.bridge.program import main_function
 from sbpc.passes.bridge.sdy import MESH_AXES, mesh_axes
 from sbpc.passes.import_sdy import SbpImportSdyPass
 from sbpc.passes.inline import SbpInlinePass
 from sbpc.passes.jax_target import jax_source
 from sbpc.passes.lower_boxing import SbpLowerBoxingPass
-from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline import default_context
 from sbpc.passes.pipeline_target import pipeline_costs
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.passes.remat import SbpRematPass
-from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.progress import Progress, reporting
 from sbpc.timing import Timer, phase
 
@@ -222,13 +226,18 @@ def annotate(
     mesh: MeshArg | None = None,
     in_layouts: LayoutTree = None,
     out_layouts: LayoutTree = None,
+    tie_state: bool = True,
+    donate_argnums: int | Sequence[int] | None = (),
     **kwargs: Any,
 ) -> Annotated:
     """Lower ``fn`` on example ``args`` and write placement and layouts into it.
 
     The shardings JAX writes itself (a ``jax.jit``-wrapped ``fn``'s own
     in/out shardings, ``with_sharding_constraint``, ``shard_map``) are read by
-    ``sbp-import-sdy``; ``mesh`` may then be left out.
+    ``sbp-import-sdy``; ``mesh`` may then be left out.  ``tie_state``: a
+    result that is an argument's new state (``sbpc.jax_ties``; donated
+    arguments, ``donate_argnums``, settle ambiguous ones) and has no layout
+    of its own comes back in the argument's layout (``sbp.tied_to``).
     """
     name = getattr(fn, "__name__", "fn")
     try:
@@ -258,7 +267,7 @@ def annotate(
     try:
         SbpImportSdyPass().apply(default_context(), module)
     except DiagnosticException as e:
-        raise SbpcError(_located(e, name, text)) from e
+        raise SbpcError(located_message(e, name, text)) from e
     placement = sbp_dialect.module_placement(module)
     if placement is None:
         raise SbpcError(
@@ -302,10 +311,17 @@ def annotate(
         if nd is not None:
             _agree(sbp_dialect.get_nd_sbp_res_attr(f, i), nd, name, "result", i)
             sbp_dialect.set_nd_sbp_res_attr(f, i, nd)
+    ties = {}
+    if tie_state:
+        donated = _argnums(donate_argnums)
+        ties = state_ties(lowered.in_avals[0], lowered.out_info, donated)
+    for r, a in ties.items():
+        if key_impls[r] is None and sbp_dialect.get_nd_sbp_res_attr(f, r) is None:
+            sbp_dialect.set_tied_to(f, r, a)
     try:
         sbp_dialect.verify_sbp_annotations(module)
     except DiagnosticException as e:
-        raise SbpcError(_located(e, name, text)) from e
+        raise SbpcError(located_message(e, name, text)) from e
     return Annotated(
         module,
         text,
@@ -559,6 +575,7 @@ def plan(
     memory_budget: float | None = None,
     time_limit: float | None = None,
     combine_bytes: int = DEFAULT_MAX_BYTES,
+    tie_state: bool = True,
     quiet: bool = False,
     pipeline: Pipeline | None = None,
     remat: str = "none",
@@ -582,8 +599,16 @@ def plan(
     )
     combine_bytes = int(combine_bytes)  # a numpy integer too
     request = _Request(
-        fn, args, kwargs, mesh, in_layouts, out_layouts, _pipeline(pipeline)
-    )._replace(remat=remat_pass(remat, propagate))
+        fn,
+        args,
+        kwargs,
+        mesh,
+        in_layouts,
+        out_layouts,
+        _pipeline(pipeline),
+        tie_state=_tie_state(tie_state),
+        remat=remat_pass(remat, propagate),
+    )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
@@ -605,6 +630,7 @@ def distribute(
     time_limit: float | None = None,
     combine_bytes: int = DEFAULT_MAX_BYTES,
     donate_argnums: int | Sequence[int] | None = (),
+    tie_state: bool = True,
     quiet: bool = False,
     pipeline: Pipeline | None = None,
     remat: str = "none",
@@ -620,6 +646,10 @@ def distribute(
     reuse for its results, as in ``jax.jit`` (a training step that updates
     parameters in place then needs no second copy of them); a donated
     argument must not be used after the call.
+    ``tie_state``: results that are the next call's arguments (a training
+    step's new parameters and optimizer state, found by their pytree
+    structure, ``sbpc.jax_ties``) come back in the layout their argument
+    came in, unless ``out_layouts`` gives them one; False frees them.
     ``quiet``: no progress lines (shown only when stderr is a terminal).
     ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run
     the step as (``sbpc.jax_pipeline``, docs/pipeline.md).
@@ -643,6 +673,8 @@ def distribute(
         _pipeline(pipeline),
         donated,
         remat_pass(remat, propagate),
+        _tie_state(tie_state),
+        argnums,
     )
     shown = Progress.for_terminal(quiet)
     timer = Timer()
@@ -671,6 +703,8 @@ class _Request(NamedTuple):
     pipeline: Pipeline | None = None
     donated: tuple[int, ...] = ()  # flat argument positions given up
     remat: SbpRematPass | None = None
+    tie_state: bool = True
+    donate_argnums: tuple[Any, ...] = ()  # the positional arguments donated
 
 
 def _pipeline(pipeline: Any) -> Pipeline | None:
@@ -678,6 +712,13 @@ def _pipeline(pipeline: Any) -> Pipeline | None:
         return as_pipeline(pipeline)
     except PipelineError as e:
         raise SbpcError(str(e)) from e
+
+
+def _tie_state(tie_state: Any) -> bool:
+    """``tie_state`` checked: a bool."""
+    if not isinstance(tie_state, bool):
+        raise SbpcError(f"tie_state must be True or False, not {tie_state!r}")
+    return tie_state
 
 
 def _plan(
@@ -697,6 +738,8 @@ def _plan(
             mesh=request.mesh,
             in_layouts=request.in_layouts,
             out_layouts=request.out_layouts,
+            tie_state=request.tie_state,
+            donate_argnums=request.donate_argnums,
             **request.kwargs,
         )
         if check_placement is not None:
@@ -784,7 +827,7 @@ def _compile(
         with phase("emit (jax)"), shown.phase("jax emission"):
             source = jax_source(module, combine_bytes=combine_bytes)
     except DiagnosticException as e:
-        raise SbpcError(_located(e, annotated.name, annotated.text)) from e
+        raise SbpcError(located_message(e, annotated.name, annotated.text)) from e
     return module, plans, source
 
 
@@ -801,7 +844,7 @@ def _check_plan_options(
     done: the propagation pass of them, or ``SbpcError`` naming the bad one."""
     if not callable(fn):
         raise SbpcError(f"fn: expected a function, not {fn!r} ({type(fn).__name__})")
-    propagate = _check_options(strategy, cost_model, memory_budget, time_limit)
+    propagate = propagate_pass(strategy, cost_model, memory_budget, time_limit)
     if not _is_int(combine_bytes) or combine_bytes < 0:
         raise SbpcError(
             f"combine_bytes must be >= 0 (an integer), not {combine_bytes!r}"
@@ -809,35 +852,6 @@ def _check_plan_options(
     if not isinstance(quiet, bool | np.bool_):
         raise SbpcError(f"quiet: expected True or False, not {quiet!r}")
     return propagate
-
-
-def _check_options(
-    strategy: Any, cost_model: Any, memory_budget: Any, time_limit: Any
-) -> SbpPropagatePass:
-    """The propagation pass of these options, or ``SbpcError`` naming the bad one."""
-    if not isinstance(strategy, str) or strategy not in STRATEGIES:
-        raise SbpcError(
-            f"strategy: unknown strategy {strategy!r}, expected one of "
-            + ", ".join(STRATEGIES)
-        )
-    if not isinstance(cost_model, str):
-        raise SbpcError(f"cost_model: expected a string, not {cost_model!r}")
-    try:
-        CostModel.parse(cost_model)
-    except CostModelError as e:
-        raise SbpcError(f"cost_model: {e}") from e
-    for name, value in (("memory_budget", memory_budget), ("time_limit", time_limit)):
-        if not (value is None or isinstance(value, numbers.Real)):
-            raise SbpcError(f"{name} must be a number, not {value!r}")
-    try:
-        return SbpPropagatePass(
-            strategy=strategy,
-            cost_model=cost_model,
-            memory_budget=memory_budget,
-            time_limit=time_limit,
-        )
-    except OptionError as e:
-        raise SbpcError(str(e)) from e
 
 
 def _check_devices(placement: Placement) -> None:
@@ -884,31 +898,3 @@ def _donated_leaves(nums: tuple[Any, ...], args: Sequence[Any]) -> tuple[int, ..
             )
         out.extend(range(starts[n], starts[n + 1]))
     return tuple(sorted(set(out)))
-
-
-def _located(e: DiagnosticException, name: str, source: str) -> str:
-    """``name.mlir:12:5: error: ...`` plus the StableHLO line at fault."""
-    op = getattr(e, "op", None)
-    message = getattr(e, "message", str(e))
-    diag = make_diagnostic("error", op, message)
-    lines = source.splitlines()
-    text = f"cannot distribute {name}: {diag}"
-    if 1 <= diag.line <= len(lines):
-        text += "\n  " + _excerpt(lines[diag.line - 1], diag.col)
-    return text
-
-
-def _excerpt(line: str, column: int, width: int = 200) -> str:
-    """The line at fault, cut to ``width`` characters around ``column`` (a
-    function of a large model's signature is one line of 100 KB)."""
-    line = line.rstrip()
-    start = len(line) - len(line.lstrip())
-    if len(line) - start <= width:
-        return line[start:]
-    lo = max(start, min(column - 1 - width // 4, len(line) - width))
-    cut = line[lo : lo + width]
-    return (
-        ("... " if lo > start else "")
-        + cut
-        + (" ..." if lo + width < len(line) else "")
-    )

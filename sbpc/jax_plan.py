@@ -11,6 +11,7 @@ loaded on the local devices.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import sys
 import types
@@ -21,16 +22,19 @@ from typing import Any
 
 from jax.sharding import PartitionSpec
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
-from sbpc.boxing.cost_model import CostModel
+from sbpc.boxing.cost_model import CostModel, CostModelError
+from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.jax_backend.program_code import program_code
 from sbpc.output import OutputError, write_file
 from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline_target import with_section
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
 from sbpc.passes.remat import RECOMPUTED, SbpRematPass
+from sbpc.propagation.driver import STRATEGIES
 from sbpc.propagation.report.dot import ReportError
 from sbpc.propagation.report.summary import format_report
 from sbpc.timing import Timer
@@ -38,6 +42,34 @@ from sbpc.timing import Timer
 
 class SbpcError(Exception):
     """sbpc could not distribute the function; the message says where and why."""
+
+
+def located_message(e: DiagnosticException, name: str, source: str) -> str:
+    """``name.mlir:12:5: error: ...`` plus the StableHLO line at fault."""
+    op = getattr(e, "op", None)
+    message = getattr(e, "message", str(e))
+    diag = make_diagnostic("error", op, message)
+    lines = source.splitlines()
+    text = f"cannot distribute {name}: {diag}"
+    if 1 <= diag.line <= len(lines):
+        text += "\n  " + _excerpt(lines[diag.line - 1], diag.col)
+    return text
+
+
+def _excerpt(line: str, column: int, width: int = 200) -> str:
+    """The line at fault, cut to ``width`` characters around ``column`` (a
+    function of a large model's signature is one line of 100 KB)."""
+    line = line.rstrip()
+    start = len(line) - len(line.lstrip())
+    if len(line) - start <= width:
+        return line[start:]
+    lo = max(start, min(column - 1 - width // 4, len(line) - width))
+    cut = line[lo : lo + width]
+    return (
+        ("... " if lo > start else "")
+        + cut
+        + (" ..." if lo + width < len(line) else "")
+    )
 
 
 _loaded = count()
@@ -240,3 +272,32 @@ def remat_pass(layers: Any, propagate: SbpPropagatePass) -> SbpRematPass | None:
         return SbpRematPass.along(str(layers), propagate)
     except OptionError as e:
         raise SbpcError(f"remat: {e}") from e
+
+
+def propagate_pass(
+    strategy: Any, cost_model: Any, memory_budget: Any, time_limit: Any
+) -> SbpPropagatePass:
+    """The propagation pass of these options, or ``SbpcError`` naming the bad one."""
+    if not isinstance(strategy, str) or strategy not in STRATEGIES:
+        raise SbpcError(
+            f"strategy: unknown strategy {strategy!r}, expected one of "
+            + ", ".join(STRATEGIES)
+        )
+    if not isinstance(cost_model, str):
+        raise SbpcError(f"cost_model: expected a string, not {cost_model!r}")
+    try:
+        CostModel.parse(cost_model)
+    except CostModelError as e:
+        raise SbpcError(f"cost_model: {e}") from e
+    for name, value in (("memory_budget", memory_budget), ("time_limit", time_limit)):
+        if not (value is None or isinstance(value, numbers.Real)):
+            raise SbpcError(f"{name} must be a number, not {value!r}")
+    try:
+        return SbpPropagatePass(
+            strategy=strategy,
+            cost_model=cost_model,
+            memory_budget=memory_budget,
+            time_limit=time_limit,
+        )
+    except OptionError as e:
+        raise SbpcError(str(e)) from e

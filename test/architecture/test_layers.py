@@ -44,6 +44,7 @@ DRIVERS = (
     "sbpc.jax_sharding",
     "sbpc.jax_dispatch",
     "sbpc.jax_layouts",
+    "sbpc.jax_ties",
 )
 IR = ("sbpc.dialects", "sbpc.passes")
 
