@@ -45,10 +45,12 @@ from sbpc.algebra.sbp import NdSbp
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import CollectiveKind
+from sbpc.boxing.combine_schedule import DEFAULT_MAX_BYTES
 from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
 from sbpc.output import OutputError, write_file
+from sbpc.propagation.collective_memory import combined_collectives
 from sbpc.propagation.combined_cost import CombinedCost, combined_cost
 from sbpc.propagation.combining import (
     Candidate,
@@ -117,6 +119,9 @@ class SbpPropagatePass(ModulePass):
     trip_count: int = 1
     cluster: int = 1
     improve: int = 1
+    # The emitter's ``combine-bytes`` (``jax-target``): the memory model
+    # counts the buffers of the collectives it combines (0: none).
+    combine_bytes: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:
         """Every option value checked and converted once, as the pipeline is
@@ -127,6 +132,7 @@ class SbpPropagatePass(ModulePass):
         count("trip_count", self.trip_count)
         count("cluster", self.cluster)
         count("improve", self.improve)
+        count("combine_bytes", self.combine_bytes)
         writable_file("report", self.report)
         object.__setattr__(self, "_cost_model", parse_cost_model(self.cost_model))
         for name, unit in (("memory_budget", "bytes"), ("time_limit", "seconds")):
@@ -186,6 +192,7 @@ class SbpPropagatePass(ModulePass):
                     raise LocatedError(f, str(e)) from e
                 for placement, graph in graphs.graphs.items():
                     plan = self._solve(f, graph, placement, cost_model, limits)
+                    self._count_collectives(plan, graph, placement, cost_model)
                     with phase("write back"):
                         graphs.write_back(placement, plan)
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
@@ -230,6 +237,19 @@ class SbpPropagatePass(ModulePass):
             return format_report(p.plan, "json")
         header = f"// sbp-propagate @{p.function} on {p.placement}"
         return header + "\n" + format_report(p.plan, "text")
+
+    def _count_collectives(
+        self, plan: Plan, graph: SbpGraph, placement: Placement, cost_model: CostModel
+    ) -> None:
+        """Make ``plan``'s memory count the buffers of the collectives the
+        emitter combines (``collective_memory``), computed when first read."""
+        if self.combine_bytes and not graph.is_single_device:
+            options, limit = plan.options, self.combine_bytes
+            plan.count_collectives(
+                lambda: combined_collectives(
+                    graph, options, placement, cost_model, limit
+                )
+            )
 
     def _solve(
         self,

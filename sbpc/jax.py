@@ -45,7 +45,7 @@ from __future__ import annotations
 import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
 import jax
@@ -851,7 +851,8 @@ def _check_plan_options(
         )
     if not isinstance(quiet, bool | np.bool_):
         raise SbpcError(f"quiet: expected True or False, not {quiet!r}")
-    return propagate
+    # The memory model counts the buffers of the collectives the emitter combines.
+    return replace(propagate, combine_bytes=int(combine_bytes))
 
 
 def _check_devices(placement: Placement) -> None:

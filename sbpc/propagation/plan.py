@@ -25,7 +25,7 @@ from sbpc.propagation.graph import (
     SinkNode,
     SourceNode,
 )
-from sbpc.propagation.memory import Memory, plan_memory
+from sbpc.propagation.memory import Collectives, Memory, plan_memory
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,11 @@ class Plan:
     bound: float | Callable[[], float | None] | None = field(
         default=None, repr=False, compare=False
     )
+    # What the emitter's combined collectives add to ``memory``, or how to
+    # compute it (None: every collective runs alone).
+    collectives: Collectives | Callable[[], Collectives] | None = field(
+        default=None, repr=False, compare=False
+    )
     # ``memory``, once read (None: not yet).
     _memory: Memory | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -85,8 +90,20 @@ class Plan:
         ``memory_analysis`` of the compiled program counts), computed on first
         read: only reports, memory budgets and the combining search read it."""
         if self._memory is None:
-            self._memory = plan_memory(self.graph, self.options)
+            if callable(self.collectives):
+                self.collectives = self.collectives()
+            self._memory = plan_memory(
+                self.graph, self.options, collectives=self.collectives
+            )
         return self._memory
+
+    def count_collectives(
+        self, collectives: Collectives | Callable[[], Collectives]
+    ) -> None:
+        """Count what the emitter's combined collectives add in ``memory``
+        from now on (a computation runs when ``memory`` is first read)."""
+        self.collectives = collectives
+        self._memory = None
 
     @property
     def peak_memory(self) -> float:
