@@ -32,7 +32,9 @@ numbers (and the exit status is 1).
 
 It prints the ratio sbpc / XLA (<= 1: planning costs no more than XLA's
 compile), whether the plan is proven optimal (else HiGHS's gap), and the
-per-phase seconds.  ``--cluster 0`` turns the optimal strategy's
+per-phase seconds.  ``--cost-model TEXT`` plans under another cost model
+(``combine=0,overhead=0``: the defaults before issue 37).  ``--cluster 0``
+turns the optimal strategy's
 repeated-layer clustering off (the whole core's LP, as before it).
 ``--repeats N`` takes the best of N runs of each side
 (the machine is shared, so single timings are noisy).  ``--json PATH``
@@ -135,7 +137,9 @@ def cold() -> None:
     jax.clear_caches()
 
 
-def distribute(example: Example, scheme: str, strategy: str) -> sbpc.jax.Distributed:
+def distribute(
+    example: Example, scheme: str, strategy: str, cost_model: str = "default"
+) -> sbpc.jax.Distributed:
     """sbpc's side of a row."""
     return sbpc.jax.distribute(
         example.fn,
@@ -144,6 +148,7 @@ def distribute(example: Example, scheme: str, strategy: str) -> sbpc.jax.Distrib
         in_layouts=example.in_layouts(scheme),
         out_layouts=example.out_layouts(scheme),
         strategy=strategy,
+        cost_model=cost_model,
     )
 
 
@@ -176,7 +181,7 @@ def measure(args: argparse.Namespace, layers: int, scheme: str) -> Row:
     for _ in range(repeats):
         cold()
         start = time.perf_counter()
-        step = distribute(example, scheme, strategy)
+        step = distribute(example, scheme, strategy, args.cost_model)
         seconds = time.perf_counter() - start
         if seconds < sbpc_s:
             sbpc_s, best = seconds, step
@@ -291,6 +296,12 @@ def main(argv: list[str] | None = None) -> int:
         "--schemes", nargs="+", choices=sorted(SCHEMES), default=["dp", "tp", "2d"]
     )
     parser.add_argument("--strategy", default="optimal")
+    parser.add_argument(
+        "--cost-model",
+        default="default",
+        help="sbp-propagate's cost model (e.g. 'combine=0,overhead=0': the "
+        "defaults before combining and the launch cost were on)",
+    )
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument(
         "--cluster",

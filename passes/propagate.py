@@ -20,7 +20,9 @@ within it, greedy and bfs fail when their plan does not fit), ``time_limit`` (se
 optimal only), ``trip_count`` (iterations assumed for a ``while`` whose count
 is not JAX's counted form; see ``bridge/regions.py``), ``cluster`` (optimal
 only; 0: solve the whole core's LP instead of one repeated layer certified
-by a bound, ``docs/planning-time.md``).
+by a bound, ``docs/planning-time.md``), ``improve`` (greedy and bfs: 0
+keeps the strategy's own choice, without the local improvement of
+``sbpc/propagation/improve.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -42,14 +44,18 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner as boxing
+from sbpc.boxing.collective_kind import CollectiveKind
+from sbpc.boxing.combine_schedule import DEFAULT_MAX_BYTES
 from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
 from sbpc.output import OutputError, write_file
-from sbpc.propagation.combined_cost import combined_cost
+from sbpc.propagation.collective_memory import combined_collectives
+from sbpc.propagation.combined_cost import CombinedCost, combined_cost
 from sbpc.propagation.combining import (
     Candidate,
     combined_plan,
+    refine_with_combining,
     search_with_combining,
 )
 from sbpc.propagation.driver import STRATEGIES, propagate
@@ -59,6 +65,12 @@ from sbpc.propagation.graph import (
     GraphError,
     PropagationError,
     SbpGraph,
+)
+from sbpc.propagation.improve import improve_each
+from sbpc.propagation.lower_bound import (
+    combined_lower_bound,
+    lower_bound,
+    proven_bound,
 )
 from sbpc.propagation.optimal import MIN_SOLVE_SECONDS, Optimal
 from sbpc.propagation.plan import Plan, build_plan
@@ -106,6 +118,10 @@ class SbpPropagatePass(ModulePass):
     time_limit: int | float | str | None = None
     trip_count: int = 1
     cluster: int = 1
+    improve: int = 1
+    # The emitter's ``combine-bytes`` (``jax-target``): the memory model
+    # counts the buffers of the collectives it combines (0: none).
+    combine_bytes: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:
         """Every option value checked and converted once, as the pipeline is
@@ -115,6 +131,8 @@ class SbpPropagatePass(ModulePass):
         one_of("report_format", self.report_format, REPORT_FORMATS)
         count("trip_count", self.trip_count)
         count("cluster", self.cluster)
+        count("improve", self.improve)
+        count("combine_bytes", self.combine_bytes)
         writable_file("report", self.report)
         object.__setattr__(self, "_cost_model", parse_cost_model(self.cost_model))
         for name, unit in (("memory_budget", "bytes"), ("time_limit", "seconds")):
@@ -174,6 +192,7 @@ class SbpPropagatePass(ModulePass):
                     raise LocatedError(f, str(e)) from e
                 for placement, graph in graphs.graphs.items():
                     plan = self._solve(f, graph, placement, cost_model, limits)
+                    self._count_collectives(plan, graph, placement, cost_model)
                     with phase("write back"):
                         graphs.write_back(placement, plan)
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
@@ -219,6 +238,19 @@ class SbpPropagatePass(ModulePass):
         header = f"// sbp-propagate @{p.function} on {p.placement}"
         return header + "\n" + format_report(p.plan, "text")
 
+    def _count_collectives(
+        self, plan: Plan, graph: SbpGraph, placement: Placement, cost_model: CostModel
+    ) -> None:
+        """Make ``plan``'s memory count the buffers of the collectives the
+        emitter combines (``collective_memory``), computed when first read."""
+        if self.combine_bytes and not graph.is_single_device:
+            options, limit = plan.options, self.combine_bytes
+            plan.count_collectives(
+                lambda: combined_collectives(
+                    graph, options, placement, cost_model, limit
+                )
+            )
+
     def _solve(
         self,
         f: func.FuncOp,
@@ -239,14 +271,21 @@ class SbpPropagatePass(ModulePass):
                 if graph.is_single_device:
                     return self._propagate(graph, placement, cost_model, limits)
                 if cost_model.scenarios:
-                    return self._solve_scenarios(graph, placement, cost_model, limits)
+                    plan = self._solve_scenarios(graph, placement, cost_model, limits)
+                    plan.bound = self._bound(graph, placement, cost_model, None)
+                    return plan
                 if not cost_model.combine:
-                    return self._propagate(graph, placement, cost_model, limits)
+                    plan = self._propagate(graph, placement, cost_model, limits)
+                    plan.bound = self._bound(graph, placement, cost_model, plan)
+                    return plan
                 best, tried = self._search_combined(
                     graph, placement, cost_model, limits
                 )
                 repriced = _reprice(graph, best.plan, placement, cost_model)
-                return combined_plan(best, tried, repriced)
+                plan = combined_plan(best, tried, repriced)
+                free = next((c.plan for c in tried if c.scale == 0.0), None)
+                plan.bound = _combined_bound(graph, placement, cost_model, free)
+                return plan
         except (PropagationError, GraphError) as e:
             raise LocatedError(f, str(e)) from e
         except (FloatingPointError, OverflowError) as e:
@@ -256,6 +295,22 @@ class SbpPropagatePass(ModulePass):
                 "model's numbers or the tensor sizes are too large or too small",
             ) from e
 
+    def _bound(
+        self,
+        graph: SbpGraph,
+        placement: Placement,
+        cost_model: CostModel,
+        solved: Plan | None,
+    ) -> float | Callable[[], float | None] | None:
+        """A lower bound on every plan's total under ``cost_model``: the one
+        an optimal plan ``solved`` under it proved, else a computation of
+        one for the report to run when read (``Plan.bound``)."""
+        if solved is not None and solved.strategy == Optimal.name:
+            return proven_bound(solved.stats)
+        edge_cost, edge_bytes, edge_table = _edge_prices(placement, cost_model)
+        costs = EdgeCosts(edge_cost, edge_bytes, False, edge_table)
+        return lambda: lower_bound(graph, costs)
+
     def _search_combined(
         self,
         graph: SbpGraph,
@@ -263,13 +318,28 @@ class SbpPropagatePass(ModulePass):
         cost_model: CostModel,
         limits: tuple[float | None, float | None],
     ) -> tuple[Candidate, list[Candidate]]:
-        """``search_with_combining`` under ``cost_model``."""
-        return search_with_combining(
-            lambda scale: self._propagate(
-                graph, placement, cost_model.with_latency_scale(scale), limits
-            ),
-            lambda plan: combined_cost(plan, placement, cost_model),
-        )
+        """The search that sees combining, under ``cost_model``: the
+        strategy's plan under the plain model, then local improvements at
+        the latency scales combining leaves (``refine_with_combining``).
+        Under a memory budget, which only the strategy honours, or with
+        ``improve=0`` (the strategy's own plans only), the strategy plans
+        every scale instead (``search_with_combining``)."""
+
+        def solve(scale: float) -> Plan:
+            model = cost_model.with_latency_scale(scale)
+            return self._propagate(graph, placement, model, limits)
+
+        def price(plan: Plan) -> CombinedCost:
+            return combined_cost(plan, placement, cost_model)
+
+        if limits[0] is not None or not self.improve:
+            return search_with_combining(solve, price)
+
+        def refine(scale: float, plan: Plan) -> list[Plan]:
+            model = cost_model.with_latency_scale(scale)
+            return _refined(graph, placement, model, plan, scale)
+
+        return refine_with_combining(solve, refine, price)
 
     def _solve_scenarios(
         self,
@@ -347,6 +417,7 @@ class SbpPropagatePass(ModulePass):
             # The device's memory (``mem=``, the machine presets) is the
             # budget when none is given.
             memory_capacity=cost_model.memory_capacity,
+            improve=bool(self.improve),
         )
 
 
@@ -357,6 +428,73 @@ def _seconds_left(deadline: float | None) -> float | None:
     if deadline is None:
         return None
     return max(deadline - time.perf_counter(), MIN_SOLVE_SECONDS)
+
+
+def _refined(
+    graph: SbpGraph,
+    placement: Placement,
+    cost_model: CostModel,
+    plan: Plan,
+    scale: float,
+) -> list[Plan]:
+    """``plan`` improved locally under ``cost_model`` (latency scaled by
+    ``scale``; block sweeps at ``scale`` 0 only), from itself and from the
+    replicated plan: each a candidate
+    (``improve.improve_each``); those with no finite price, or over the
+    device's memory (``mem=``), are dropped."""
+    seconds, nbytes, table = _edge_prices(placement, cost_model)
+    costs = EdgeCosts(seconds, nbytes, False, table)
+    capacity = cost_model.memory_capacity
+    out = []
+    # Blocks are solved in the latency-free round only: later rounds' prices
+    # differ from it by latency alone, and node moves follow them (on the
+    # examples, block sweeps there found no cheaper plan and cost a second
+    # or more per round: docs/performance.md, "Planning time").
+    sweeps = 1 if scale == 0.0 else 0
+    for found in improve_each(graph, costs, plan.options, sweeps=sweeps):
+        stats = {"refined_at_scale": round(scale, 4), **found.stats}
+        try:
+            better = build_plan(graph, found.options, costs, plan.strategy, stats)
+        except PropagationError:
+            continue
+        if capacity is None or better.peak_memory <= capacity:
+            out.append(better)
+    return out
+
+
+def _combined_bound(
+    graph: SbpGraph, placement: Placement, cost_model: CostModel, free: Plan | None
+) -> Callable[[], float | None]:
+    """``lower_bound.combined_lower_bound`` of ``graph`` under ``cost_model``,
+    to compute when read; ``free``: an optimal plan with fixed costs free
+    (its proven bound is the first term)."""
+    free_bound = None
+    if free is not None and free.strategy == Optimal.name:
+        free_bound = proven_bound(free.stats)
+    seconds, nbytes, table = _edge_prices(placement, cost_model.with_latency_scale(0.0))
+    free_costs = EdgeCosts(seconds, nbytes, False, table)
+
+    def local_table(
+        srcs: Sequence[NdSbp], dsts: Sequence[NdSbp | None], tensor: TensorType
+    ) -> np.ndarray:
+        return price_table(srcs, dsts, tensor, placement, cost_model, local=True)
+
+    def local_time(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
+        return float(local_table([src], [dst], tensor)[0, 0])
+
+    hierarchy = placement.hierarchy
+    fixed = min(
+        float(cost_model.step_latency(CollectiveKind.ALL_GATHER, (d,), hierarchy))
+        for d, n in enumerate(hierarchy)
+        if n > 1
+    )
+    return lambda: combined_lower_bound(
+        graph,
+        free_costs,
+        EdgeCosts(local_time, None, False, local_table),
+        fixed,
+        free_bound,
+    )
 
 
 def _reprice(
@@ -400,12 +538,16 @@ def price_table(
     tensor: TensorType,
     placement: Placement,
     cost_model: CostModel,
+    local: bool = False,
 ) -> np.ndarray:
     """The boxing planner's time for every (src, dst) pair, as the pass's
     ``edge_cost`` gives it one by one: 0 to keep a layout or to a free
-    result (``None``), ``inf`` where no collectives get there."""
-    index, padded = _padded_times(tensor, placement.hierarchy, cost_model)
+    result (``None``), ``inf`` where no collectives get there (``local``:
+    where local steps alone do not, ``boxing.local_matrix``)."""
+    times = _padded_times(tensor, placement.hierarchy, cost_model, local)
+    index = times.index
     rows = np.array([index.get(s, -1) for s in srcs], dtype=np.int64)
+    padded = times.with_rows(rows)
     cols = np.array([-1 if d is None else index.get(d, -1) for d in dsts])
     out = padded[np.ix_(rows, cols.astype(np.int64))]
     for c, d in enumerate(dsts):
@@ -418,13 +560,46 @@ def price_table(
     return out
 
 
+@dataclass
+class _Times:
+    """``boxing.time_matrix`` of one tensor as an array, each row computed
+    when first asked for (``boxing.time_row``), with one more row and column
+    of ``inf`` (index -1) for layouts the planner rejects; ``local``:
+    ``inf`` too where local steps alone do not connect a pair."""
+
+    tensor: TensorType
+    hierarchy: tuple[int, ...]
+    cost_model: CostModel
+    local: bool
+    index: dict[NdSbp, int]
+    padded: np.ndarray
+    filled: np.ndarray  # which rows hold their times
+
+    def with_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The array, ``rows`` filled in."""
+        for r in np.unique(rows[~self.filled[rows]]):
+            row = boxing.time_row(self.tensor, self.hierarchy, self.cost_model, int(r))
+            self.padded[r, :-1] = row
+            if self.local:
+                _, reach = boxing.local_matrix(
+                    self.tensor, self.hierarchy, self.cost_model
+                )
+                self.padded[r, :-1][~np.array(reach[r], dtype=bool)] = math.inf
+            self.filled[r] = True
+        return self.padded
+
+
 @lru_cache(maxsize=256)
 def _padded_times(
-    tensor: TensorType, hierarchy: tuple[int, ...], cost_model: CostModel
-) -> tuple[dict[NdSbp, int], np.ndarray]:
-    """``boxing.time_matrix`` as an array with one more row and column of
-    ``inf`` (index -1) for layouts the planner rejects."""
-    index, times = boxing.time_matrix(tensor, hierarchy, cost_model)
-    padded = np.full((len(times) + 1, len(times) + 1), math.inf)
-    padded[:-1, :-1] = np.array(times, dtype=float).reshape(len(times), len(times))
-    return index, padded
+    tensor: TensorType,
+    hierarchy: tuple[int, ...],
+    cost_model: CostModel,
+    local: bool = False,
+) -> _Times:
+    """The tensor's ``_Times``, no row computed yet."""
+    index = boxing.layout_index(tensor, hierarchy, cost_model)
+    n = len(index)
+    filled = np.zeros(n + 1, dtype=bool)
+    filled[-1] = True  # the rejected layouts' row: inf
+    padded = np.full((n + 1, n + 1), math.inf)
+    return _Times(tensor, hierarchy, cost_model, local, index, padded, filled)

@@ -63,7 +63,6 @@ from sbpc.algebra.sbp import (
 )
 from sbpc.collector import collector_paused
 from sbpc.dialects import sbp as sbp_dialect
-from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.dialects.sbp.pipeline import pipeline_options, search_table
 from sbpc.jax_dispatch import (
     CHECKED_PATH,
@@ -80,7 +79,13 @@ from sbpc.jax_layouts import (
 )
 from sbpc.jax_options import MeshArg, PlanOptions, is_int, with_options
 from sbpc.jax_pipeline import Pipeline, PipelineError, as_pipeline, mark_batch
-from sbpc.jax_plan import Planned, SbpcError, load_program, remat_pass
+from sbpc.jax_plan import (
+    Planned,
+    SbpcError,
+    load_program,
+    located_message,
+    remat_pass,
+)
 from sbpc.jax_sharding import (
     ShardingError,
     find_mesh,
@@ -89,6 +94,7 @@ from sbpc.jax_sharding import (
     named_mesh,
     resolve_layouts,
 )
+from sbpc.jax_ties import state_ties
 from sbpc.passes.bridge.program import main_function
 from sbpc.passes.bridge.sdy import MESH_AXES, mesh_axes
 from sbpc.passes.import_sdy import SbpImportSdyPass
@@ -207,6 +213,8 @@ def annotate(
     mesh: MeshArg | None = None,
     in_layouts: LayoutTree = None,
     out_layouts: LayoutTree = None,
+    tie_state: bool = True,
+    donate_argnums: int | Sequence[int] | None = (),
     **kwargs: Any,
 ) -> Annotated:
     """Lower ``fn`` on example ``args`` and write placement and layouts into it.
@@ -216,6 +224,10 @@ def annotate(
     ``sbp-import-sdy``; ``mesh`` may then be left out.  ``fn`` may be a
     ``jax.stages.Lowered`` (lowered on ``args``): its text is read as it is,
     with whatever a pass run on it wrote (Shardy's propagation: sub-axes).
+    ``tie_state``: a result that is an argument's new state
+    (``sbpc.jax_ties``; donated arguments, ``donate_argnums``, settle
+    ambiguous ones) and has no layout of its own comes back in the
+    argument's layout (``sbp.tied_to``).
     """
     name = _function_name(fn)
     try:
@@ -248,7 +260,7 @@ def annotate(
     try:
         SbpImportSdyPass().apply(default_context(), module)
     except DiagnosticException as e:
-        raise SbpcError(_located(e, name, text)) from e
+        raise SbpcError(located_message(e, name, text)) from e
     placement = sbp_dialect.module_placement(module)
     if placement is None:
         raise SbpcError(
@@ -292,10 +304,17 @@ def annotate(
         if nd is not None:
             _agree(sbp_dialect.get_nd_sbp_res_attr(f, i), nd, name, "result", i)
             sbp_dialect.set_nd_sbp_res_attr(f, i, nd)
+    ties = {}
+    if tie_state:
+        donated = _argnums(donate_argnums)
+        ties = state_ties(lowered.in_avals[0], lowered.out_info, donated)
+    for r, a in ties.items():
+        if key_impls[r] is None and sbp_dialect.get_nd_sbp_res_attr(f, r) is None:
+            sbp_dialect.set_tied_to(f, r, a)
     try:
         sbp_dialect.verify_sbp_annotations(module)
     except DiagnosticException as e:
-        raise SbpcError(_located(e, name, text)) from e
+        raise SbpcError(located_message(e, name, text)) from e
     return Annotated(
         module,
         text,
@@ -616,7 +635,7 @@ def distribute(
         _check_devices(parse_mesh(options.mesh))
     argnums = _argnums(donate_argnums)
     donated = _donated_leaves(argnums, args)
-    request = _request(fn, args, kwargs, options, propagate, donated)
+    request = _request(fn, args, kwargs, options, propagate, donated, argnums)
     shown = Progress.for_terminal(options.quiet)
     timer = Timer()
     with timer.activate(), collector_paused():
@@ -646,6 +665,8 @@ class _Request(NamedTuple):
     pipeline: Pipeline | None = None
     donated: tuple[int, ...] = ()  # flat argument positions given up
     remat: SbpRematPass | None = None
+    tie_state: bool = True
+    donate_argnums: tuple[Any, ...] = ()  # the positional arguments donated
 
 
 def _request(
@@ -655,6 +676,7 @@ def _request(
     options: PlanOptions,
     propagate: SbpPropagatePass,
     donated: tuple[int, ...] = (),
+    donate_argnums: tuple[Any, ...] = (),
 ) -> _Request:
     return _Request(
         fn,
@@ -666,6 +688,8 @@ def _request(
         _pipeline(options.pipeline),
         donated,
         remat_pass(options.remat, propagate),
+        options.tie_state,
+        donate_argnums,
     )
 
 
@@ -693,6 +717,8 @@ def _plan(
             mesh=request.mesh,
             in_layouts=request.in_layouts,
             out_layouts=request.out_layouts,
+            tie_state=request.tie_state,
+            donate_argnums=request.donate_argnums,
             **request.kwargs,
         )
         if check_placement is not None:
@@ -780,7 +806,7 @@ def _compile(
         with phase("emit (jax)"), shown.phase("jax emission"):
             source = jax_source(module, combine_bytes=combine_bytes)
     except DiagnosticException as e:
-        raise SbpcError(_located(e, annotated.name, annotated.text)) from e
+        raise SbpcError(located_message(e, annotated.name, annotated.text)) from e
     return module, plans, source
 
 
@@ -828,31 +854,3 @@ def _donated_leaves(nums: tuple[Any, ...], args: Sequence[Any]) -> tuple[int, ..
             )
         out.extend(range(starts[n], starts[n + 1]))
     return tuple(sorted(set(out)))
-
-
-def _located(e: DiagnosticException, name: str, source: str) -> str:
-    """``name.mlir:12:5: error: ...`` plus the StableHLO line at fault."""
-    op = getattr(e, "op", None)
-    message = getattr(e, "message", str(e))
-    diag = make_diagnostic("error", op, message)
-    lines = source.splitlines()
-    text = f"cannot distribute {name}: {diag}"
-    if 1 <= diag.line <= len(lines):
-        text += "\n  " + _excerpt(lines[diag.line - 1], diag.col)
-    return text
-
-
-def _excerpt(line: str, column: int, width: int = 200) -> str:
-    """The line at fault, cut to ``width`` characters around ``column`` (a
-    function of a large model's signature is one line of 100 KB)."""
-    line = line.rstrip()
-    start = len(line) - len(line.lstrip())
-    if len(line) - start <= width:
-        return line[start:]
-    lo = max(start, min(column - 1 - width // 4, len(line) - width))
-    cut = line[lo : lo + width]
-    return (
-        ("... " if lo > start else "")
-        + cut
-        + (" ..." if lo + width < len(line) else "")
-    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import numbers
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
 import jax
@@ -54,6 +54,10 @@ class PlanOptions:
     ``combine_bytes``: the most bytes per device that one combined
     collective carries (independent collectives of one kind run as one,
     ``sbpc.jax_backend.combine``); 0 runs every boxing step alone.
+    ``tie_state``: results that are the next call's arguments (a training
+    step's new parameters and optimizer state, found by their pytree
+    structure, ``sbpc.jax_ties``) come back in the layout their argument
+    came in, unless ``out_layouts`` gives them one; False frees them.
     ``quiet``: no progress lines (shown only when stderr is a terminal).
     ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run the
     step as (``sbpc.jax_pipeline``, docs/pipeline.md).  ``remat``:
@@ -68,6 +72,7 @@ class PlanOptions:
     memory_budget: float | None = None
     time_limit: float | None = None
     combine_bytes: int = DEFAULT_MAX_BYTES
+    tie_state: bool = True
     quiet: bool = False
     pipeline: Pipeline | None = None
     remat: str = "none"
@@ -93,9 +98,13 @@ class PlanOptions:
             raise SbpcError(
                 f"combine_bytes must be >= 0 (an integer), not {self.combine_bytes!r}"
             )
-        if not isinstance(self.quiet, bool | np.bool_):
-            raise SbpcError(f"quiet: expected True or False, not {self.quiet!r}")
-        return propagate
+        for name in ("tie_state", "quiet"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                raise SbpcError(
+                    f"{name}: expected True or False, not {getattr(self, name)!r}"
+                )
+        # The memory model counts the buffers of the collectives the emitter combines.
+        return replace(propagate, combine_bytes=int(self.combine_bytes))
 
 
 def check_search(

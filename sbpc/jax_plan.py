@@ -21,10 +21,12 @@ from typing import Any
 
 from jax.sharding import PartitionSpec
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.boxing.cost_model import CostModel
+from sbpc.dialects.diagnostics import make_diagnostic
 from sbpc.jax_backend.program_code import program_code
 from sbpc.output import OutputError, write_file
 from sbpc.passes.options import OptionError
@@ -38,6 +40,34 @@ from sbpc.timing import Timer
 
 class SbpcError(Exception):
     """sbpc could not distribute the function; the message says where and why."""
+
+
+def located_message(e: DiagnosticException, name: str, source: str) -> str:
+    """``name.mlir:12:5: error: ...`` plus the StableHLO line at fault."""
+    op = getattr(e, "op", None)
+    message = getattr(e, "message", str(e))
+    diag = make_diagnostic("error", op, message)
+    lines = source.splitlines()
+    text = f"cannot distribute {name}: {diag}"
+    if 1 <= diag.line <= len(lines):
+        text += "\n  " + _excerpt(lines[diag.line - 1], diag.col)
+    return text
+
+
+def _excerpt(line: str, column: int, width: int = 200) -> str:
+    """The line at fault, cut to ``width`` characters around ``column`` (a
+    function of a large model's signature is one line of 100 KB)."""
+    line = line.rstrip()
+    start = len(line) - len(line.lstrip())
+    if len(line) - start <= width:
+        return line[start:]
+    lo = max(start, min(column - 1 - width // 4, len(line) - width))
+    cut = line[lo : lo + width]
+    return (
+        ("... " if lo > start else "")
+        + cut
+        + (" ..." if lo + width < len(line) else "")
+    )
 
 
 _loaded = count()

@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 
@@ -27,6 +33,7 @@ from .attrs import NdSbpAttr, PlacementAttr, SignatureAttr
 ND_SBP = "sbp.nd_sbp"  # func argument / result: its layout
 PLACEMENT = "sbp.placement"  # module: default placement; func argument: its own
 SIG = "sbp.sig"  # any op: its SBP signature
+TIED_TO = "sbp.tied_to"  # func result: the argument it returns in the layout of
 
 NO_PLACEMENT = "no placement: add sbp.placement to the module"
 
@@ -109,6 +116,18 @@ def get_nd_sbp_res_attr(func: FuncOp, i: int) -> NdSbp | None:
     """``sbp.nd_sbp`` of result ``i``: the layout the caller wants back."""
     attr = get_res_attr(func, i, ND_SBP)
     return attr.nd_sbp if isinstance(attr, NdSbpAttr) else None
+
+
+def get_tied_to(func: FuncOp, i: int) -> int | None:
+    """``sbp.tied_to`` of result ``i``: the argument whose layout it must
+    come back in (state that is the next call's argument; None: untied).
+    The verifier checks it names an argument of the result's type."""
+    attr = get_res_attr(func, i, TIED_TO)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+def set_tied_to(func: FuncOp, i: int, argument: int) -> None:
+    set_res_attr(func, i, TIED_TO, IntegerAttr(argument, IntegerType(64)))
 
 
 def set_nd_sbp_arg_attr(func: FuncOp, i: int, nd_sbp: NdSbp) -> None:

@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from functools import cache
 from typing import cast
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import format_nd_sbp
 from sbpc.dialects.diagnostics import LocatedError
 
 from .annotations import (
@@ -27,6 +28,7 @@ from .annotations import (
     NO_PLACEMENT,
     PLACEMENT,
     SIG,
+    TIED_TO,
     get_arg_attr,
     get_arg_placement,
     get_res_attr,
@@ -111,6 +113,7 @@ def _verify_func(func: FuncOp, placements: PlacementMap) -> None:
         p_attr, nd_attr = _layout_attrs(
             get_res_attr(func, i, PLACEMENT), get_res_attr(func, i, ND_SBP), where
         )
+        _verify_tie(func, i, ty, nd_attr)
         if nd_attr is None:
             continue
         if isinstance(p_attr, PlacementAttr):
@@ -121,6 +124,37 @@ def _verify_func(func: FuncOp, placements: PlacementMap) -> None:
             placement = module_placement(func)
         placement = _need_placement(func, placement)
         check_layout(nd_attr.nd_sbp, ty, placement, f"{ND_SBP} of {where}:")
+
+
+def _verify_tie(func: FuncOp, i: int, ty: Attribute, nd_attr: NdSbpAttr | None) -> None:
+    """``sbp.tied_to`` of result ``i`` names an argument of its type, and
+    the two are not given different layouts."""
+    attr = get_res_attr(func, i, TIED_TO)
+    if attr is None:
+        return
+    inputs = func.function_type.inputs.data
+    if not isinstance(attr, IntegerAttr) or not 0 <= attr.value.data < len(inputs):
+        raise InvalidLayout(
+            f"{TIED_TO} of result {i} must be the index of an argument "
+            f"(0 to {len(inputs) - 1}), got {attr}"
+        )
+    arg = attr.value.data
+    if inputs[arg] != ty:
+        raise InvalidLayout(
+            f"result {i} ({ty}) is tied to argument {arg} of another type "
+            f"({inputs[arg]})"
+        )
+    given = get_arg_attr(func, arg, ND_SBP)
+    if (
+        nd_attr is not None
+        and isinstance(given, NdSbpAttr)
+        and given.nd_sbp != nd_attr.nd_sbp
+    ):
+        raise InvalidLayout(
+            f"result {i} is tied to argument {arg} but is given another layout "
+            f"({format_nd_sbp(nd_attr.nd_sbp)} against "
+            f"{format_nd_sbp(given.nd_sbp)})"
+        )
 
 
 def _returned_values(func: FuncOp) -> Sequence[SSAValue] | None:

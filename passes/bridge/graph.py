@@ -365,13 +365,37 @@ class _Builder:
             graph = self.out.graph(placement)
             value = self.operand_value(ret, v, placement)
             wanted = sbp_dialect.get_nd_sbp_res_attr(f, i)
+            tied = self.tied_value(ret, i, placement)
             accepted = (
                 [wanted]
                 if wanted is not None
+                else None
+                if tied is not None  # the argument's own layouts
                 else free_layouts(graph.values[value].tensor, placement.hierarchy)
             )
-            node = graph.add_result(f"result #{i}", value, accepted)
+            try:
+                node = graph.add_result(f"result #{i}", value, accepted, tied)
+            except GraphError as e:
+                raise LocatedError(ret, str(e)) from e
             self.out.result_nodes[placement].append((node, i))
+
+    def tied_value(
+        self, ret: func.ReturnOp, i: int, placement: Placement
+    ) -> int | None:
+        """The graph value of the argument result ``i`` is tied to
+        (``sbp.tied_to``), or None; it must live where the result does."""
+        f = self.out.function
+        tied = sbp_dialect.get_tied_to(f, i)
+        if tied is None:
+            return None
+        got = self.values.get(f.args[tied])
+        if got is None or got[0] != placement:
+            raise LocatedError(
+                ret,
+                f"result #{i} is tied to argument #{tied}, which lives on "
+                "another placement",
+            )
+        return got[1]
 
 
 class _Role(Enum):

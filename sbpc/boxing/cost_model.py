@@ -86,10 +86,16 @@ class Link:
             )
 
 
-# Inside a node: NVLink-like, 100 GB/s per device and 1 us per round.
-NVLINK_LIKE = Link(bandwidth=100e9, latency=1e-6)
-# Between nodes: network-like (200 Gb/s InfiniBand), 25 GB/s and 5 us per round.
-NETWORK_LIKE = Link(bandwidth=25e9, latency=5e-6)
+# Inside a node: NVLink-like, 100 GB/s per device, 1 us per round and 5 us
+# per launch (a kernel launch and NCCL's setup: a small all-reduce on 8 GPUs
+# of one node takes tens of microseconds, whatever its size).
+NVLINK_LIKE = Link(bandwidth=100e9, latency=1e-6, overhead=5e-6)
+# Between nodes: network-like (200 Gb/s InfiniBand), 25 GB/s, 5 us per round
+# and 10 us per launch.
+NETWORK_LIKE = Link(bandwidth=25e9, latency=5e-6, overhead=10e-6)
+# Between placements (pipeline stages): the network, its launch cost not
+# modeled (a ``transfer``'s overhead is 0 unless set through the Python API).
+TRANSFER_LIKE = Link(bandwidth=25e9, latency=5e-6)
 
 
 @dataclass(frozen=True)
@@ -236,12 +242,13 @@ class CostModel:
     """
 
     links: tuple[Link, ...] = (NETWORK_LIKE, NVLINK_LIKE)
-    transfer: Link = field(default=NETWORK_LIKE)
+    transfer: Link = field(default=TRANSFER_LIKE)
     device: Device = field(default=GPU_LIKE)
     # Independent collectives of one kind run as one (the JAX emitter
     # combines them): the search then prices latency once per combinable
     # group (``sbpc.propagation.combined_cost``), not once per collective.
-    combine: bool = False
+    # On by default: the search prices what the emitter runs.
+    combine: bool = True
     # The same machine with other links (``|`` in the option text): the
     # search keeps the plan whose worst regret across all of them is least
     # (``sbpc.propagation.scenarios``).  Empty: this model alone.
@@ -347,14 +354,17 @@ class CostModel:
         """Build from a pass option such as ``bw=25e9:100e9,lat=5e-6:1e-6``.
 
         Keys: ``bw``, ``lat`` and ``overhead`` (seconds per collective
-        launch, default 0) (one value per hierarchy dimension, dim 0 first,
-        ``:``-separated; a single value applies to every dimension),
+        launch; by default 10 us between nodes and 5 us inside one) (one
+        value per hierarchy dimension, dim 0 first, ``:``-separated; a
+        single value applies to every dimension; a key not given takes the
+        default links' values, aligned on the innermost dimension),
         ``transfer_bw`` and ``transfer_lat`` (the inter-placement link),
         ``flops`` and ``hbm`` (one device's flop/s and memory bytes/s),
         ``flops_half`` (the extent at which a product runs at half the flop
         rate, ``Device.half_extent``; default 0: every product at the full
-        rate), ``combine`` (1: price latency once per combinable group, 0: per
-        collective, the default); ``flops_bf16``, ``flops_f32``, ... (a
+        rate), ``combine`` (1, the default: price latency once per combinable
+        group, as the emitter combines; 0: once per collective);
+        ``flops_bf16``, ``flops_f32``, ... (a
         product's flop/s by operand class, ``RATE_CLASSES``; default
         ``flops``), ``mem`` (bytes of memory per device: the default memory
         budget), ``node`` (devices per node: links by level, ``Levels``,
@@ -458,16 +468,29 @@ def _build(values: dict[str, list[float]]) -> CostModel:
         if key in values and len(values[key]) != 1:
             raise CostModelError(f"'{key}' takes one value")
     levels = _levels(values)
+    given = {len(v) for k, v in values.items() if k in _PER_DIM_KEYS and len(v) > 1}
+    length = given.pop() if len(given) == 1 else 1  # else: they disagree
+
+    def per_dim(key: str, defaults: list[float]) -> list[float]:
+        """The key's values; a key not given takes the default links',
+        aligned on the innermost dimension to the lists that are given."""
+        if key in values:
+            return values[key]
+        if length <= 1:
+            return defaults
+        return [defaults[0]] * (length - len(defaults)) + defaults[-length:]
+
     bws, lats, overheads = _per_dim_lists(
         {
-            "bw": values.get("bw", [x.bandwidth for x in default.links]),
-            "lat": values.get("lat", [x.latency for x in default.links]),
-            "overhead": values.get("overhead", [0.0]),  # none by default
+            "bw": per_dim("bw", [x.bandwidth for x in default.links]),
+            "lat": per_dim("lat", [x.latency for x in default.links]),
+            "overhead": per_dim("overhead", [x.overhead for x in default.links]),
         }
     )
     transfer = Link(
         bandwidth=values.get("transfer_bw", [default.transfer.bandwidth])[0],
         latency=values.get("transfer_lat", [default.transfer.latency])[0],
+        overhead=default.transfer.overhead,
     )
     device = Device(
         flops=values.get("flops", [default.device.flops])[0],
@@ -480,7 +503,7 @@ def _build(values: dict[str, list[float]]) -> CostModel:
         ),
         capacity=values["mem"][0] if "mem" in values else None,
     )
-    combine = values.get("combine", [0.0])[0]
+    combine = values.get("combine", [1.0])[0]
     if combine not in (0.0, 1.0):
         raise CostModelError(f"'combine' takes 0 or 1, got {combine:g}")
     links = tuple(
@@ -520,20 +543,26 @@ def _levels(values: dict[str, list[float]]) -> Levels | None:
             f"'{per_dim[0]}' gives each hierarchy dim its link but 'node=' gives "
             "them by level: set node_bw, node_lat, net_bw, net_lat (or node=0)"
         )
-    overhead = values.get("overhead", [0.0])
-    if len(overhead) != 1:
+    overhead = values.get("overhead")
+    if overhead is not None and len(overhead) != 1:
         raise CostModelError("'overhead' takes one value with 'node='")
+    # Not given: each level's default launch cost (the default links').
+    inside, across = (
+        (NVLINK_LIKE.overhead, NETWORK_LIKE.overhead)
+        if overhead is None
+        else (overhead[0], overhead[0])
+    )
     return Levels(
         int(node),
         Link(
             values.get("node_bw", [NVLINK_LIKE.bandwidth])[0],
             values.get("node_lat", [NVLINK_LIKE.latency])[0],
-            overhead[0],
+            inside,
         ),
         Link(
             values.get("net_bw", [NETWORK_LIKE.bandwidth])[0],
             values.get("net_lat", [NETWORK_LIKE.latency])[0],
-            overhead[0],
+            across,
         ),
     )
 
@@ -556,6 +585,7 @@ _KEYS = (
     "net_bw",
     "net_lat",
 )
+_PER_DIM_KEYS = ("bw", "lat", "overhead")
 # What each number may be: a range where the modeled times stay finite and
 # non-zero.  Bytes (at most 2^63 per tensor) over a bandwidth, flops over a
 # rate, rounds (at most 2^21) times a latency, summed over a program's edges

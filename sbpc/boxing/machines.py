@@ -9,7 +9,9 @@ per operand class, HBM bandwidth and capacity, the link inside a node
 (one InfiniBand port per GPU, a TPU's data-center network).  ``flops`` is
 the rate of work that is not a product (elementwise ops, on the vector
 units).  Latencies are not datasheet figures: they are the estimates the
-default model already used (1 us per round inside a node, 5 us across).
+default model already used (1 us per round inside a node, 5 us across), and
+so are the launch costs (``overhead``, not set here: each level's default,
+5 us inside a node and 10 us across).
 
 ``cpu-sim`` is the machine the tests and benchmarks run on: 8 simulated
 CPU devices measured by ``bench/calibrate.py`` (docs/machines.md says how

@@ -57,7 +57,7 @@ from sbpc.algebra.sbp import (
     format_nd_sbp,
 )
 from sbpc.algebra.tensor_type import TensorType
-from sbpc.boxing.collective_kind import COLLECTIVES, CollectiveKind
+from sbpc.boxing.collective_kind import COLLECTIVES, LOCAL_KINDS, CollectiveKind
 from sbpc.boxing.cost_model import (
     DEFAULT_COST_MODEL,
     CostModel,
@@ -264,10 +264,28 @@ def _single_step(
     tensor: TensorType,
     hierarchy: Hierarchy,
     cost_model: CostModel,
-    prices: StepPrices | None = None,
 ) -> BoxingStep | None:
-    """``single_step``; ``prices``: the step prices of ``tensor`` met so far
-    (``step_prices``; the step graph of one tensor shares one)."""
+    """``single_step``: the legal step (``_step_kind``), priced."""
+    legal = _step_kind(src, dst, dims, tensor, hierarchy)
+    if legal is None:
+        return None
+    kind, reduce = legal
+    prices = StepPrices(tensor, hierarchy, cost_model)
+    group = max(prices.group_bytes(src, dims), prices.group_bytes(dst, dims))
+    local = local_elements(kind, dims, src, dst, tensor, hierarchy)
+    return _step_at(kind, reduce, src, dst, dims, hierarchy, group, local, prices)
+
+
+def _step_kind(
+    src: NdSbp,
+    dst: NdSbp,
+    dims: tuple[int, ...],
+    tensor: TensorType,
+    hierarchy: Hierarchy,
+) -> tuple[CollectiveKind, PartialKind | None] | None:
+    """The kind of the one step on ``dims`` from ``src`` to ``dst`` and the
+    reduction it runs, or None when the rules allow no such step: what a
+    step is, whatever the cost model prices it at."""
     ndim = len(hierarchy)
     if (
         not dims
@@ -303,12 +321,23 @@ def _single_step(
         and not all(_fill_survives(t.kind, k, tensor.element) for k in later_kinds)
     ):
         return None
-    if prices is None:
-        prices = StepPrices(tensor, hierarchy, cost_model)
-    group = max(prices.group_bytes(src, dims), prices.group_bytes(dst, dims))
+    return kind, reduce
+
+
+def _step_at(
+    kind: CollectiveKind,
+    reduce: PartialKind | None,
+    src: NdSbp,
+    dst: NdSbp,
+    dims: tuple[int, ...],
+    hierarchy: Hierarchy,
+    group: int,
+    local: int,
+    prices: StepPrices,
+) -> BoxingStep:
+    """A step whose group bytes and local elements are known, at ``prices``."""
     nbytes, time = prices.step(kind, dims, group)
-    local = local_elements(kind, dims, src, dst, tensor, hierarchy)
-    time += local_time(local, cost_model)
+    time += local_time(local, prices.cost_model)
     return BoxingStep(kind, dims, src, dst, hierarchy, nbytes, time, reduce)
 
 
@@ -338,17 +367,24 @@ def _scaled(value: Fraction, den: int) -> int:
     return value.numerator * (den // value.denominator)
 
 
-@lru_cache(maxsize=64)
-def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _Graph:
-    """Every legal single step between the candidate layouts."""
+# A legal step from one layout: (dst, dims, kind, reduction, group bytes,
+# local elements): what its price depends on besides the cost model.
+_Legal = tuple[NdSbp, tuple[int, ...], CollectiveKind, PartialKind | None, int, int]
+
+
+@lru_cache(maxsize=128)
+def _legal_steps(
+    tensor: TensorType, hierarchy: Hierarchy
+) -> tuple[tuple[NdSbp, ...], tuple[tuple[_Legal, ...], ...]]:
+    """The candidate layouts and every legal single step from each: what
+    the step graph is under any cost model (the combining search prices one
+    tensor at several latency scales; only the prices change)."""
     states = candidate_layouts(tensor, hierarchy)
-    index = {nd: i for i, nd in enumerate(states)}
     alternatives = entries(tensor.rank)
-    prices = StepPrices(tensor, hierarchy, cost_model)
-    steps: list[list[BoxingStep]] = []
+    sizes = StepPrices(tensor, hierarchy, DEFAULT_COST_MODEL)  # bytes only
+    legal: list[tuple[_Legal, ...]] = []
     for src in states:
-        out: list[BoxingStep] = []
-        steps.append(out)
+        out: list[_Legal] = []
         for dims in _dim_groups(len(hierarchy)):
             s = src[dims[0]]
             if any(src[d] != s for d in dims):
@@ -359,11 +395,41 @@ def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _
                 dst = list(src)
                 for d in dims:
                     dst[d] = t
-                step = _single_step(
-                    src, tuple(dst), dims, tensor, hierarchy, cost_model, prices
-                )
-                if step is not None:
-                    out.append(step)
+                nd = tuple(dst)
+                found = _step_kind(src, nd, dims, tensor, hierarchy)
+                if found is None:
+                    continue
+                group = max(sizes.group_bytes(src, dims), sizes.group_bytes(nd, dims))
+                local = local_elements(found[0], dims, src, nd, tensor, hierarchy)
+                out.append((nd, dims, *found, group, local))
+        legal.append(tuple(out))
+    return states, tuple(legal)
+
+
+@lru_cache(maxsize=256)  # a few dozen tensor types at several latency scales
+def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _Graph:
+    """Every legal single step between the candidate layouts, priced."""
+    states, legal = _legal_steps(tensor, hierarchy)
+    index = {nd: i for i, nd in enumerate(states)}
+    prices = StepPrices(tensor, hierarchy, cost_model)
+    priced: dict[tuple[CollectiveKind, tuple[int, ...], int, int], BoxingStep] = {}
+
+    def step(src: NdSbp, legal: _Legal) -> BoxingStep:
+        dst, dims, kind, reduce, group, local = legal
+        key = (kind, dims, group, local)
+        if key not in priced:  # the price, whatever the layouts
+            priced[key] = _step_at(
+                kind, None, src, dst, dims, hierarchy, group, local, prices
+            )
+        known = priced[key]
+        return BoxingStep(
+            kind, dims, src, dst, hierarchy, known.exact_bytes, known.exact_time, reduce
+        )
+
+    steps = [
+        [step(src, legal) for legal in from_src]
+        for src, from_src in zip(states, legal, strict=True)
+    ]
     all_steps = [s for ss in steps for s in ss]
     tden = _common_den(s.exact_time for s in all_steps)
     bden = _common_den(s.exact_bytes for s in all_steps)
@@ -515,16 +581,51 @@ def time_matrix(
     keyed by layouts, tensor and cost model (the propagation strategies ask
     for hundreds of thousands of pairs over a few dozen tensor types).
     """
+    index = layout_index(tensor, hierarchy, cost_model)
+    rows = tuple(time_row(tensor, hierarchy, cost_model, i) for i in range(len(index)))
+    return index, rows
+
+
+def layout_index(
+    tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
+) -> dict[NdSbp, int]:
+    """The index of each candidate layout in ``time_matrix``'s rows."""
+    return _graph(tensor, hierarchy, cost_model).index
+
+
+@lru_cache(maxsize=1 << 14)
+def time_row(
+    tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel, start: int
+) -> tuple[float, ...]:
+    """Row ``start`` of ``time_matrix`` alone: a graph's edges leave only a
+    few of a tensor's layouts, and the combining search prices every tensor
+    at several latency scales."""
     graph = _graph(tensor, hierarchy, cost_model)
-    rows: list[tuple[float, ...]] = []
+    times = _least_times(start, graph.edges)
+    return tuple(
+        times[j] / graph.time_den if j in times else math.inf
+        for j in range(len(graph.states))
+    )
+
+
+@lru_cache(maxsize=256)
+def local_matrix(
+    tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
+) -> tuple[dict[NdSbp, int], tuple[tuple[bool, ...], ...]]:
+    """Which pairs local steps alone connect (``LOCAL_KINDS``: no
+    communication), indexed as ``time_matrix``: a plan that runs no
+    collective changes a layout only along these."""
+    graph = _graph(tensor, hierarchy, cost_model)
+    rows: list[tuple[bool, ...]] = []
     for start in range(len(graph.states)):
-        times = _least_times(start, graph.edges)
-        rows.append(
-            tuple(
-                times[j] / graph.time_den if j in times else math.inf
-                for j in range(len(graph.states))
-            )
-        )
+        seen = {start}
+        stack = [start]
+        while stack:
+            for nxt, step, _, _ in graph.edges[stack.pop()]:
+                if step.kind in LOCAL_KINDS and nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        rows.append(tuple(j in seen for j in range(len(graph.states))))
     return graph.index, tuple(rows)
 
 
@@ -686,5 +787,15 @@ def _plan_between(
 
 def clear_cache() -> None:
     """Forget every cached plan and search graph (for benchmarks)."""
-    for fn in (candidate_layouts, _graph, _tree, _plan, _plan_between):
+    for fn in (
+        candidate_layouts,
+        _legal_steps,
+        _graph,
+        _tree,
+        _plan,
+        _plan_between,
+        time_matrix,
+        time_row,
+        local_matrix,
+    ):
         fn.cache_clear()

@@ -32,6 +32,7 @@ class Bfs(NodeByNodeStrategy):
     """Breadth-first from the configured ops, the rest greedily."""
 
     name = "bfs"
+    improvable = True
 
     def choose(self, problem: Problem) -> Choice:
         graph, costs = problem.graph, problem.costs

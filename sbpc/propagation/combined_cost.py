@@ -116,11 +116,15 @@ def _steps(
     """The boxing steps of one layout change, chained from ``value`` to its edge."""
     out = ("e", change.edge)
     tensor = change.tensor
-    if isinstance(tensor, EdgeTensor) and tensor.weight != 1:
-        # A use inside a loop runs every iteration: priced as build_plan does.
-        return [Collective((value,), (out,), None, 0, 0.0, change.time)]
     plain = tensor.plain if isinstance(tensor, EdgeTensor) else tensor
-    steps = boxing.plan(change.src, change.dst, plain, placement, cost_model).steps
+    boxed = boxing.plan(change.src, change.dst, plain, placement, cost_model)
+    if isinstance(tensor, EdgeTensor) and tensor.weight != 1:
+        # A use inside a loop runs every iteration: priced as build_plan does
+        # under ``cost_model`` (not ``change.time``: the plan may have been
+        # priced with latency scaled by the combining search).
+        time = tensor.weight * float(boxed.exact_time)
+        return [Collective((value,), (out,), None, 0, 0.0, time)]
+    steps = boxed.steps
     hierarchy = placement.hierarchy
     chain: list[Collective] = []
     for i, step in enumerate(steps):

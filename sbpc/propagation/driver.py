@@ -11,21 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sbpc.algebra.sbp import Broadcast
 from sbpc.propagation.bfs import Bfs
 from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
-from sbpc.propagation.graph import (
-    EdgeCost,
-    OpNode,
-    PropagationError,
-    SbpGraph,
-    SourceNode,
-)
+from sbpc.propagation.graph import EdgeCost, PropagationError, SbpGraph
 from sbpc.propagation.greedy import Greedy
+from sbpc.propagation.improve import improve as improve_choice
+from sbpc.propagation.improve import replicated_options
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.report.summary import format_bytes
-from sbpc.propagation.strategy import UNDECIDED, Problem, Strategy, budget_error
+from sbpc.propagation.strategy import Choice, Problem, Strategy, budget_error
 from sbpc.timing import phase
 
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Greedy(), Bfs(), Optimal())}
@@ -59,6 +54,7 @@ def propagate(
     memory_budget: float | None = None,
     time_limit: float | None = None,
     memory_capacity: float | None = None,
+    improve: bool = True,
 ) -> Plan:
     """Plan ``graph`` with ``strategy`` (a registered name or an instance).
 
@@ -67,6 +63,8 @@ def propagate(
     of layout pairs at once (it must agree with ``edge_cost``); strategies
     that price tables use it.  ``memory_capacity``: the device's memory,
     the budget when ``memory_budget`` is None (``_within_capacity``).
+    ``improve``: move an improvable strategy's choice downhill
+    (``improve.py``); off, its plan is exactly its choice.
     """
     chosen = strategy_named(strategy) if isinstance(strategy, str) else strategy
     if memory_capacity is not None and memory_budget is None:
@@ -79,6 +77,7 @@ def propagate(
                 edge_table=edge_table,
                 memory_budget=budget,
                 time_limit=time_limit,
+                improve=improve,
             ),
             chosen,
             memory_capacity,
@@ -90,6 +89,10 @@ def propagate(
     problem = Problem(graph, costs, budget, time_limit)
     with phase(f"strategy {chosen.name}"):
         choice = chosen.choose(problem)
+    if improve and chosen.improvable:
+        with phase("improve"):
+            better = improve_choice(graph, costs, choice.options)
+        choice = Choice(better.options, {**choice.stats, **better.stats})
     with phase("price plan"):
         return build_plan(graph, choice.options, costs, chosen.name, choice.stats)
 
@@ -139,23 +142,7 @@ def _single_device_plan(
     constraints.  Every layout holds the whole tensor on one device, so this
     plan's peak is the smallest there is.
     """
-    chosen = [UNDECIDED] * len(graph.nodes)
-    for node in graph.nodes:
-        if isinstance(node, OpNode):
-            chosen[node.id] = next(
-                (
-                    i
-                    for i, sig in enumerate(node.options)
-                    if all(
-                        isinstance(s, Broadcast)
-                        for nd in (*sig.inputs, *sig.outputs)
-                        for s in nd
-                    )
-                ),
-                0,
-            )
-        elif isinstance(node, SourceNode):
-            chosen[node.id] = node.greedy_option()
+    chosen = replicated_options(graph, [0] * len(graph.nodes))
     plan = build_plan(graph, chosen, costs, strategy, {"single_device": True})
     if budget is not None and plan.peak_memory > budget:
         raise budget_error(budget, plan.peak_memory, proven=True)

@@ -220,13 +220,20 @@ class SourceNode:
 
 @dataclass
 class SinkNode:
-    """A function result: the layouts the caller accepts (``None``: any, free)."""
+    """A function result: the layouts the caller accepts (``None``: any, free).
+
+    ``tied_to``: the source whose layout the result must come back in (state
+    that is the next call's argument); its value is the sink's operand 1,
+    over a tied edge, so every strategy sees the tie as an infinite price
+    on any other choice.
+    """
 
     id: NodeId
     name: str
     operand: ValueId
     wanted: tuple[NdSbp, ...] | None
     in_edges: list[int] = field(default_factory=list)
+    tied_to: NodeId | None = None
 
     @_computed_once
     def options(self) -> tuple[NdSbp | None, ...]:
@@ -451,19 +458,51 @@ class SbpGraph:
         return out
 
     def add_result(
-        self, name: str, value: ValueId, wanted: NdSbp | Sequence[NdSbp] | None = None
+        self,
+        name: str,
+        value: ValueId,
+        wanted: NdSbp | Sequence[NdSbp] | None = None,
+        tied_to: ValueId | None = None,
     ) -> NodeId:
-        """A function result; ``wanted`` is one nd_sbp, several accepted, or any."""
+        """A function result; ``wanted`` is one nd_sbp, several accepted, or any.
+
+        ``tied_to``: an argument's value whose layout the result must come
+        back in (the argument is the next call's state): the result accepts
+        only the argument's options (and ``wanted``, when given), and a tied
+        edge from the argument makes any other pair infinite.
+        """
         self._check_value(value)
         if wanted is not None and len(wanted) and not isinstance(wanted[0], tuple):
             wanted = (tuple(wanted),)  # one nd_sbp given
         accepted = tuple(tuple(nd) for nd in wanted) if wanted else None
         for nd in accepted or ():
             self._check_nd(nd, f"result '{name}'")
+        source = None
+        if tied_to is not None:
+            self._check_value(tied_to)
+            source = self.nodes[self.values[tied_to].producer]
+            if not isinstance(source, SourceNode):
+                raise GraphError(f"result '{name}': tied to a value of no argument")
+            if self.values[tied_to].tensor != self.values[value].tensor:
+                raise GraphError(
+                    f"result '{name}' ({self.values[value].tensor}) is tied to "
+                    f"argument '{source.name}' of another type "
+                    f"({self.values[tied_to].tensor})"
+                )
+            keep = source.options
+            accepted = tuple(nd for nd in accepted or keep if nd in keep)
+            if not accepted:
+                raise GraphError(
+                    f"result '{name}' is tied to argument '{source.name}', but "
+                    "no layout it accepts is one the argument may take"
+                )
         node_id = len(self.nodes)
         node = SinkNode(node_id, name, value, accepted)
         self.nodes.append(node)
         node.in_edges = [self._use(value, node_id, 0)]
+        if source is not None and tied_to is not None:
+            node.tied_to = source.id
+            node.in_edges.append(self._use(tied_to, node_id, 1, tied=True))
         return node_id
 
     # -- reading ------------------------------------------------------------

@@ -54,6 +54,7 @@ class Greedy(NodeByNodeStrategy):
     """Decide every op greedily in topological order."""
 
     name = "greedy"
+    improvable = True
 
     def choose(self, problem: Problem) -> Choice:
         options = problem.undecided()

@@ -58,7 +58,8 @@ class Liveness:
     per edge, whether that read is of the value's buffer; ``from_buffer``:
     per edge, whether its consumer needs the operand in a buffer (a stored
     op, a reduction, a result) rather than fusing it; ``half_steps``: 2 per
-    op (at least 2).
+    op (at least 2); ``early``: per value, whether it is an argument or
+    computed from them by ops XLA does not store (``_early``).
     """
 
     step: dict[int, int]
@@ -70,6 +71,8 @@ class Liveness:
     reads_buffer: list[bool]
     from_buffer: list[bool]
     half_steps: int
+    early: list[bool]
+    cheap: list[bool]
 
     @staticmethod
     def of(graph: SbpGraph) -> Liveness:
@@ -90,6 +93,7 @@ def _liveness(graph: SbpGraph) -> Liveness:
             fusion[node.id] = _fusion(graph, node)
     absorbed, from_buffer = _buffer_reads(graph, fusion)
     storage: list[Storage] = []
+    cheap = [False] * len(values)
     for value in values:
         producer = nodes[value.producer]
         if not isinstance(producer, OpNode):
@@ -112,6 +116,7 @@ def _liveness(graph: SbpGraph) -> Liveness:
         elif any(from_buffer[e] for e in value.uses):
             duplicable = role is not Fusion.NOT_DUPLICATED and _unary(graph, producer)
             storage.append(Storage.DUPLICATED if duplicable else Storage.STORED)
+            cheap[value.id] = role is not Fusion.NOT_DUPLICATED
         else:
             storage.append(Storage.FUSED)
     same = _merge(_duplicates(graph), storage)
@@ -128,7 +133,22 @@ def _liveness(graph: SbpGraph) -> Liveness:
         reads_buffer,
         from_buffer,
         max(2 * len(step), 2),
+        _early(graph, storage),
+        cheap,
     )
+
+
+def _early(graph: SbpGraph, storage: Sequence[Storage]) -> list[bool]:
+    """Per value, whether it is an argument, or computed from such values
+    by ops whose results XLA does not store (a broadcast of a bias): XLA
+    may compute it anywhere, and runs its collectives first."""
+    early = [True] * len(graph.values)
+    for node in graph.nodes:  # program order: operands first
+        if isinstance(node, OpNode):
+            computed = all(early[v] for v in node.operands)
+            for r in node.results:
+                early[r] = computed and storage[r] is not Storage.STORED
+    return early
 
 
 def _reads(

@@ -14,8 +14,10 @@ model counts the same buffers (docs/memory.md has the measured table):
 - **temporaries**: the results the compiler stores (``sbpc.ops.fusion``:
   products, reductions, expensive elementwise ops read twice, fusions read
   by a stored op or a collective), and every boxed copy (one per value and
-  target layout: the collective's output, made right after the value's
-  definition, as ``sbp-lower-boxing`` places it).  A stored value lives
+  target layout: the collective's output, from just before its first
+  reader, or from the start for a value computed from arguments alone);
+  with ``collectives``, the emitter's combined collectives' buffers
+  (``collective_memory``) and the copies they make.  A stored value lives
   from its definition to its last read; a fused value is read wherever a
   consumer recomputes it, so it keeps its own operands alive until then.
 
@@ -34,17 +36,16 @@ becomes an argument in its storage layout plus a boxed buffer starting at
 its consumer (``boxed_buffers``' ``start``), and a recomputed value two
 buffers (``Liveness.read_end`` split at the recomputation).
 
-Not modelled: the scheduler's reordering (program order is kept), the
-emitter's combined collectives (each boxed copy counts alone), heap
-fragmentation, and collectives' internal scratch.
+Not modelled: the scheduler's reordering beyond collectives (program
+order is kept), heap fragmentation, and collectives' internal scratch.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -126,20 +127,27 @@ class Boxed(NamedTuple):
     end: int
 
 
-def boxed_copies(
+@dataclass(frozen=True)
+class Collectives:
+    """What the emitter's combined collectives add to a plan's memory
+    (``collective_memory``): a buffer per group of several members (its
+    concatenated input or whole result), and the half-step at which a
+    group makes each member's boxed copy (value, layout)."""
+
+    buffers: tuple[Buffer, ...] = ()
+    made: Mapping[tuple[ValueId, NdSbp], int] = field(default_factory=dict)
+
+
+def copy_reads(
     graph: SbpGraph,
     liveness: Liveness,
     options: Sequence[int],
     layouts: Sequence[NdSbp],
-) -> tuple[dict[tuple[ValueId, NdSbp], Boxed], dict[ValueId, int]]:
-    """The boxed copies: per value and target layout some op reads it in,
-    the copy's life, from just before its first reader (XLA's scheduler
-    runs a collective when its result is needed, not where the program
-    writes it) to its last read; and per value, the last read of its own
-    buffer in its own layout (values nobody reads so are absent)."""
-    nodes, step = graph.nodes, liveness.step
-    boxes: dict[tuple[ValueId, NdSbp], Boxed] = {}
-    own: dict[ValueId, int] = {}
+) -> Iterator[tuple[int, tuple[ValueId, NdSbp] | None]]:
+    """Per edge into an op, the boxed copy (value, layout) it reads, or
+    None: read in the value's own layout, or a piece of a replicated value
+    that the consumer fuses and slices itself (no collective, no copy)."""
+    nodes = graph.nodes
     for e in graph.edges:
         consumer = nodes[e.dst]
         if not isinstance(consumer, OpNode):
@@ -150,18 +158,46 @@ def boxed_copies(
             or want == layouts[e.value]
             or (sliced(layouts[e.value], want) and not liveness.from_buffer[e.id])
         ):
-            # Read as it is, or sliced inside the consumer's loop.
-            if liveness.reads_buffer[e.id]:
-                own[e.value] = max(own.get(e.value, 0), liveness.use_end[e.id])
+            yield e.id, None
+        else:
+            yield e.id, (e.value, want)
+
+
+def boxed_copies(
+    graph: SbpGraph,
+    liveness: Liveness,
+    options: Sequence[int],
+    layouts: Sequence[NdSbp],
+    made_at: Mapping[tuple[ValueId, NdSbp], int] | None = None,
+) -> tuple[dict[tuple[ValueId, NdSbp], Boxed], dict[ValueId, int]]:
+    """The boxed copies: per value and target layout some op reads it in,
+    the copy's life, from just before its first reader (XLA's scheduler
+    runs a collective when its result is needed, not where the program
+    writes it) to its last read; and per value, the last read of its own
+    buffer in its own layout (values nobody reads so are absent).  A copy
+    of a value computed from arguments alone exists from the start (XLA:CPU
+    runs its collective first, as ``sbp-lower-boxing`` writes those of
+    arguments), and one a combined collective makes (``made_at``) from that
+    collective on."""
+    step = liveness.step
+    boxes: dict[tuple[ValueId, NdSbp], Boxed] = {}
+    own: dict[ValueId, int] = {}
+    for e_id, key in copy_reads(graph, liveness, options, layouts):
+        if key is None:
+            if liveness.reads_buffer[e_id]:
+                v = graph.edges[e_id].value
+                own[v] = max(own.get(v, 0), liveness.use_end[e_id])
             continue
-        key = (e.value, want)
-        producer = graph.values[e.value].producer
-        made = liveness.defined(graph, e.value) + 1 if producer in step else 0
-        start = max(2 * step[e.dst] - 1, made)
+        start = 0
+        if not liveness.early[key[0]]:
+            made = liveness.defined(graph, key[0]) + 1
+            start = max(2 * step[graph.edges[e_id].dst] - 1, made)
+        if made_at is not None and key in made_at:
+            start = min(start, made_at[key])
         known = boxes.get(key)
         if known is not None:
             start = min(start, known.start)
-        end = max(liveness.use_end[e.id], known.end if known else 0, start)
+        end = max(liveness.use_end[e_id], known.end if known else 0, start)
         boxes[key] = Boxed(start, end)
     return boxes, own
 
@@ -186,10 +222,14 @@ def in_place(src: NdSbp, dst: NdSbp) -> bool:
 
 
 def plan_memory(
-    graph: SbpGraph, options: Sequence[int], liveness: Liveness | None = None
+    graph: SbpGraph,
+    options: Sequence[int],
+    liveness: Liveness | None = None,
+    collectives: Collectives | None = None,
 ) -> Memory:
     """The memory of ``graph`` when every node takes ``options`` (sinks
-    included: the layout each result is delivered in)."""
+    included: the layout each result is delivered in); ``collectives``:
+    what the emitter's combined collectives add (None: each runs alone)."""
     liveness = liveness or Liveness.of(graph)
     values, hierarchy = graph.values, graph.hierarchy
     layouts = layouts_of(graph, options)
@@ -219,11 +259,15 @@ def plan_memory(
         results.append((values[v].tensor, layout))
     aliased, hosts = _aliases(graph, donors, layouts, results, hosts)
 
-    boxes, own = boxed_copies(graph, liveness, options, layouts)
+    collectives = collectives or Collectives()
+    boxes, own = boxed_copies(graph, liveness, options, layouts, collectives.made)
     first_box: dict[ValueId, int] = {}  # each boxed value's first collective
+    last_box: dict[ValueId, int] = {}  # and its last
     targets: dict[ValueId, list[NdSbp]] = {}
     for (v, target), box in boxes.items():
         first_box[v] = min(first_box.get(v, box.start), box.start)
+        if not (liveness.cheap[v] and sliced(layouts[v], target)):
+            last_box[v] = max(last_box.get(v, box.start), box.start)
         targets.setdefault(v, []).append(target)
     for value in values:
         kind = storage[value.id]
@@ -244,7 +288,7 @@ def plan_memory(
         # it is boxed out.
         end = max(
             own.get(v, start),
-            liveness.buffer_end[v] if kind is Storage.STORED else start,
+            last_box.get(v, start) if kind is Storage.STORED else start,
             liveness.merged_end[v],
             start + (1 if out else 0),
         )
@@ -263,6 +307,7 @@ def plan_memory(
     for (v, layout), (first, last) in boxes.items():
         nbytes = local_bytes(values[v].tensor, layout, hierarchy)
         temps.append(Buffer(nbytes, first, last))
+    temps += collectives.buffers
     unhosted = _unhosted(temps, hosts)
 
     n = liveness.half_steps

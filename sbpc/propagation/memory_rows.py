@@ -11,7 +11,8 @@ per option, at one half-step ``h``:
   reader (its producer's option);
 - every boxed copy live at ``h`` (``Box``): a value read by some consumer
   in a layout its producer did not make, from just before its first such
-  read to its last.  That depends on three labels (producer, first and
+  read (from the start for a value computed from arguments alone) to its
+  last.  That depends on three labels (producer, first and
   last reader), so the optimal strategy gives each stretch between two
   possible reads a column ``w >= 0`` with ``w >= bytes * (a wants it + b
   wants it - 1 - producer made it)`` for each read ``a`` before and ``b``
@@ -251,8 +252,9 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
             consumer.in_layout(j, e.dst_index) for j in range(len(consumer.options))
         ]
         fuses = not liveness.from_buffer[e.id]
-        start = 2 * step[e.dst] - 1
-        start = max(start, liveness.defined(graph, e.value) + 1 if e.src in step else 0)
+        start = 0  # a value computed from arguments alone: its copy first
+        if not liveness.early[e.value]:
+            start = max(2 * step[e.dst] - 1, liveness.defined(graph, e.value) + 1)
         end = max(liveness.use_end[e.id], start)
         for layout in {nd for nd in wanted if nd is not None}:
             no_copy = np.array(

@@ -157,7 +157,7 @@ class Optimal(Strategy):
         records: list[Record] = []
         if self.shrink_graph:
             with phase("shrink"):
-                records = _shrink_all(pairwise, frozen, self.prune_labels)
+                records = shrink_all(pairwise, frozen, self.prune_labels)
         core = [v for v in range(len(pairwise)) if pairwise.alive[v]]
         shrunk = time.perf_counter()
         report = progress.current()
@@ -200,7 +200,7 @@ class Optimal(Strategy):
                 assert memory_budget is not None
                 full = within_budget(
                     problem.graph, problem.costs, memory, memory_budget, stats,
-                    lambda p: _solve_exact(p, self.mip_rel_gap, self.threads),
+                    lambda p: solve_exact(p, self.mip_rel_gap, self.threads),
                 )  # fmt: skip
                 return self._done(full, stats, started, built, shrunk)
             result = None
@@ -382,7 +382,7 @@ def _no_plan_fits(
     return budget_error(budget, exact, proven=False)
 
 
-def _shrink_all(
+def shrink_all(
     pairwise: PairwiseProblem,
     frozen: set[int],
     prune: bool = True,
@@ -401,25 +401,30 @@ def _shrink_all(
     return records
 
 
-def _solve_exact(
-    problem: PairwiseProblem, rel_gap: float, threads: int | None
+def solve_exact(
+    problem: PairwiseProblem,
+    rel_gap: float,
+    threads: int | None,
+    prune: bool = True,
+    time_limit: float | None = None,
 ) -> tuple[list[int], float] | None:
     """(labels of every node, a lower bound on the optimum) of a problem
     with no memory budget: shrink, then the LP; when the LP is fractional,
     the MIP's labels and no bound (``-inf``: nothing is certified by it).
-    None when HiGHS finds no labelling."""
-    records = _shrink_all(problem, set())
+    None when HiGHS finds no labelling.  ``prune``: drop dominated labels too;
+    ``time_limit``: seconds per HiGHS solve (the MIP's labels then unproven)."""
+    records = shrink_all(problem, set(), prune)
     core = [v for v in range(len(problem)) if problem.alive[v]]
     labels = [0] * len(problem)
     bound = problem.constant
     if core:
         ilp = Ilp(problem, core, None, None)
-        result = ilp.solve_relaxation(None, rel_gap, threads)
+        result = ilp.solve_relaxation(time_limit, rel_gap, threads)
         if result is not None:  # integral: its bound is the LP's optimum
             objective = result.stats["objective"]
             bound = objective - result.stats["gap"] * abs(objective)
         else:
-            result = ilp.solve(None, rel_gap, threads)
+            result = ilp.solve(time_limit, rel_gap, threads)
             bound = -math.inf
         if result.labels is None:
             return None
@@ -436,6 +441,15 @@ def accepted_gap(
     if lp_columns(problem, core) > LARGE_CORE_COLUMNS:
         return max(rel_gap, LARGE_CORE_GAP)
     return rel_gap
+
+
+def solved_relaxation(
+    problem: PairwiseProblem, core: list[int], time_limit: float | None
+) -> tuple[highspy.Highs, float]:
+    """HiGHS after the LP relaxation over ``core``, and its objective's scale."""
+    ilp = Ilp(problem, core, None, None)
+    ilp.solve_relaxation(time_limit, 0.0, None)
+    return ilp.relaxed, ilp.scale
 
 
 def _clustered(
@@ -527,7 +541,7 @@ def _clustered_at(
         # the residual's own copies bounded it too loosely: its exact LP
         with phase("residual"):
             rest, _ = residual(pairwise, messages)
-            solved = _solve_exact(rest, rel_gap, threads)
+            solved = solve_exact(rest, rel_gap, threads)
         rest_bound = -math.inf if solved is None else solved[1]
         gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
         by_copies = False
@@ -573,7 +587,7 @@ def _replicated(
     HiGHS finds no labelling)."""
     middle = copies.count // 2
     fixed = {part[k]: source[part[middle]] for part in copies.tuples for k in which}
-    plan = _solve_exact(condition(pairwise, fixed), rel_gap, threads)
+    plan = solve_exact(condition(pairwise, fixed), rel_gap, threads)
     if plan is None:
         return None
     labels = plan[0]
@@ -623,7 +637,7 @@ def _residual_bound(
     That bound is valid whatever the messages, but may be loose: the
     caller then asks for the exact one.  Without copies: ``rest``'s LP
     (``-inf`` when HiGHS finds nothing)."""
-    _shrink_all(rest, set())
+    shrink_all(rest, set())
     core = [v for v in range(len(rest)) if rest.alive[v]]
     copies = find_copies(rest, core) if core else None
     covered = covered_factors(rest, copies) if copies else set()
@@ -631,10 +645,10 @@ def _residual_bound(
         _, _, messages = _window_messages(rest, copies, covered, rel_gap, threads)
         if messages is not None:
             inner, covered_min = residual(rest, messages)
-            solved = _solve_exact(inner, rel_gap, threads)
+            solved = solve_exact(inner, rel_gap, threads)
             if solved is not None:
                 return rest.constant + covered_min + solved[1], True
-    solved = _solve_exact(rest, rel_gap, threads)
+    solved = solve_exact(rest, rel_gap, threads)
     return (-math.inf if solved is None else solved[1]), False
 
 

@@ -9,7 +9,7 @@ the totals in one place is what lets the tests compare strategies honestly.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ from sbpc.propagation.graph import (
     SinkNode,
     SourceNode,
 )
-from sbpc.propagation.memory import Memory, plan_memory
+from sbpc.propagation.memory import Collectives, Memory, plan_memory
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,16 @@ class Plan:
     compute_time: float
     total_bytes: float | None
     stats: dict[str, Any] = field(default_factory=dict)
+    # A lower bound on every plan's total under the model this one is priced
+    # by, or how to compute it (``lower_bound`` reads it; None: unknown).
+    bound: float | Callable[[], float | None] | None = field(
+        default=None, repr=False, compare=False
+    )
+    # What the emitter's combined collectives add to ``memory``, or how to
+    # compute it (None: every collective runs alone).
+    collectives: Collectives | Callable[[], Collectives] | None = field(
+        default=None, repr=False, compare=False
+    )
     # ``memory``, once read (None: not yet).
     _memory: Memory | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -65,13 +75,35 @@ class Plan:
         return self.comm_time + self.compute_time
 
     @property
+    def lower_bound(self) -> float | None:
+        """``bound``, computed on first read when it is a computation (an
+        LP: only reports read it, so planning never waits on it); None
+        when unknown or not finite."""
+        if callable(self.bound):
+            found = self.bound()
+            self.bound = found if found is not None and math.isfinite(found) else None
+        return self.bound
+
+    @property
     def memory(self) -> Memory:
         """Memory per device under ``memory``'s model (what XLA's
         ``memory_analysis`` of the compiled program counts), computed on first
         read: only reports, memory budgets and the combining search read it."""
         if self._memory is None:
-            self._memory = plan_memory(self.graph, self.options)
+            if callable(self.collectives):
+                self.collectives = self.collectives()
+            self._memory = plan_memory(
+                self.graph, self.options, collectives=self.collectives
+            )
         return self._memory
+
+    def count_collectives(
+        self, collectives: Collectives | Callable[[], Collectives]
+    ) -> None:
+        """Count what the emitter's combined collectives add in ``memory``
+        from now on (a computation runs when ``memory`` is first read)."""
+        self.collectives = collectives
+        self._memory = None
 
     @property
     def peak_memory(self) -> float:
@@ -95,11 +127,15 @@ class Plan:
 def best_sink_option(
     graph: SbpGraph, sink: SinkNode, options: Sequence[int], costs: EdgeCosts
 ) -> int:
-    """The accepted layout cheapest to deliver the result in (ties: first)."""
-    edge = graph.edges[sink.in_edges[0]]
-    src = graph.edge_src_layout(edge, options[edge.src])
-    tensor = graph.tensor(edge)
-    prices = [costs.time(src, nd, tensor) for nd in sink.options]
+    """The accepted layout cheapest to deliver the result in (ties: first;
+    a tied result's edge from its argument counts too)."""
+    prices = [0.0] * len(sink.options)
+    for e in sink.in_edges:
+        edge = graph.edges[e]
+        src = graph.edge_src_layout(edge, options[edge.src])
+        tensor = graph.tensor(edge)
+        for i, nd in enumerate(sink.options):
+            prices[i] += costs.time(src, nd, tensor)
     return min(range(len(prices)), key=prices.__getitem__)
 
 
@@ -147,7 +183,7 @@ def build_plan(
             outs.append((sources[node.id],))
         else:
             sinks[node.id] = node.options[option]
-            ins.append((sinks[node.id],))
+            ins.append((sinks[node.id],) * len(node.in_edges))  # a tie: two
             outs.append(())
     changes: list[LayoutChange] = []
     comm = 0.0

@@ -77,6 +77,9 @@ class Strategy(ABC):
     # Whether ``choose`` keeps the plan within ``Problem.memory_budget``;
     # the driver then also checks the plans it makes itself (single device).
     honours_memory_budget: ClassVar[bool] = False
+    # Whether the driver moves the choice downhill afterwards
+    # (``improve.improve``): for strategies that decide each node once.
+    improvable: ClassVar[bool] = False
 
     @abstractmethod
     def choose(self, problem: Problem) -> Choice:

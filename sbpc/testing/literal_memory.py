@@ -3,9 +3,10 @@
 
 Written from the model's statement in ``docs/memory.md`` alone, half-step by
 half-step, sharing no code with it: arguments for the whole program, one
-allocation per result, every op result from its step to its last reader,
-one boxed copy per value and layout read from just before its first reader
-to its last (an all-reduce only, of a value nothing else reads, keeps the
+allocation per result, every op result from its step to its last reader
+(a copy's collective, just before the copy's first reader, reads it), one
+boxed copy per value and layout read from just before its first reader (an
+argument's: from the start) to its last (an all-reduce only, of a value nothing else reads, keeps the
 value's buffer instead), and the temporaries that no free result
 allocation of at least their size holds (largest first) summed per
 half-step.
@@ -74,7 +75,10 @@ def literal_peak(graph: SbpGraph, options: Sequence[int]) -> float:
         ]
         born = at[value.producer]
         mine = layout(value.id)
-        last = max([born, *(at[e.dst] for e in own)])
+        # Read where it is, and by each copy's collective (just before the
+        # copy's first reader).
+        collectives = [max(min(steps) - 1, born + 1) for steps in wants.values()]
+        last = max([born, *direct, *collectives])
         if mine in results.get(value.id, []):
             pass  # its result allocation holds it
         elif (
@@ -107,10 +111,8 @@ def literal_peak(graph: SbpGraph, options: Sequence[int]) -> float:
             nd = graph.nodes[edge.dst].in_layout(options[edge.dst], edge.dst_index)
             if nd is not None and nd != layout(node.result):
                 wants.setdefault(nd, []).append(at[edge.dst])
-        for nd, steps in wants.items():
-            temps.append(
-                (_bytes(graph, node.result, nd), max(min(steps) - 1, 0), max(steps))
-            )
+        for nd, steps in wants.items():  # its collectives run first
+            temps.append((_bytes(graph, node.result, nd), 0, max(steps)))
     hosted = [[] for _ in allocations]  # intervals each allocation holds
     left = []
     for nbytes, first, last in sorted(temps, key=lambda t: (-t[0], t[1], t[2])):

@@ -45,6 +45,7 @@ DRIVERS = (
     "sbpc.jax_dispatch",
     "sbpc.jax_layouts",
     "sbpc.jax_options",
+    "sbpc.jax_ties",
 )
 IR = ("sbpc.dialects", "sbpc.passes")
 

@@ -82,16 +82,19 @@ def _distribute(
     layouts: Mapping[int, str],
     strategy: str,
     options: str = "",
+    boxing_options: str = "",
 ) -> ModuleOp:
     """Place ``module`` on a mesh, pin its main function's argument layouts and
-    run ``sbp-inline,sbp-propagate{strategy options},sbp-lower-boxing`` over it."""
+    run ``sbp-inline,sbp-propagate{strategy options},sbp-lower-boxing`` over it
+    (``boxing_options``: sbp-lower-boxing's, braces included)."""
     sbp_dialect.set_module_placement(module, Placement.of_size(mesh))
     f = main_function(module)
     for i, layout in layouts.items():
         sbp_dialect.set_nd_sbp_arg_attr(f, i, parse_nd_sbp(layout))
     run_passes(
         module,
-        f"sbp-inline,sbp-propagate{{strategy={strategy}{options}}},sbp-lower-boxing",
+        f"sbp-inline,sbp-propagate{{strategy={strategy}{options}}},"
+        f"sbp-lower-boxing{boxing_options}",
     )
     return module
 
@@ -128,9 +131,17 @@ def _run_sharded(
     layouts: Mapping[int, str],
     strategy: str,
     path: Path,
+    cost_model: str = "default",
+    improve: int = 1,
 ) -> ShardedRun:
+    model = f'cost_model="{cost_model}"'
     module = _distribute(
-        parse_module(jax.jit(fn).lower(*args).as_text()), mesh, layouts, strategy
+        parse_module(jax.jit(fn).lower(*args).as_text()),
+        mesh,
+        layouts,
+        strategy,
+        f" {model} improve={improve}",
+        f"{{{model}}}",
     )
     source = jax_source(module)
     emitted = _load(source, path)
@@ -149,6 +160,7 @@ def _run_sharded(
 @pytest.fixture
 def run_sharded() -> Callable[..., ShardedRun]:
     """Distribute ``fn`` through ``sbp-inline,sbp-propagate,sbp-lower-boxing``
-    on a mesh with some arguments' layouts pinned, then run the emitted module
+    on a mesh with some arguments' layouts pinned (under ``cost_model``;
+    ``improve=0``: greedy's and bfs's own plans), then run the emitted module
     and the simulator on ``args`` beside ``jax.jit``."""
     return _run_sharded

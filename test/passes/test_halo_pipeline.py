@@ -64,10 +64,21 @@ def _args(name: str, seed: int) -> list[np.ndarray]:
 def test_halo_matches_jax_jit(case: str, strategy: str, tmp_path, run_sharded) -> None:
     name, mesh, layouts = LAYOUTS[case]
     run = run_sharded(
-        PROGRAMS[name][0], _args(name, 5), mesh, layouts, strategy, tmp_path / "m.py"
+        PROGRAMS[name][0],
+        _args(name, 5),
+        mesh,
+        layouts,
+        strategy,
+        tmp_path / "m.py",
+        cost_model="overhead=0,combine=0",
+        improve=0,
     )
     # The split input is convolved where it lies: neighbours trade halo rows
-    # instead of gathering the image.
+    # instead of gathering the image.  (Under the model before issue 37, no
+    # launch cost nor combining, and greedy's and bfs's own plans: with the
+    # default's 5 us a ppermute, combining, or the local improvement,
+    # gathering these small images and splitting the features is cheaper,
+    # and this test is about the halo's program.)
     assert "lax.ppermute" in run.source
     assert "all_gather" not in run.source.split("def reference")[0]
     if name == "maxpool":  # edge devices pad with the init value, not zeros

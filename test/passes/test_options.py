@@ -58,6 +58,7 @@ def test_the_pass_refuses_bad_values_when_built() -> None:
         ({"report_format": "png"}, "unknown report_format 'png'"),
         ({"trip_count": -1}, "trip_count must be at least 0"),
         ({"cluster": -1}, "cluster must be at least 0"),
+        ({"combine_bytes": -1}, "combine_bytes must be at least 0"),
         ({"cost_model": "lat=1e308"}, "'lat' must be 0 or between"),
     ],
 )

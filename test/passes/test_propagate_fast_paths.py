@@ -126,4 +126,6 @@ def test_the_shortcuts_change_no_plan(
         assert fast_text == plain_text
         assert [_totals(p) for p in fast] == [_totals(p) for p in plain]
         for p in fast:
-            assert p.plan.comm_time == pytest.approx(_edge_by_edge(p), rel=1e-12)
+            # priced edge by edge (the combined price is the default's total)
+            alone = p.plan.stats.get("uncombined_comm_time", p.plan.comm_time)
+            assert alone == pytest.approx(_edge_by_edge(p), rel=1e-12)

@@ -15,6 +15,7 @@ from jax.sharding import AbstractMesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 import sbpc.jax as sj
+from sbpc.jax_plan import _excerpt
 
 S = jax.ShapeDtypeStruct
 
@@ -270,3 +271,12 @@ def test_named_shardings_on_an_abstract_mesh_give_the_mesh():
     )
     assert planned.placement.hierarchy == (16, 4)
     assert _spec(planned.shardings()[0][4], 2) == ("data", None)
+
+
+def test_excerpt_keeps_short_lines_and_windows_long_ones():
+    assert _excerpt("    %0 = stablehlo.exponential %x", 5) == (
+        "%0 = stablehlo.exponential %x"
+    )
+    line = "  " + "a" * 500 + "HERE" + "b" * 500
+    cut = _excerpt(line, 503)
+    assert "HERE" in cut and cut.startswith("... ") and cut.endswith(" ...")

@@ -73,6 +73,9 @@ def report_data(plan: Plan) -> dict[str, Any]:
                 {
                     "name": node.name,
                     "nd_sbp": None if delivered is None else format_nd_sbp(delivered),
+                    "tied_to": None
+                    if node.tied_to is None
+                    else graph.nodes[node.tied_to].name,
                     "changes": changes_of(node.id),
                 }
             )
@@ -127,6 +130,7 @@ def plan_totals(plan: Plan) -> dict[str, Any]:
         "bytes": plan.total_bytes,
         "peak_memory_per_device": plan.peak_memory,
         "layout_changes": len(plan.changes),
+        "lower_bound": plan.lower_bound,
     }
 
 
@@ -173,6 +177,13 @@ def _change_lines(changes: list[dict[str, Any]], indent: str) -> list[str]:
     return lines
 
 
+def _bound_line(total: float, bound: float) -> str:
+    """How far ``total`` is above ``bound`` (a bound at or above it: 0%)."""
+    above = 0.0 if bound <= 0 or total <= bound else total / bound - 1
+    share = "0%" if above < 5e-4 else f"{above:.1%}"
+    return f"lower bound: {format_time(bound)} (plan is {share} above)"
+
+
 def _text(data: dict[str, Any]) -> str:
     head = f"propagation plan (strategy={data['strategy']})"
     lines = [f"{head} on hierarchy {data['hierarchy']}"]
@@ -189,7 +200,8 @@ def _text(data: dict[str, Any]) -> str:
     if data["results"]:
         lines.append("results:")
         for r in data["results"]:
-            lines.append(f"  {r['name']}: {r['nd_sbp'] or 'any'}")
+            tied = f" (tied to {r['tied_to']})" if r.get("tied_to") else ""
+            lines.append(f"  {r['name']}: {r['nd_sbp'] or 'any'}{tied}")
             lines += _change_lines(r["changes"], "      ")
     if data.get("padding"):
         lines.append("padding (uneven splits; every piece padded to the largest):")
@@ -208,13 +220,18 @@ def _text(data: dict[str, Any]) -> str:
         f"changes moving {format_bytes(t['bytes'])}, peak memory "
         f"{format_bytes(t['peak_memory_per_device'])} per device"
     )
+    if t.get("lower_bound") is not None:
+        lines.append(_bound_line(t["time"], t["lower_bound"]))
     stats = dict(data["stats"])
     trade = stats.pop("trade", None)
     robust = stats.pop("robust", None)
+    tolerance = stats.pop("tolerance", None)
     if stats:
         lines.append("stats: " + ", ".join(f"{k}={v}" for k, v in stats.items()))
     if trade:  # the plan moves more bytes than another it found, on purpose
         lines.append(f"trade: {trade}")
     if robust:  # not the nominal model's cheapest: safer across scenarios
         lines.append(f"robust: {robust}")
+    if tolerance:  # not the cheapest: within the model's error, less work
+        lines.append(f"within error: {tolerance}")
     return "\n".join(lines) + "\n"

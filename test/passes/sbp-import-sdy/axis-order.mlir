@@ -34,7 +34,7 @@ sdy.mesh @m = <["x"=2, "y"=2]>
 // CHECK: %1 = sbp.cast %0 to #sbp.nd<[S(0), S(0)]> on #sbp.placement<cpu, {{\[}}[0, 2], [1, 3]]>
 // CHECK-NEXT: %2 = sbp.cast %1 to #sbp.nd<[S(0), S(0)]> on #sbp.placement<cpu, {{\[}}[0, 1], [2, 3]]>
 // CHECK-NEXT: %3 = sbp.cast %2 to #sbp.nd<[S(1), S(0)]> : tensor<16x8xf32>
-// JAX: IN_SPECS = (P(None, None),)
+// JAX: IN_SPECS = (P(("x", "y"), None),)
 // JAX: OUT_SPECS = P("y", "x")
 func.func @constraint(%a: tensor<16x8xf32>) -> tensor<16x8xf32> {
   %0 = stablehlo.negate %a : tensor<16x8xf32>

@@ -1,10 +1,11 @@
-// RUN: sbpc-opt %s -p sbp-propagate --verify-diagnostics | filecheck %s
-// RUN: sbpc-opt %s -p sbp-propagate{strategy=bfs},sbp-lower-boxing --verify-diagnostics | filecheck %s --check-prefix=BOXED
+// RUN: sbpc-opt %s -p 'sbp-propagate{improve=0}' --verify-diagnostics | filecheck %s
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=bfs improve=0},sbp-lower-boxing' --verify-diagnostics | filecheck %s --check-prefix=BOXED
 
 // CHLO ops (as JAX emits them for jnp.var, gelu(approximate=False) ...) are
 // elementwise: splits follow the data.  The increasing erf keeps a P(max)
 // value partial, the decreasing erfc turns it into P(min); square is neither
-// linear nor monotone, so a P(sum) value is reduced before it.
+// linear nor monotone, so a P(sum) value is reduced before it.  (Greedy and
+// bfs as OneFlow and MindSpore derive, improve=0: each op shows its rule.)
 
 module attributes {sbp.placement = #sbp.placement<cpu, [0, 1, 2, 3]>} {
   // CHECK-LABEL: func.func @chlo

@@ -1,15 +1,17 @@
-// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="lat=1e-4,combine=1" report=-}' 2>&1 >/dev/null | filecheck %s
-// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=greedy cost_model="lat=1e-4,combine=1" report=-}' 2>&1 >/dev/null | filecheck %s
-// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="lat=1e-4" report=-}' 2>&1 >/dev/null | filecheck %s --check-prefix=ALONE
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="lat=1e-4,overhead=0,combine=1" report=-}' 2>&1 >/dev/null | filecheck %s
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=greedy cost_model="lat=1e-4,overhead=0,combine=1" report=-}' 2>&1 >/dev/null | filecheck %s
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="lat=1e-4,overhead=0" report=-}' 2>&1 >/dev/null | filecheck %s
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="lat=1e-4,overhead=0,combine=0" report=-}' 2>&1 >/dev/null | filecheck %s --check-prefix=ALONE
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="combine=2"}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // Three independent contractions over a split dimension leave three partial
 // sums that the results want broadcast: three all-reduces that the emitter
-// runs as one.  With combine=1 the plan's communication pays one latency
-// (2 x 3 rounds x 100 us) where priced alone it pays three.
+// runs as one.  With combine=1 (the default) the plan's communication pays
+// one latency (2 x 3 rounds x 100 us) where priced alone (combine=0) it
+// pays three.
 
 // CHECK: total: 600.8 us (communication 600.7 us,
-// CHECK: stats: {{.*}}combining_plans=4, latency_scale=1.0, collectives=3, combined_collectives=1, uncombined_comm_time=0.0018
+// CHECK: stats: {{.*}}combining_plans=1, latency_scale=1.0, collectives=3, combined_collectives=1, uncombined_comm_time=0.0018
 // CHECK-NOT: trade:
 // ALONE: total: 1.801 ms (communication 1.801 ms,
 // ALONE-NOT: combined_collectives

@@ -1,6 +1,6 @@
-// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=1e9,lat=1e-6,flops=1e9,hbm=1e12" report=-}' 2>&1 | filecheck %s --check-prefix=FULL
-// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=1e9,lat=1e-6,flops=1e9,hbm=1e12,flops_half=8" report=-}' 2>&1 | filecheck %s --check-prefix=HALF
-// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=1e9,lat=1e-6,flops=1e9,hbm=1e12,flops_half=8"},sbp-lower-boxing{cost_model="bw=1e9,lat=1e-6"}' 2>&1 | filecheck %s --check-prefix=LOWER
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=1e9,lat=1e-6,overhead=0,flops=1e9,hbm=1e12" report=-}' 2>&1 | filecheck %s --check-prefix=FULL
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=1e9,lat=1e-6,overhead=0,flops=1e9,hbm=1e12,flops_half=8" report=-}' 2>&1 | filecheck %s --check-prefix=HALF
+// RUN: sbpc-opt %s -p 'sbp-propagate{strategy=optimal cost_model="bw=1e9,lat=1e-6,overhead=0,flops=1e9,hbm=1e12,flops_half=8"},sbp-lower-boxing{cost_model="bw=1e9,lat=1e-6,overhead=0"}' 2>&1 | filecheck %s --check-prefix=LOWER
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="flops_half=-8"}' 2>&1 | filecheck %s --check-prefix=NEGATIVE
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="flops_half=8|flops_half=16"}' 2>&1 | filecheck %s --check-prefix=SCENARIO
 

@@ -10,9 +10,11 @@
 // of the plan of least peak under the budget rows, not proven the least:
 // docs/memory.md; the plan found varies between runs: 26 to 31 KiB here),
 // and the largest one seen, 30784 bytes, plans.
+// Prices include the default launch cost of each collective (5 us inside a
+// node).
 
-// FREE: total: 3.033 us (communication 3.015 us, {{.*}} peak memory 34.5 KiB per device
-// BUDGET: total: 3.076 us (communication 3.061 us, {{.*}} peak memory 28.31 KiB per device
+// FREE: total: 8.033 us (communication 8.015 us, {{.*}} peak memory 32.5 KiB per device
+// BUDGET: total: 8.076 us (communication 8.061 us, {{.*}} peak memory 28.31 KiB per device
 // NAMED: func.func @ffn
 // TOO-SMALL: memory-budget.mlir:[[# @LINE + 2]]:3: error: no plan fits the memory budget of 1000 B (1000 bytes) per device; a feasible budget is {{[0-9.]+ KiB}} ({{[0-9]+}} bytes)
 module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1, 2, 3], [4, 5, 6, 7]]>} {

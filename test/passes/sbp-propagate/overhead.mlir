@@ -1,4 +1,4 @@
-// RUN: sbpc-opt %s -p 'sbp-propagate{cost_model="bw=1e9,lat=1e-4" report=-},sbp-lower-boxing{cost_model="bw=1e9,lat=1e-4"}' 2>&1 | filecheck %s --check-prefix=ROUNDS
+// RUN: sbpc-opt %s -p 'sbp-propagate{cost_model="bw=1e9,lat=1e-4,overhead=0" report=-},sbp-lower-boxing{cost_model="bw=1e9,lat=1e-4,overhead=0"}' 2>&1 | filecheck %s --check-prefix=ROUNDS
 // RUN: sbpc-opt %s -p 'sbp-propagate{cost_model="bw=1e9,lat=1e-4,overhead=1e-3" report=-},sbp-lower-boxing{cost_model="bw=1e9,lat=1e-4,overhead=1e-3"}' 2>&1 | filecheck %s --check-prefix=LAUNCH
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="overhead=-3e-4"}' 2>&1 | filecheck %s --check-prefix=NEGATIVE
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="overhead=soon"}' 2>&1 | filecheck %s --check-prefix=WORD
@@ -7,7 +7,7 @@
 
 // (S(0), S(0)) -> (B, B) on a 2x4 mesh: two all-gathers (3 + 1 ring rounds)
 // or one over all 8 devices (7 rounds).  Priced per round, the two win
-// (400 us against 700 us); with a fixed 1 ms per launch (`overhead`), one
+// (400 us against 700 us, `overhead=0`); with a fixed 1 ms per launch, one
 // launch wins (1.714 ms against 2.414 ms).
 
 // ROUNDS: [S(0), S(0)] -> [B, B]  14 KiB  414.3 us

@@ -1,8 +1,10 @@
-// RUN: sbpc-opt %s --split-input-file -p 'sbp-propagate{strategy=greedy},sbp-lower-boxing' | filecheck %s --check-prefix=GREEDY
-// RUN: sbpc-opt %s --split-input-file -p 'sbp-propagate{strategy=bfs},sbp-lower-boxing' | filecheck %s --check-prefix=BFS
+// RUN: sbpc-opt %s --split-input-file -p 'sbp-propagate{strategy=greedy improve=0},sbp-lower-boxing' | filecheck %s --check-prefix=GREEDY
+// RUN: sbpc-opt %s --split-input-file -p 'sbp-propagate{strategy=bfs improve=0},sbp-lower-boxing' | filecheck %s --check-prefix=BFS
 // RUN: sbpc-opt %s --split-input-file -p 'sbp-propagate{strategy=optimal},sbp-lower-boxing' | filecheck %s --check-prefix=OPTIMAL
 
 // A scanned layer stack (lax.scan over stacked weights, as JAX emits it).
+// (Greedy and bfs as OneFlow and MindSpore derive, improve=0; improved, both
+// take the optimal plan.)
 // Greedy keeps the stack column-parallel ([S(2)]): the per-iteration
 // dynamic_slice keeps the split, the dot is column-parallel, and the
 // all_gather that restores the carried activation's [B] runs inside the body.

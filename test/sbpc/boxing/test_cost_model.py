@@ -91,9 +91,9 @@ def test_default_links_follow_the_innermost_dim():
 def test_step_time_is_alpha_beta_on_the_bottleneck_link():
     m = DEFAULT_COST_MODEL
     one = m.step_time("all_gather", (1,), (2, 4), Fraction(3000))
-    assert float(one) == pytest.approx(3 * 1e-6 + 3000 / 100e9)
+    assert float(one) == pytest.approx(5e-6 + 3 * 1e-6 + 3000 / 100e9)
     both = m.step_time("all_reduce", (0, 1), (2, 4), Fraction(3000))
-    assert float(both) == pytest.approx(14 * 5e-6 + 3000 / 25e9)
+    assert float(both) == pytest.approx(10e-6 + 14 * 5e-6 + 3000 / 25e9)
     assert m.step_time("local_slice", (0,), (2, 4), Fraction(0)) == 0
 
 
@@ -106,17 +106,25 @@ def test_transfer_time():
 
 def test_parse_option():
     m = CostModel.parse("bw=25e9:100e9,lat=5e-6:1e-6,transfer_bw=1e9,transfer_lat=1e-4")
-    assert m.links == (Link(25e9, 5e-6), Link(100e9, 1e-6))
+    # omitted keys keep the default (a launch overhead of 10 us between
+    # nodes and 5 us inside one; none for transfers between placements)
+    assert m.links == (Link(25e9, 5e-6, 10e-6), Link(100e9, 1e-6, 5e-6))
     assert m.transfer == Link(1e9, 1e-4)
     assert CostModel.parse("default") == DEFAULT_COST_MODEL
     assert CostModel.parse("") == DEFAULT_COST_MODEL
-    uniform = CostModel.parse("bw=1e9,lat=0")
+    uniform = CostModel.parse("bw=1e9,lat=0,overhead=0")
     assert uniform.links == (Link(1e9, 0.0),)
     assert uniform.link(2, 3) == Link(1e9, 0.0)
-    assert CostModel.parse("bw=1:2:3,lat=0").links == (
+    assert CostModel.parse("bw=1:2:3,lat=0,overhead=0").links == (
         Link(1, 0),
         Link(2, 0),
         Link(3, 0),
+    )
+    # a default list meets a longer given one on the innermost dimension
+    assert CostModel.parse("bw=1:2:3,lat=0").links == (
+        Link(1, 0, 10e-6),
+        Link(2, 0, 10e-6),
+        Link(3, 0, 5e-6),
     )
 
 
@@ -167,7 +175,7 @@ def test_parse_scenarios_change_links_only():
     assert other.combine and not other.scenarios
     two = CostModel.parse("default|bw=1e9|transfer_lat=1e-3")
     assert [s.links for s in two.scenarios] == [
-        (Link(1e9, 5e-6), Link(1e9, 1e-6)),
+        (Link(1e9, 5e-6, 10e-6), Link(1e9, 1e-6, 5e-6)),
         DEFAULT_COST_MODEL.links,
     ]
     assert two.scenarios[1].transfer == Link(25e9, 1e-3)

@@ -56,15 +56,16 @@ def test_a_ring_over_both_levels_pays_the_network() -> None:
     model = CostModel.parse("h100-sxm")
     both = model.step_time("all_gather", (0, 1), (8, 8), Fraction(64_000))
     inner = model.step_time("all_gather", (1,), (8, 8), Fraction(64_000))
-    assert float(both) == pytest.approx(63 * 5e-6 + 64_000 / NDR)
-    assert float(inner) == pytest.approx(7 * 1e-6 + 64_000 / NVLINK)
+    # plus one launch: the level's default overhead (10 us across, 5 us inside)
+    assert float(both) == pytest.approx(10e-6 + 63 * 5e-6 + 64_000 / NDR)
+    assert float(inner) == pytest.approx(5e-6 + 7 * 1e-6 + 64_000 / NVLINK)
 
 
 def test_tpu_links_are_ici_within_a_slice() -> None:
     model = CostModel.parse("tpu-v5p")
     for hierarchy in [(8,), (2, 8), (8, 8), (64,), (16, 16, 16)]:
         assert {model.link(d, hierarchy) for d in range(len(hierarchy))} == {
-            Link(200e9, 1e-6)
+            Link(200e9, 1e-6, 5e-6)
         }
     # two slices of 4096: the outer axis crosses the data-center network
     assert model.link(0, (2, 4096)).bandwidth == 6.25e9

@@ -123,7 +123,8 @@ def table_cost(
     links = [model.link(d, len(hierarchy)) for d in dims]
     bw = min(x.bandwidth for x in links)
     lat = max(x.latency for x in links)
-    return nbytes, rounds * lat + nbytes / bw + local
+    launch = max(x.overhead for x in links)  # one fixed cost per collective
+    return nbytes, launch + rounds * lat + nbytes / bw + local
 
 
 def piece(tensor: TensorType, nd: NdSbp, hierarchy: tuple[int, ...]) -> list[int]:
@@ -388,12 +389,14 @@ def test_one_dim_table(src, dst, kind, factor):
     if kind in ("all_reduce", "reduce_scatter"):
         assert step.reduce == src.kind
     n = 4
-    lat, bw = 1e-6, 100e9  # a 1-D mesh is one node: the NVLink-like default
+    # a 1-D mesh is one node: the NVLink-like default, 5 us a launch
+    lat, bw, launch = 1e-6, 100e9, 5e-6
     rounds = {"all_reduce": 2 * (n - 1), "local_slice": 0, "local_to_partial": 0}
     # Local work, one flop per element at 50 Tflop/s: the partial piece is
     # the whole 8x8, and a reduce-scatter along dim 1 transposes its buffer.
     work = {"local_to_partial": 64, "reduce_scatter": 64}.get(kind, 0) / 50e12
-    expected = rounds.get(kind, n - 1) * lat + p.bytes / bw + work
+    launch = 0.0 if kind in LOCAL else launch
+    expected = launch + rounds.get(kind, n - 1) * lat + p.bytes / bw + work
     assert p.time == pytest.approx(expected, rel=1e-12)
 
 
@@ -500,8 +503,8 @@ def test_refuses_bad_layouts():
 def test_cost_model_option_changes_the_plan():
     """(S(0), S(1)) -> (B, B): gather over the slow dim first, on the small pieces."""
     src, dst = (S(0), S(1)), (B, B)
-    slow_inner = CostModel.parse("bw=100e9:1e9,lat=0:0")
-    slow_outer = CostModel.parse("bw=1e9:100e9,lat=0:0")
+    slow_inner = CostModel.parse("bw=100e9:1e9,lat=0:0,overhead=0")
+    slow_outer = CostModel.parse("bw=1e9:100e9,lat=0:0,overhead=0")
     a = plan(src, dst, T88, (2, 2), slow_inner)
     b = plan(src, dst, T88, (2, 2), slow_outer)
     assert [s.dims for s in a.steps] == [(1,), (0,)]

@@ -7,8 +7,10 @@ import math
 
 import pytest
 
+from sbpc.algebra.sbp import Broadcast, Split
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing import planner
+from sbpc.boxing.collective_kind import LOCAL_KINDS
 from sbpc.boxing.cost_model import CostModel
 
 
@@ -34,3 +36,31 @@ def test_time_matrix_equals_plan_time_for_every_pair(
                 want = math.inf
             assert got == want, (src, dst)  # exactly the same float
     assert all(times[i][i] == 0.0 for i in range(len(states)))
+
+
+@pytest.mark.parametrize(("shape", "hierarchy"), [((8, 16), (2, 4)), ((3, 8), (4,))])
+def test_local_matrix_holds_every_pair_a_local_plan_connects(
+    shape: tuple[int, ...], hierarchy: tuple[int, ...]
+) -> None:
+    """A pair the planner connects with local steps only is in
+    ``local_matrix``; a pair it does not connect at all is not."""
+    tensor = TensorType(shape, "f32")
+    model = CostModel.parse("default")
+    index, reach = planner.local_matrix(tensor, hierarchy, model)
+    states = planner.candidate_layouts(tensor, hierarchy)
+    locals_seen = 0
+    for src in states:
+        for dst in states:
+            try:
+                steps = planner.plan(src, dst, tensor, hierarchy, model).steps
+            except planner.BoxingError:
+                assert not reach[index[src]][index[dst]], (src, dst)
+                continue
+            if all(s.kind in LOCAL_KINDS for s in steps):
+                locals_seen += src != dst
+                assert reach[index[src]][index[dst]], (src, dst)
+    assert locals_seen > 0
+    # gathering a split needs communication
+    b = (Broadcast(),) * len(hierarchy)
+    s0 = (Split(0), *b[1:])
+    assert reach[index[b]][index[s0]] and not reach[index[s0]][index[b]]

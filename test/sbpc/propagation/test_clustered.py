@@ -14,7 +14,7 @@ from sbpc.propagation.optimal import (
     Optimal,
     _clustered,
     _residual_bound,
-    _solve_exact,
+    solve_exact,
 )
 from sbpc.propagation.solver.pairwise import PairwiseProblem, lp_columns
 from sbpc.propagation.strategy import Problem
@@ -24,7 +24,7 @@ SEEDS = range(8)
 
 
 def full_optimum(problem: PairwiseProblem) -> float:
-    solved = _solve_exact(copy.deepcopy(problem), 1e-9, None)
+    solved = solve_exact(copy.deepcopy(problem), 1e-9, None)
     assert solved is not None
     return problem.energy(solved[0])
 

@@ -91,3 +91,66 @@ def test_rejected_additions_leave_the_graph_unchanged() -> None:
         with pytest.raises(GraphError):
             bad()
     assert (len(g.nodes), len(g.values), len(g.edges)) == (1, 1, 0)
+
+
+# An update of ``w`` by a split ``x``: split like ``x``, or all replicated.
+UPDATE = [
+    Signature(((S(0), B), (S(0), B)), ((S(0), B),)),
+    Signature(((B, B), (B, B)), ((B, B),)),
+]
+
+
+def tied_graph(w_layout=None, wanted=None, tied=True) -> tuple[SbpGraph, int]:
+    """``w`` comes in and its update goes out, tied to it (the next call's
+    argument) unless not ``tied``; the update is cheapest split like ``x``."""
+    g = SbpGraph((2, 2))
+    w = g.add_argument("w", T, layout=w_layout, candidates=[(B, B), (S(0), B)])
+    x = g.add_argument("x", T, layout=(S(0), B))
+    (y,) = g.add_op("update", [w, x], [T], UPDATE)
+    if not tied:
+        return g, g.add_result("w'", y, wanted or [(B, B), (S(0), B)])
+    return g, g.add_result("w'", y, wanted, tied_to=w)
+
+
+def test_a_tied_result_takes_only_its_arguments_layouts() -> None:
+    g, sink = tied_graph()
+    node = g.nodes[sink]
+    assert isinstance(node, SinkNode)
+    assert node.tied_to == 0 and node.options == ((B, B), (S(0), B))
+    # its operand, and the argument over a tied edge (no change possible)
+    first, tie = (g.edges[e] for e in node.in_edges)
+    assert (first.src, first.dst_index, first.tied) == (2, 0, False)
+    assert (tie.src, tie.dst_index, tie.tied) == (0, 1, True)
+    given, sink = tied_graph(w_layout=(S(0), B))
+    assert given.nodes[sink].options == ((S(0), B),)
+    wanted, sink = tied_graph(wanted=[(S(0), B), (B, S(1))])
+    assert wanted.nodes[sink].options == ((S(0), B),)
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
+def test_every_strategy_returns_a_tied_result_as_its_argument(strategy) -> None:
+    from sbpc.propagation.driver import propagate
+
+    def price(src, dst, tensor):  # gathering costs; keeping the split is free
+        return 1.0 if dst[0] == B and src[0] != B else 0.0
+
+    for layout in (None, (B, B)):
+        g, sink = tied_graph(w_layout=layout)
+        plan = propagate(g, price, strategy)
+        assert plan.sinks[sink] == plan.sources[0]
+        assert plan.total_time == (0.0 if layout is None else 1.0)
+    g, untied = tied_graph(w_layout=(B, B), tied=False)
+    assert propagate(g, price, strategy).sinks[untied] == (S(0), B)
+
+
+def test_a_tie_needs_an_argument_of_the_same_type_and_a_common_layout() -> None:
+    g = SbpGraph((2, 2))
+    w = g.add_argument("w", T, layout=(B, B))
+    (y,) = g.add_op("op", [w], [TensorType((4, 8))], [Signature(((B, B),), ((B, B),))])
+    with pytest.raises(GraphError, match="tied to argument 'w' of another type"):
+        g.add_result("r", y, tied_to=w)
+    (z,) = g.add_op("id", [w], [T], [Signature(((B, B),), ((B, B),))])
+    with pytest.raises(GraphError, match="tied to a value of no argument"):
+        g.add_result("r", z, tied_to=z)
+    with pytest.raises(GraphError, match="no layout it accepts is one the argument"):
+        g.add_result("r", z, (S(0), B), tied_to=w)

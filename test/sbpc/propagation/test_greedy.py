@@ -13,6 +13,13 @@ from sbpc.propagation.driver import propagate
 from sbpc.propagation.graph import PropagationError, SbpGraph
 from sbpc.propagation.plan import Plan
 
+
+def derive(*args, **kwargs):
+    """The strategy's own choice (OneFlow), without the driver's local
+    improvement (``improve.py``), which these tests are not about."""
+    return propagate(*args, improve=False, **kwargs)
+
+
 T = TensorType((8, 8))
 
 
@@ -49,7 +56,7 @@ def cheap_a2a(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
 
 
 def test_order_value_ranks_before_copy_cost() -> None:
-    plan = propagate(two_input_graph(), cheap_a2a, "greedy")
+    plan = derive(two_input_graph(), cheap_a2a, "greedy")
     # OneFlow keeps the matching input even though the other is cheaper.
     assert plan.signature_of("op").inputs[:2] == ((S(0),), (B,))
     assert plan.comm_time == 2 * 256
@@ -58,11 +65,11 @@ def test_order_value_ranks_before_copy_cost() -> None:
 def test_constrained_op_ranks_by_copy_cost_only() -> None:
     # Any user constraint makes OneFlow's order value 0 for every candidate.
     # (Empty constraints are no constraint.)
-    plan = propagate(
+    plan = derive(
         two_input_graph(result_layouts={}, operand_layouts={}), cheap_a2a, "greedy"
     )
     assert plan.signature_of("op").inputs[:2] == ((S(0),), (B,))
-    plan = propagate(two_input_graph(operand_layouts={2: (B,)}), cheap_a2a, "greedy")
+    plan = derive(two_input_graph(operand_layouts={2: (B,)}), cheap_a2a, "greedy")
     assert plan.signature_of("op").inputs[:2] == ((S(1),), (S(0),))
     assert plan.comm_time == 256 + 2 * 0.25 * 256
 
@@ -77,14 +84,14 @@ def test_copy_cost_then_candidate_order() -> None:
     ]
     (y,) = g.add_op("relu", [x], [T], cands)
     g.add_result("y", y)
-    plan = propagate(g, cost, "greedy")
+    plan = derive(g, cost, "greedy")
     assert plan.layout_of("x") == (B,)
     assert plan.signature_of("relu") == cands[2]  # order value -10 wins
     # Without the matching candidate, slicing B is free for both splits: first wins.
     g2 = SbpGraph((4,))
     x = g2.add_argument("x", T)
     (y,) = g2.add_op("relu", [x], [T], cands[:2])
-    plan = propagate(g2, cost, "greedy")
+    plan = derive(g2, cost, "greedy")
     assert plan.signature_of("relu") == cands[0]
 
 
@@ -98,7 +105,7 @@ def relu_plan(devices: int, result: NdSbp) -> Plan:
     x = g.add_argument("x", T, layout=(S(0),))
     (y,) = g.add_op("relu", [x], [T], RELU_SPLIT_OR_B)
     g.add_result("y", y, result)
-    return propagate(g, cost, "greedy")
+    return derive(g, cost, "greedy")
 
 
 def test_result_layout_is_paid_not_chosen() -> None:
@@ -112,14 +119,14 @@ def test_infinite_candidates_are_dropped_and_all_infinite_is_an_error() -> None:
     def no_gather(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
         return math.inf if (src, dst) == ((S(1),), (B,)) else cost(src, dst, tensor)
 
-    plan = propagate(two_input_graph(), no_gather, "greedy")
+    plan = derive(two_input_graph(), no_gather, "greedy")
     assert plan.signature_of("op").inputs[:2] == ((S(1),), (S(0),))
 
     g = SbpGraph((4,))
     x = g.add_argument("x", T, layout=(S(1),))
     g.add_op("relu", [x], [T], [Signature(((B,),), ((B,),))])
     with pytest.raises(PropagationError, match=r"op 'relu'.*finite cost"):
-        propagate(g, no_gather, "greedy")
+        derive(g, no_gather, "greedy")
 
 
 def test_single_device_is_free_and_broadcast() -> None:

@@ -169,12 +169,12 @@ def test_a_boxed_copy_lives_from_just_before_its_first_reader_to_its_last() -> N
     g.add_result("c", c, (S(0),))
     g.add_result("d", d, (S(0),))
     memory = plan_memory(g, [0] * len(g.nodes))
-    # x and the outputs c and d (64 B each) throughout; a (64 B) until its
-    # last reader d; a's copy in B (256 B) from half-step 3 (just before c)
-    # to 6 (d); b's unread result (64 B) at half-step 2, in c's allocation
-    # (c is written at 4)
+    # x and the outputs c and d (64 B each) throughout; a's copy in B
+    # (256 B) from half-step 3 (just before c) to 6 (d); a (64 B) until that
+    # copy's collective reads it (3), in d's allocation (d is written at 6);
+    # b's unread result (64 B) at half-step 2, in c's (written at 4)
     base = 64 + 2 * 64
-    assert memory.held == [base + 64] * 3 + [base + 64 + 256] * 4 + [base]
+    assert memory.held == [base] * 3 + [base + 256] * 4 + [base]
 
 
 def test_an_all_reduce_runs_in_the_partial_value_s_buffer() -> None:

@@ -4,7 +4,9 @@
 // RUN: not sbpc-opt %s.missing-placement --timing 2>&1 | filecheck %s --check-prefix=MISSING
 
 // The mlir-opt -mlir-timing table, on stderr: phases in order, sub-phases
-// of a pass indented under it, and the total last.
+// of a pass indented under it, and the total last.  The default search's
+// refinements (local improvement at lower latency scales) follow the
+// strategy's plan.
 // CHECK: ... Execution time report ...
 // CHECK: Total Execution Time: {{[0-9.]+}} seconds
 // CHECK: ----Wall Time----  ----Name----
@@ -16,6 +18,9 @@
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)      pairwise problem
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)      shrink
 // CHECK: {{[0-9.]+}} ({{ *[0-9.]+}}%)    price plan
+// CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    improve: pairwise problem
+// CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    improve: shrink
+// CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    improve: blocks
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    write back
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)  sbp-lower-boxing
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)  print

@@ -102,3 +102,38 @@ def test_units() -> None:
     assert format_time(3e-9) == "3 ns"
     assert format_bytes(3 * 2**20) == "3 MiB"
     assert format_bytes(None) == "? B"
+
+
+def test_the_lower_bound_says_how_far_the_plan_is_from_the_best() -> None:
+    p = plan()
+    asked = []
+
+    def bound() -> float:
+        asked.append(1)
+        return 2e-6
+
+    p.bound = bound
+    text = format_report(p)
+    assert "\nlower bound: 2 us (plan is 50.0% above)\n" in text
+    assert json.loads(format_report(p, "json"))["totals"]["lower_bound"] == 2e-6
+    assert asked == [1]  # computed once, when first read
+    p.bound = 3e-6
+    assert "lower bound: 3 us (plan is 0% above)" in format_report(p)
+    p.bound = None
+    assert "lower bound" not in format_report(p)
+
+
+def test_a_tied_result_says_so() -> None:
+    g = SbpGraph((4,))
+    w = g.add_argument("w", T)
+    (y,) = g.add_op("neg", [w], [T], [Signature(((S(0),),), ((S(0),),))])
+    g.add_result("w'", y, tied_to=w)
+    text = format_report(propagate(g, cost, "greedy"))
+    assert "  w: [B]\n" in text
+    assert "  w': [B] (tied to w)\n" in text
+    assert (
+        json.loads(format_report(propagate(g, cost, "greedy"), "json"))["results"][0][
+            "tied_to"
+        ]
+        == "w"
+    )

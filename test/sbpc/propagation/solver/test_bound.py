@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from sbpc.propagation.optimal import _solve_exact
+from sbpc.propagation.optimal import solve_exact
 from sbpc.propagation.solver.bound import residual, restrict, window
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem, condition
 
@@ -58,7 +58,7 @@ def test_messages_keep_the_energy_and_bound_the_optimum(seed: int) -> None:
         assert problem.energy(list(x)) == pytest.approx(
             reparametrised + rest.energy(list(x))
         )
-    solved = _solve_exact(copy.deepcopy(rest), 1e-9, None)
+    solved = solve_exact(copy.deepcopy(rest), 1e-9, None)
     assert solved is not None
     assert covered + solved[1] <= brute_force(problem) + 1e-9
 

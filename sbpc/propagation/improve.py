@@ -1,0 +1,367 @@
+"""Local improvement of a plan: re-choose a node, then a block, while the total drops.
+
+Greedy and BFS decide every node once, each looking only at the neighbours
+decided before it, and never revisit a choice.  So a training step's
+optimiser chain stays split because its first op took the split its operand
+offered, and the gathers that returns the parameters cost far more than one
+all-reduce of the gradient would have (OneFlow's greedy plans were 10-46x
+the optimal one's modelled time on the examples).  This pass starts from
+their choice and moves downhill on the same total the plan is priced by
+(compute plus every layout change, the pairwise problem of
+``solver/pairwise.py``):
+
+1. *nodes*: each node in turn takes the option that is cheapest given its
+   neighbours' (iterated conditional modes), revisiting the neighbours of
+   every node that moved, until none moves;
+2. *blocks*: a connected block of up to ``block_nodes`` nodes (grown
+   breadth-first from a seed, so a layer, or an optimiser chain with the
+   gradient that feeds it) is solved exactly with every node around it
+   fixed (``optimal.solve_exact``: the shrink, then the LP); a block's new
+   options are kept only when they cost less.  Sweeps partition the graph
+   into blocks from seeds in program order, then in reverse order (so the
+   blocks overlap the last sweep's seams), then step 1 again, until a sweep
+   saves nothing or ``sweeps`` have run.
+
+The work is bounded by the problem's size, not by a clock, so a plan does
+not depend on the machine's load: a graph whose edges' option tables hold
+more than ``ENTRIES_PER_EDGE`` entries on average (a 3-d mesh's thousands
+of layouts per tensor: pricing every table would cost minutes) is not
+improved, and a block whose tables hold more than ``BLOCK_ENTRIES`` is not
+solved.  Every accepted move lowers the total, so the plan is never worse
+than the strategy's, and it stays a plan of the same graph (tied edges are infinite
+unless both ends move together, which a block can do).  The driver runs it
+after any strategy that asks for it (``Strategy.improvable``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import weakref
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sbpc.algebra.sbp import Broadcast
+from sbpc.propagation.edge_costs import EdgeCosts
+from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode
+from sbpc.propagation.optimal import shrink_all, solve_exact
+from sbpc.propagation.plan import complete_sinks
+from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
+from sbpc.propagation.solver.shrink import expand, relabel_forward
+from sbpc.propagation.strategy import UNDECIDED
+from sbpc.timing import phase
+
+BLOCK_NODES = 48  # nodes per block: an optimiser chain, a layer's forward ops
+SWEEPS = 4  # block sweeps at most (each alternates the seeds' order)
+REL_TOL = 1e-9  # a move must save this share of what it re-prices
+SWEEP_SAVING = 1e-3  # another block sweep only after one saving this share
+# Entries of the option tables (producer's options times consumer's, per
+# edge) on average past which a graph is not improved: the examples on a
+# 2x4 mesh hold 700-1,200, GPT's training step on a 2x2x2 mesh 52,000
+# (its 2,400 tables took 45 s to price and the shrink 30 s more).
+ENTRIES_PER_EDGE = 4096
+# Entries of a block's tables past which it is not solved exactly.
+BLOCK_ENTRIES = 200_000
+# Seconds HiGHS may take on one block, a backstop only: a block within
+# ``BLOCK_ENTRIES`` whose LP is fractional goes to branch and bound, which
+# on the examples ends well within this.
+BLOCK_SECONDS = 0.5
+
+
+@dataclass
+class Improvement:
+    """The improved options and what the pass did (the plan's stats; none
+    when it saved nothing, so an unimproved plan reports as its strategy's)."""
+
+    options: list[int]
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def improve(
+    graph: SbpGraph,
+    costs: EdgeCosts,
+    options: Sequence[int],
+    block_nodes: int = BLOCK_NODES,
+    sweeps: int = SWEEPS,
+) -> Improvement:
+    """``options`` (a strategy's choice) moved downhill: see the module doc.
+
+    Results left undecided (-1) are first given their cheapest layout.  A
+    choice of infinite total (which no plan is built from) is returned as it
+    is.
+    """
+    return _improve(graph, costs, options, block_nodes, sweeps, each=False)[0]
+
+
+def improve_each(
+    graph: SbpGraph,
+    costs: EdgeCosts,
+    options: Sequence[int],
+    block_nodes: int = BLOCK_NODES,
+    sweeps: int = SWEEPS,
+) -> list[Improvement]:
+    """``improve`` from each start apart (the choice, then the replicated
+    plan when it differs), each with its block sweeps: the combining search
+    prices both, since the cheaper of them per edge need not be the cheaper
+    once collectives are combined."""
+    return _improve(graph, costs, options, block_nodes, sweeps, each=True)
+
+
+def _improve(
+    graph: SbpGraph,
+    costs: EdgeCosts,
+    options: Sequence[int],
+    block_nodes: int,
+    sweeps: int,
+    each: bool,
+) -> list[Improvement]:
+    """``improve`` (the better start only) or ``improve_each``."""
+    started = time.perf_counter()
+    first = complete_sinks(graph, options, costs)
+    entries = table_entries(graph)
+    if entries > ENTRIES_PER_EDGE * max(len(graph.edges), 1):
+        return [Improvement(first, {"improve_skipped_entries": entries})]
+    with phase("improve: pairwise problem"):
+        problem = PairwiseProblem.from_graph(graph, costs)
+    before = problem.energy(first)
+    if not math.isfinite(before):
+        return [Improvement(first, {"improved_from": before})]
+    starts = [("strategy", first)]
+    replicated = complete_sinks(graph, replicated_options(graph, options), costs)
+    if replicated != first and math.isfinite(problem.energy(replicated)):
+        starts.append(("replicated", replicated))
+    # Node moves alone (no block sweeps: the combining search's later
+    # rounds) need no dominated labels pruned: a move never takes one over
+    # the label dominating it but on a tie, and the pruning cost a third to
+    # half of such a round (on all 18 example rows the same plans either way).
+    with phase("improve: shrink"):
+        records = shrink_all(problem, set(), prune=sweeps > 0)
+    core = [v for v in range(len(problem)) if problem.alive[v]]
+    moved = []
+    for _, labels in starts:  # node moves from each start
+        relabel_forward(records, labels)
+        moved.append(_descend(problem, labels, core))
+    if not each:  # blocks from the better start only
+        k = min(range(len(starts)), key=lambda i: problem.energy(starts[i][1]))
+        starts, moved = [starts[k]], [sum(moved)]
+    out = []
+    for (name, labels), nodes in zip(starts, moved, strict=True):
+        stats: dict[str, Any] = {"improved_from": before, "improve_start": name}
+        with phase("improve: blocks"):
+            stats.update(_block_sweeps(problem, labels, core, block_nodes, sweeps))
+        stats["improve_node_moves"] = nodes + stats.pop("node_moves")
+        stats["improve_core_nodes"] = len(core)
+        after = problem.energy(labels)
+        expand(records, labels)
+        stats["seconds_improve"] = time.perf_counter() - started
+        # nothing saved, nothing to report: the choice stands
+        out.append(Improvement(labels, stats if _saves(after, before) else {}))
+    return out
+
+
+def table_entries(graph: SbpGraph) -> int:
+    """The entries of every edge's option table (producer's options times
+    consumer's): what pricing the pairwise problem and shrinking it cost."""
+    sizes = [len(node.options) for node in graph.nodes]
+    return sum(sizes[e.src] * sizes[e.dst] for e in graph.edges)
+
+
+def replicated_options(graph: SbpGraph, options: Sequence[int]) -> list[int]:
+    """Every op's first option that is ``B`` throughout and every free
+    argument ``B`` (the whole program on every device); where an op has no
+    such option (a user constraint), its option in ``options``."""
+    whole = _replicated_choices(graph)
+    out = list(options)
+    for node in graph.nodes:
+        if isinstance(node, SourceNode):
+            out[node.id] = node.greedy_option()
+        elif isinstance(node, OpNode):
+            found = whole[node.id]
+            out[node.id] = options[node.id] if found is None else found
+        else:
+            out[node.id] = UNDECIDED
+    return out
+
+
+# Per graph, each op's first all-``B`` option: the combining search asks for
+# the replicated plan once per latency scale (a graph only grows: its node
+# count says whether what is kept is still whole).
+_REPLICATED: weakref.WeakKeyDictionary[SbpGraph, list[int | None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _replicated_choices(graph: SbpGraph) -> list[int | None]:
+    """Each node's first option that is ``B`` throughout (None: none, or not
+    an op)."""
+    found = _REPLICATED.get(graph)
+    if found is not None and len(found) == len(graph.nodes):
+        return found
+    found = [None] * len(graph.nodes)
+    for node in graph.nodes:
+        if isinstance(node, OpNode):
+            found[node.id] = next(
+                (
+                    i
+                    for i, sig in enumerate(node.options)
+                    if all(
+                        isinstance(s, Broadcast)
+                        for nd in (*sig.inputs, *sig.outputs)
+                        for s in nd
+                    )
+                ),
+                None,
+            )
+    _REPLICATED[graph] = found
+    return found
+
+
+def _block_sweeps(
+    problem: PairwiseProblem,
+    labels: list[int],
+    core: list[int],
+    block_nodes: int,
+    sweeps: int,
+) -> dict[str, int]:
+    """Block sweeps, each followed by node moves around what changed, while
+    a sweep saves more than ``SWEEP_SAVING`` of the total."""
+    moved = blocks_moved = blocks_solved = sweeps_run = 0
+    for sweep in range(sweeps):
+        before = problem.energy(labels)
+        seeds = core if sweep % 2 == 0 else reversed(core)
+        changed: set[int] = set()
+        for block in _blocks(problem, seeds, block_nodes):
+            blocks_solved += 1
+            if _resolve(problem, labels, block):
+                blocks_moved += 1
+                changed.update(block)
+        sweeps_run += 1
+        if not changed:
+            break
+        moved += _descend(problem, labels, _around(problem, changed))
+        if problem.energy(labels) > before * (1 - SWEEP_SAVING):
+            break
+    return {
+        "node_moves": moved,
+        "improve_blocks": blocks_solved,
+        "improve_block_moves": blocks_moved,
+        "improve_sweeps": sweeps_run,
+    }
+
+
+def _local_costs(problem: PairwiseProblem, labels: Sequence[int], v: int) -> np.ndarray:
+    """The total's terms that depend on ``v``, per option of ``v``, with every
+    other node at its label."""
+    total = problem.unary[v]
+    for w in problem.neighbours[v]:
+        mine, theirs, table = problem.factor(v, w).side(v)
+        total = total + table[mine, theirs[labels[w]]]
+    return total
+
+
+def _saves(new: float, old: float) -> bool:
+    """Whether ``new`` is cheaper than ``old`` by more than rounding."""
+    return new < old - REL_TOL * abs(old)
+
+
+def _descend(problem: PairwiseProblem, labels: list[int], start: Iterable[int]) -> int:
+    """Single-node moves from ``start`` until none lowers the total; the count."""
+    queue = deque(v for v in start if problem.alive[v] and problem.sizes[v] > 1)
+    queued = set(queue)
+    moves = 0
+    while queue:
+        v = queue.popleft()
+        queued.discard(v)
+        local = _local_costs(problem, labels, v)
+        best = int(np.argmin(local))
+        if not _saves(float(local[best]), float(local[labels[v]])):
+            continue
+        labels[v] = best
+        moves += 1
+        for w in problem.neighbours[v]:
+            if w not in queued and problem.sizes[w] > 1:
+                queued.add(w)
+                queue.append(w)
+    return moves
+
+
+def _around(problem: PairwiseProblem, nodes: set[int]) -> list[int]:
+    """``nodes`` and their neighbours, in id order."""
+    out = set(nodes)
+    for v in nodes:
+        out.update(problem.neighbours[v])
+    return sorted(out)
+
+
+def _blocks(
+    problem: PairwiseProblem, seeds: Iterable[int], size: int
+) -> Iterator[list[int]]:
+    """A partition of the nodes with choices into connected blocks of at most
+    ``size`` nodes, each grown breadth-first from the next unused seed."""
+    used: set[int] = set()
+    for seed in seeds:
+        if seed in used or not problem.alive[seed] or problem.sizes[seed] < 2:
+            continue
+        used.add(seed)
+        block = [seed]
+        queue = deque(block)
+        while queue and len(block) < size:
+            v = queue.popleft()
+            for w in sorted(problem.neighbours[v]):
+                if w in used or problem.sizes[w] < 2:
+                    continue
+                used.add(w)
+                block.append(w)
+                queue.append(w)
+                if len(block) == size:
+                    break
+        if len(block) > 1:
+            yield block
+
+
+def _resolve(problem: PairwiseProblem, labels: list[int], block: list[int]) -> bool:
+    """Solve ``block`` exactly with every other node at its label; keep the
+    answer (and say so) when it lowers the total."""
+    index = {v: i for i, v in enumerate(block)}
+    unary = []
+    inside: list[Factor] = []
+    for v in block:
+        u = problem.unary[v]
+        for w in problem.neighbours[v]:
+            f = problem.factor(v, w)
+            if w in index:
+                if v < w:
+                    inside.append(Factor(index[f.a], index[f.b], f.ga, f.gb, f.table))
+                continue
+            mine, theirs, table = f.side(v)
+            u = u + table[mine, theirs[labels[w]]]
+        unary.append(u)
+    if sum(f.table.size for f in inside) > BLOCK_ENTRIES:
+        return False
+    old = [labels[v] for v in block]
+    sub = PairwiseProblem(unary)
+    for f in inside:
+        sub.add_factor(f)
+    solved = solve_exact(sub, 1e-9, None, prune=False, time_limit=BLOCK_SECONDS)
+    if solved is None:
+        return False
+    new = solved[0]
+    if not _saves(_energy(unary, inside, new), _energy(unary, inside, old)):
+        return False
+    for v, label in zip(block, new, strict=True):
+        labels[v] = label
+    return True
+
+
+def _energy(
+    unary: Sequence[np.ndarray], factors: Sequence[Factor], labels: Sequence[int]
+) -> float:
+    """The total of a block's problem (its unaries and factors) at ``labels``."""
+    total = sum(float(u[label]) for u, label in zip(unary, labels, strict=True))
+    for f in factors:
+        total += float(f.table[f.ga[labels[f.a]], f.gb[labels[f.b]]])
+    return total
