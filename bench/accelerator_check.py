@@ -38,6 +38,11 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
+from paired_timing import (  # bench/ (jax and numpy only)
+    interleaved_times,
+    median_seconds,
+    paired_ratio,
+)
 
 # By path, not ``models`` (its package imports sbpc, absent where ``run`` runs).
 _LLAMA = Path(__file__).resolve().parents[1] / "examples" / "models" / "llama.py"
@@ -88,16 +93,6 @@ def emit(args: argparse.Namespace) -> None:
     )
 
 
-def _seconds(fn, *args) -> float:
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(ROUNDS):
-        start = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
-
 def _preset(text: str) -> dict[str, float]:
     return {k: float(v) for k, v in (item.split("=") for item in text.split(","))}
 
@@ -129,7 +124,7 @@ def rates(preset: dict[str, float], cube: int) -> None:
     for name, a, kw, field in rows:
         try:
             f = jax.jit(lambda x, kw=kw: jnp.matmul(x, x, **kw))
-            rate = flops / _seconds(f, a)
+            rate = flops / median_seconds(f, a, repeats=ROUNDS)
         except Exception as e:  # a type the chip or XLA does not run
             print(f"{name:26} failed: {str(e).splitlines()[0][:80]}")
             continue
@@ -139,7 +134,7 @@ def rates(preset: dict[str, float], cube: int) -> None:
         )
     x = jnp.ones((cube * cube * 4,), jnp.float32)
     scale = jax.jit(lambda x: x * 1.5 + 1.0)
-    bw = 2 * 4 * x.size / _seconds(scale, x)
+    bw = 2 * 4 * x.size / median_seconds(scale, x, repeats=ROUNDS)
     hbm = preset["hbm"]
     print(
         f"{'HBM (scale-and-add)':26} {bw / 1e9:8.0f} GB/s {hbm / 1e9:7.0f} GB/s"
@@ -212,20 +207,9 @@ def step(facts: dict, source: Path) -> None:
         f" worst output difference {worst:.2e} of its largest value"
         f" ({len(got)} outputs)"
     )
-    times = {"emitted": [], "jax.jit": []}
-    for fn, a in ((ours_c, flat), (theirs_c, args)):
-        for _ in range(3):
-            jax.block_until_ready(fn(*a))
-    for i in range(ROUNDS):
-        order = [("emitted", ours_c, flat), ("jax.jit", theirs_c, args)]
-        for name, fn, a in order if i % 2 == 0 else order[::-1]:
-            start = time.perf_counter()
-            jax.block_until_ready(fn(*a))
-            times[name].append(time.perf_counter() - start)
-    ours_t, theirs_t = (float(np.median(times[k])) for k in ("emitted", "jax.jit"))
-    ratio = float(
-        np.median(np.asarray(times["emitted"]) / np.asarray(times["jax.jit"]))
-    )
+    ours, theirs = interleaved_times([ours_c, theirs_c], [flat, args], ROUNDS)
+    ours_t, theirs_t = float(np.median(ours)), float(np.median(theirs))
+    ratio = paired_ratio(ours, theirs)
     print(
         f"step: emitted {ours_t * 1e3:.1f} ms, jax.jit {theirs_t * 1e3:.1f} ms"
         f" (paired ratio {ratio:.3f}), modelled {facts['step_time'] * 1e3:.1f} ms"
