@@ -356,9 +356,9 @@ class HintsToValues(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, sdy.PropagationBarrierOp):
-            rewriter.replace_op(op, [], [op.input])
+            rewriter.replace(op, [], [op.input])
         elif isinstance(op, sdy.ShardingGroupOp):
-            rewriter.erase_op(op)
+            rewriter.erase(op)
         elif isinstance(op, sdy.NamedComputationOp):
             values = list(op.tensors)
             if op.in_shardings is not None:
@@ -372,11 +372,11 @@ class HintsToValues(RewritePattern):
                 else v
                 for v in ret.operands
             ]
-            rewriter.erase_op(ret)
+            rewriter.erase(ret)
             rewriter.inline_block(block, InsertPoint.before(op), values)
             if op.out_shardings is not None:
                 outs = self._cast(outs, op.out_shardings, op, rewriter)
-            rewriter.replace_op(op, [], outs)
+            rewriter.replace(op, [], outs)
 
     def _cast(
         self,
@@ -388,7 +388,7 @@ class HintsToValues(RewritePattern):
         out = []
         for v, s in zip(values, shardings.shardings.data, strict=True):
             casts = self.importer.casts(v, s, at)
-            rewriter.insert_op(casts, InsertPoint.before(at))
+            rewriter.insert(casts, InsertPoint.before(at))
             out.append(casts[-1].results[0] if casts else v)
         return out
 
@@ -403,7 +403,7 @@ class DropDeadPartitionId(RewritePattern):
         self, op: shlo.PartitionIdOp, rewriter: PatternRewriter
     ) -> None:
         if not op.output.uses and not _in_manual(op):
-            rewriter.erase_op(op)
+            rewriter.erase(op)
 
 
 def _in_manual(op: Operation) -> bool:

@@ -507,12 +507,30 @@ def _reprice(
     return build_plan(graph, plan.options, costs, plan.strategy, plan.stats)
 
 
+# The most layouts one tensor may have on a placement: the boxing planner
+# builds the graph of all of them and prices pairs (a rank-4 tensor on five
+# mesh axes, as sub-axes can make, has 32,768: gigabytes and minutes).
+MAX_LAYOUTS = 8192
+
+
+def check_layout_space(tensor: TensorType, hierarchy: Sequence[int]) -> None:
+    """Raise ``PropagationError`` when ``tensor`` has too many layouts."""
+    n = len(boxing.entries(tensor.rank)) ** len(hierarchy)
+    if n > MAX_LAYOUTS:
+        raise PropagationError(
+            f"a rank-{tensor.rank} tensor on the {len(hierarchy)}-dim mesh "
+            f"{list(hierarchy)} has {n} layouts, more than sbpc plans "
+            f"({MAX_LAYOUTS}); use fewer mesh axes (each sub-axis counts as one)"
+        )
+
+
 def _edge_prices(
     placement: Placement, cost_model: CostModel
 ) -> tuple[EdgeCost, EdgeCost, EdgeTable]:
     """Time, bytes and whole-table prices of layout changes on ``placement``."""
 
     def edge_cost(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
+        check_layout_space(tensor, placement.hierarchy)
         try:
             return boxing.plan(src, dst, tensor, placement, cost_model).time
         except boxing.BoxingError:
@@ -544,6 +562,7 @@ def price_table(
     ``edge_cost`` gives it one by one: 0 to keep a layout or to a free
     result (``None``), ``inf`` where no collectives get there (``local``:
     where local steps alone do not, ``boxing.local_matrix``)."""
+    check_layout_space(tensor, placement.hierarchy)
     times = _padded_times(tensor, placement.hierarchy, cost_model, local)
     index = times.index
     rows = np.array([index.get(s, -1) for s in srcs], dtype=np.int64)
