@@ -38,10 +38,10 @@ test-setup: setup
 run: setup
 	$(BIN)/python examples/main_job.py
 
-# Every test: lit + FileCheck regression tests, then pytest.
+# Every test: lit + FileCheck regression tests, then pytest on every core.
 test: test-setup
 	$(BIN)/lit -sv test
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto
 
 # The fuzzer (test/fuzz/harness.py): 2,000 mutated inputs through sbpc-opt and
 # sbpc.jax.distribute, counts per outcome; fails on any traceback, internal
