@@ -41,11 +41,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sbpc.algebra.layout import UnevenSplitError, block_index, local_shape, local_slices
+from sbpc.algebra.layout import UnevenSplitError, local_shape, local_slices
 from sbpc.algebra.named_axes import placement_axes
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import B, NdSbp, Partial, Split, format_nd_sbp
-from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import local_bytes
@@ -68,6 +67,13 @@ from sbpc.jax_backend.combine import (
     combine_key,
     combine_schedule,
 )
+from sbpc.jax_backend.device_attrs import (
+    DYNAMIC_ATTRS,
+    DYNAMIC_EXPRESSIONS,
+    DeviceAttrError,
+    DeviceLocals,
+    block_start,
+)
 from sbpc.jax_backend.halo import halo_lines
 from sbpc.jax_backend.line_templates import LineTemplates, op_key
 from sbpc.jax_backend.local_ops import device_local_ops
@@ -82,6 +88,7 @@ from sbpc.jax_backend.program_code import program_code
 from sbpc.jax_backend.regions import analyze_region, reference_line, region_lines
 from sbpc.jax_backend.runtime import (
     COMBINED_COLLECTIVES,
+    INDEXED_BLOCKS,
     MAIN,
     PRELUDE,
     RUNTIME,
@@ -94,7 +101,7 @@ from sbpc.jax_backend.uneven import (
     uneven_step_expr,
 )
 from sbpc.ops.registry import local_op_varies
-from sbpc.ops.spec import OpSpec, numpy_dtype
+from sbpc.ops.spec import numpy_dtype
 from sbpc.program import (
     Arg,
     CaseInstr,
@@ -119,13 +126,6 @@ class JaxEmitError(ValueError):
         self.label = label
 
 
-# Attributes ``local_op`` may make device-dependent, that the emitter computes
-# from lax.axis_index; any other one differing between devices is refused.
-_DYNAMIC_ATTRS = {
-    "stablehlo.iota": "iota_offset",
-    "stablehlo.constant": "value",
-    "arith.constant": "value",
-}
 _X64 = frozenset({"i64", "ui64", "f64", "index"})
 
 
@@ -161,18 +161,6 @@ def _label(instr: Instr | Arg, index: int) -> str:
         kind = "while" if isinstance(instr, LoopInstr) else "case"
         return f"{kind} (instruction {index})"
     return f"%{instr.result} = sbp.{instr.kind} (instruction {index})"
-
-
-@dataclass(frozen=True)
-class _Devices:
-    """An op under an nd signature and the local op of every device of its
-    placement: what the attributes that differ between devices come from."""
-
-    op: OpSpec
-    sig: Signature
-    hierarchy: Sequence[int]
-    locals: list[OpSpec]
-    label: str
 
 
 @dataclass
@@ -459,8 +447,11 @@ class _Emitter:
             X64_MARK, self._x64_line() + "\n"
         )
         doc = self._docstring()
-        runtime = RUNTIME + (COMBINED_COLLECTIVES if self.combined else "") + MAIN
-        source = doc + prelude + "\n".join(body) + "\n" + runtime
+        text = "\n".join(body)
+        runtime = RUNTIME + (COMBINED_COLLECTIVES if self.combined else "")
+        if "_gather_rows(" in text or "_scatter_rows(" in text:
+            runtime += INDEXED_BLOCKS
+        source = doc + prelude + text + "\n" + runtime + MAIN
         try:
             program_code(source, f"<sbpc program {self.p.name!r}>")
         except SyntaxError as err:  # a bug of the emitter, never a user error
@@ -819,17 +810,20 @@ class _Emitter:
         for key in local.attrs:
             if all(_same(local.attrs[key], o.attrs.get(key)) for o in locals_[1:]):
                 continue
-            if _DYNAMIC_ATTRS.get(op.name) != key:
+            if key not in DYNAMIC_ATTRS.get(op.name, ()):
                 raise JaxEmitError(
                     f"attribute '{key}' of {op.name} differs between devices under "
                     f"{sig} and the JAX emitter has no symbolic form for it",
                     label,
                 )
-            devices = _Devices(op, sig, hierarchy, locals_, label)
-            if key == "iota_offset":
-                dynamic[key] = _iota_offset(devices)
-            else:
-                dynamic[key] = self._constant_block(devices)
+            devices = DeviceLocals(op, sig, hierarchy, locals_)
+            try:
+                if key in DYNAMIC_EXPRESSIONS:
+                    dynamic[key] = DYNAMIC_EXPRESSIONS[key](devices)
+                else:
+                    dynamic[key] = self._constant_block(devices)
+            except DeviceAttrError as err:
+                raise JaxEmitError(str(err), label) from err
         pre, args = halo_lines(op, sig, hierarchy, args, outs[0])
         masks, args = mask_lines(op, sig, hierarchy, args, outs[0])
         pre += masks
@@ -839,7 +833,7 @@ class _Emitter:
             raise JaxEmitError(str(err), label) from err
         return pre + assignments(outs, exprs, "    ")
 
-    def _constant_block(self, devices: _Devices) -> str:
+    def _constant_block(self, devices: DeviceLocals) -> str:
         """The device's block of the value; zeros off the ``P(sum)`` holder."""
         op, nd, hierarchy = devices.op, devices.sig.outputs[0], devices.hierarchy
         result = op.results[0]
@@ -849,7 +843,7 @@ class _Emitter:
         )
         local = devices.locals[0].results[0].shape
         sums = [k for k, s in enumerate(nd) if s == Partial("sum")]
-        for coord, loc in zip(_coords(hierarchy), devices.locals, strict=True):
+        for coord, loc in zip(devices.coords(), devices.locals, strict=True):
             block = value[local_slices(result.shape, nd, hierarchy, coord)]
             if any(coord[k] != 0 for k in sums):
                 block = np.zeros_like(block)
@@ -857,9 +851,8 @@ class _Emitter:
             if got.shape != block.shape or not np.array_equal(
                 got.astype(dtype), block, equal_nan=dtype.kind == "f"
             ):
-                raise JaxEmitError(
-                    f"constant at {coord} is not the block its layout gives",
-                    devices.label,
+                raise DeviceAttrError(
+                    f"constant at {coord} is not the block its layout gives"
                 )
         jdt = jnp_dtype(result.element)
         flat = value.reshape(-1)
@@ -870,12 +863,10 @@ class _Emitter:
             # axis_index is int32: so are the zero starts (a Python 0 is
             # int64 under jax_enable_x64, and dynamic_slice wants one type).
             zero = "jnp.int32(0)"
-            starts = []
-            for d in range(result.rank):
-                axes = [k for k, s in enumerate(nd) if s == Split(d)]
-                starts.append(
-                    f"lax.axis_index({axes_expr(axes)}) * {local[d]}" if axes else zero
-                )
+            starts = [
+                block_start(nd, d, local[d]) if Split(d) in nd else zero
+                for d in range(result.rank)
+            ]
             if any(s != zero for s in starts):
                 block = (
                     f"lax.dynamic_slice(jnp.asarray({name}, {jdt}), "
@@ -905,23 +896,6 @@ class _Emitter:
             lines += line(instr, _label(instr, i), "    ")
         lines.append(f"    return {_src_tuple(f'v{r.value}' for r in self.p.results)}")
         return lines
-
-
-def _iota_offset(devices: _Devices) -> str:
-    """``base + block index * local size``; checked against every device."""
-    op, nd, hierarchy = devices.op, devices.sig.outputs[0], devices.hierarchy
-    dim = int(op.attr("iota_dimension"))
-    size = devices.locals[0].results[0].shape[dim]
-    base = int(op.attr("iota_offset", 0))
-    axes = [k for k, s in enumerate(nd) if s == Split(dim)]
-    for coord, loc in zip(_coords(hierarchy), devices.locals, strict=True):
-        index, _ = block_index(nd, hierarchy, coord, dim)
-        if base + index * size != int(loc.attr("iota_offset", 0)):
-            raise JaxEmitError(
-                f"iota offset at {coord} is not the block's first index", devices.label
-            )
-    index = f"lax.axis_index({axes_expr(axes)}) * {size}"
-    return f"{base} + {index}" if base else index
 
 
 def _alone(instr: CollectiveInstr) -> bool:
@@ -961,10 +935,6 @@ def _finished(nd: NdSbp, kept: Sequence[int]) -> NdSbp:
     return tuple(
         B if isinstance(s, Partial) and k not in kept else s for k, s in enumerate(nd)
     )
-
-
-def _coords(hierarchy: Sequence[int]) -> list[tuple[int, ...]]:
-    return [tuple(int(c) for c in idx) for idx in np.ndindex(*hierarchy)]
 
 
 def _same(a: object, b: object) -> bool:

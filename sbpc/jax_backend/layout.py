@@ -2,7 +2,9 @@
 reshapes, transposes, slices, padding, gather and scatter.
 
 ``stablehlo.constant`` and ``stablehlo.iota`` take a device's block from the
-emitter's device-dependent attributes (``dyn``); the others need only the op.
+emitter's device-dependent attributes (``dyn``), as do gather and scatter on
+an operand split along a dim they index (``dyn['index_offsets']``,
+``sbpc.ops.indexed_blocks``); the others need only the op.
 """
 
 from __future__ import annotations
@@ -169,9 +171,18 @@ def _index_vector_last(
     return indices, batching
 
 
-@emits("stablehlo.gather")
-def _gather(op: OpSpec, args: list[str]) -> str:
-    """``lax.gather`` wants the index vector last; starts clamp (mode CLIP)."""
+def _block_bounds(op: OpSpec, dyn: Mapping[str, str], index_map: str) -> tuple:
+    """(offsets expression, the operand's dims along the index vector)."""
+    offsets = dyn.get("index_offsets", py_tuple(ints(op, "index_offsets")))
+    return offsets, [op.operands[0].shape[d] for d in ints(op, index_map)]
+
+
+@register_emitter("stablehlo.gather")
+def _gather(
+    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
+) -> list[str]:
+    """``lax.gather`` wants the index vector last; starts clamp (mode CLIP).
+    From a block of the operand: ``_gather_rows`` (the runtime's)."""
     x, indices = args
     indices, batching = _index_vector_last(op, indices, "start_indices_batching_dims")
     dnums = (
@@ -182,10 +193,22 @@ def _gather(op: OpSpec, args: list[str]) -> str:
         f"operand_batching_dims={py_tuple(ints(op, 'operand_batching_dims'))}, "
         f"start_indices_batching_dims={py_tuple(batching)})"
     )
-    sizes = py_tuple(ints(op, "slice_sizes"))
-    return (
-        f"lax.gather({x}, {indices}, {dnums}, {sizes}, mode=lax.GatherScatterMode.CLIP)"
-    )
+    sizes = ints(op, "slice_sizes")
+    call = f"lax.gather({x}, {{}}, {dnums}, {py_tuple(sizes)}, mode=lax.GatherScatterMode.CLIP)"
+    if op.attr("index_offsets") is None:
+        return [call.format(indices)]
+    offsets, local = _block_bounds(op, dyn, "start_index_map")
+    index_map = ints(op, "start_index_map")
+    whole = [
+        n - sizes[d] for n, d in zip(ints(op, "index_limits"), index_map, strict=True)
+    ]
+    inner = [n - sizes[d] for n, d in zip(local, index_map, strict=True)]
+    offset_dims = set(ints(op, "offset_dims"))
+    rows = [d for d in range(op.results[0].rank) if d not in offset_dims]
+    return [
+        f"_gather_rows({indices}, {offsets}, {py_tuple(whole)}, {py_tuple(inner)}, "
+        f"{py_tuple(rows)}, lambda i: {call.format('i')})"
+    ]
 
 
 # scatter body kind -> lax function (or/and on booleans are max/min)
@@ -200,10 +223,13 @@ _SCATTER = {
 }
 
 
-@emits("stablehlo.scatter")
-def _scatter(op: OpSpec, args: list[str]) -> str:
+@register_emitter("stablehlo.scatter")
+def _scatter(
+    op: OpSpec, args: list[str], ctx: Context, dyn: Mapping[str, str]
+) -> list[str]:
     """``lax.scatter_*`` want the index vector last; windows that do not fit
-    are dropped, as StableHLO (XLA) does (mode FILL_OR_DROP)."""
+    are dropped, as StableHLO (XLA) does (mode FILL_OR_DROP).  Into a block
+    of the operand: ``_scatter_rows`` (the runtime's)."""
     x, indices, updates = args
     kind = op.attr("kind")
     if kind not in _SCATTER:
@@ -222,7 +248,33 @@ def _scatter(op: OpSpec, args: list[str]) -> str:
         f"indices_are_sorted={bool(op.attr('indices_are_sorted', False))}, "
         f"unique_indices={bool(op.attr('unique_indices', False))}"
     )
-    return (
-        f"{_SCATTER[str(kind)]}({x}, {indices}, {updates}, {dnums}, {flags}, "
+    call = (
+        f"{_SCATTER[str(kind)]}({x}, {{}}, {updates}, {dnums}, {flags}, "
         "mode=lax.GatherScatterMode.FILL_OR_DROP)"
     )
+    if op.attr("index_offsets") is None:
+        return [call.format(indices)]
+    offsets, _ = _block_bounds(op, dyn, "scatter_dims_to_operand_dims")
+    window = dict(_window_sizes(op))
+    index_map = ints(op, "scatter_dims_to_operand_dims")
+    whole = [
+        n - window.get(d, 1)
+        for n, d in zip(ints(op, "index_limits"), index_map, strict=True)
+    ]
+    return [
+        f"_scatter_rows({indices}, {offsets}, {py_tuple(whole)}, "
+        f"lambda i: {call.format('i')})"
+    ]
+
+
+def _window_sizes(op: OpSpec) -> list[tuple[int, int]]:
+    """(operand dim, update window size) of a scatter's window dims."""
+    dropped = set(ints(op, "inserted_window_dims")) | set(
+        ints(op, "input_batching_dims")
+    )
+    window = [d for d in range(op.operands[0].rank) if d not in dropped]
+    updates = op.operands[2].shape
+    return [
+        (d, updates[u])
+        for d, u in zip(window, ints(op, "update_window_dims"), strict=True)
+    ]

@@ -3,7 +3,8 @@
 The emitter writes the program-specific tables and functions (specs,
 placements, ``_STEPS``, the stage bodies, ``_reference``) between
 ``PRELUDE`` and ``RUNTIME``; ``COMBINED_COLLECTIVES`` follows when the
-module combines collectives, and ``MAIN`` (the self-check entry) ends it.
+module combines collectives, ``INDEXED_BLOCKS`` when it gathers from or
+scatters into blocks of rows, and ``MAIN`` (the self-check entry) ends it.
 The template is a real module read as text, never imported: the emitted
 module must import only jax and numpy.
 
@@ -42,5 +43,6 @@ JAX_IMPORTS = _PARTS["jax"]
 PRELUDE = _PARTS["imports"] + JAX_IMPORTS + _PARTS["definitions"]
 RUNTIME = _PARTS["runtime"]
 COMBINED_COLLECTIVES = _PARTS["combined-collectives"]
+INDEXED_BLOCKS = _PARTS["indexed-blocks"]
 MAIN = _PARTS["main"]
 X64_MARK = "_X64 = False  # @x64@\n"

@@ -526,6 +526,38 @@ def _reduce_many(reduce, xs, axes):
     return tuple(parts)
 
 
+# @section indexed-blocks
+# Only in modules that gather from or scatter into an operand split along a
+# dim the op indexes (sbpc.ops.indexed_blocks): each device holds a block of
+# rows; the index vector is the last dim of ``indices``.
+
+
+def _gather_rows(indices, offsets, whole, inner, rows, gather):
+    """``gather`` from this device's block: starts clamped into the whole
+    operand (``whole``: its largest starts), moved to the block (``inner``:
+    the block's largest starts); rows outside it are zeros, so the devices'
+    results sum to the global gather's.  ``rows``: the result dims the
+    indices' batch dims become."""
+    dtype = indices.dtype
+    starts = jnp.clip(indices, 0, jnp.asarray(whole, dtype))
+    starts = starts - jnp.asarray(offsets, dtype)
+    inside = jnp.all((starts >= 0) & (starts <= jnp.asarray(inner, dtype)), axis=-1)
+    out = gather(starts)
+    mask = lax.broadcast_in_dim(inside, out.shape, rows)
+    return jnp.where(mask, out, jnp.zeros((), out.dtype))
+
+
+def _scatter_rows(indices, offsets, whole, scatter):
+    """``scatter`` into this device's block: starts moved to the block; a
+    window that does not fit the whole operand (``whole``: its largest
+    starts) is sent out of range, dropped as the global scatter drops it."""
+    dtype = indices.dtype
+    fits = (indices >= 0) & (indices <= jnp.asarray(whole, dtype))
+    fits = jnp.all(fits, axis=-1, keepdims=True)
+    starts = indices - jnp.asarray(offsets, dtype)
+    return scatter(jnp.where(fits, starts, jnp.iinfo(dtype).max))
+
+
 # @section main
 
 if __name__ == "__main__":

@@ -91,6 +91,11 @@ from sbpc.ops.derive import (
     sig1d,
 )
 from sbpc.ops.elementwise import KINDS, compare_kind, register_elementwise
+from sbpc.ops.indexed_blocks import (
+    block_attrs,
+    gather_block_starts,
+    scatter_block_starts,
+)
 from sbpc.ops.kind import LocalFn, OpKinds
 from sbpc.ops.sorting import ARG_KINDS, arg_reduce_arrays
 from sbpc.ops.spec import OpSpec, is_bool, numpy_dtype, scatter_kinds
@@ -669,9 +674,9 @@ def _gather_offset_operand_dims(op: OpSpec) -> list[int]:
 def gather_rule(op: OpSpec) -> list[Signature]:
     """Indices split on batch dims (operand ``B``, or split on the paired
     operand batching dim); operand split on offset dims it is sliced whole;
-    operand partials of every kind pass with indices ``B``.
-
-    Splitting an indexed operand dim needs a masked gather (not done).
+    operand partials of every kind pass with indices ``B``; an operand dim
+    an index selects one row of splits with indices ``B`` into a ``P(sum)``
+    result (``sbpc.ops.indexed_blocks``).
     """
     g = _gather_dims(op)
     shape = op.operands[0].shape
@@ -686,12 +691,28 @@ def gather_rule(op: OpSpec) -> list[Signature]:
     for d, r in zip(_gather_offset_operand_dims(op), g["offset_dims"], strict=True):
         if g["slice_sizes"][d] == shape[d]:
             factors.append(Factor((d, None), (r,)))
+    if not is_bool(op.results[0].element):
+        factors += [
+            Factor((d, None), (None,), "sum")
+            for d in g["start_index_map"]
+            if d in g["collapsed_slice_dims"] and shape[d] > 1
+        ]
     return factor_signatures(factors) + data_movement(*_n(op), (0,))
 
 
-gather_local = BUILTINS.local("stablehlo.gather")(
-    block_sizes_local("slice_sizes", whole_only=True)
-)
+_gather_slice_sizes = block_sizes_local("slice_sizes", whole_only=True)
+
+
+@BUILTINS.local("stablehlo.gather")
+def gather_local(
+    op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
+) -> OpSpec:
+    """Slice sizes of split offset dims; the block offsets of split indexed
+    dims (``sbpc.ops.indexed_blocks``)."""
+    local = _gather_slice_sizes(op, local, sig, hierarchy, coord)
+    g = _gather_dims(op)
+    rows = [d for d in g["start_index_map"] if d in g["collapsed_slice_dims"]]
+    return block_attrs(op, local, sig, hierarchy, coord, g["start_index_map"], rows)
 
 
 @BUILTINS.evaluator("stablehlo.gather")
@@ -707,10 +728,15 @@ def _gather(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     idx_batch, res_batch = _gather_batch_dims(op)
     batch_at = {i: pos[r] for i, r in zip(idx_batch, res_batch, strict=True)}
     index: list[np.ndarray | int] = [0] * x.ndim
+    inside: np.ndarray | bool = True
     for k, od in enumerate(g["start_index_map"]):
         where = tuple(batch_at[i] if i != ivd else k for i in range(indices.ndim))
         start = indices[where].astype(np.int64)
-        index[od] = index[od] + np.clip(start, 0, x.shape[od] - g["slice_sizes"][od])
+        start, held = gather_block_starts(
+            op, k, start, x.shape[od], g["slice_sizes"][od]
+        )
+        index[od] = index[od] + start
+        inside = inside & held
     for od, ib in zip(
         g["operand_batching_dims"], g["start_indices_batching_dims"], strict=True
     ):
@@ -718,7 +744,8 @@ def _gather(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     for od, r in zip(_gather_offset_operand_dims(op), g["offset_dims"], strict=True):
         index[od] = index[od] + pos[r]
     full = tuple(np.broadcast_to(np.asarray(i), res_shape) for i in index)
-    return [x[full] if res_shape else x[tuple(int(np.asarray(i)) for i in index)]]
+    out = x[full] if res_shape else x[tuple(int(np.asarray(i)) for i in index)]
+    return [np.where(inside, out, np.zeros((), x.dtype))]
 
 
 # --- scatter ---------------------------------------------------------------------
@@ -794,8 +821,9 @@ def scatter_rule(op: OpSpec) -> list[Signature]:
       u)``) and ``P(max)`` under a min body.
     * ``mul``: linear in the operand alone (updates, indices ``B``).
     * ``replace``: no partials (which duplicate wins is order-dependent).
-
-    Splitting a scattered-to operand dim needs offset indices (not done).
+    * Any body: an operand dim an index selects one row of (an inserted
+      window dim) splits with indices and updates ``B``: each device writes
+      the updates that fall in its block (``sbpc.ops.indexed_blocks``).
     """
     g = _scatter_dims(op)
     operand, _, updates = op.operands
@@ -810,6 +838,11 @@ def scatter_rule(op: OpSpec) -> list[Signature]:
         zip(g["scatter_indices_batching_dims"], g["input_batching_dims"], strict=True)
     )
     factors += [Factor((od, i, to_upd[i]), (od,)) for i, od in batch.items()]
+    factors += [
+        Factor((od, None, None), (od,))
+        for od in g["scatter_dims_to_operand_dims"]
+        if od in g["inserted_window_dims"] and operand.shape[od] > 1
+    ]
     sigs = factor_signatures(factors)
     n = _n(op)
     partial = scatter_partial_kind(op)
@@ -832,6 +865,18 @@ def scatter_rule(op: OpSpec) -> list[Signature]:
         + joint(*n, (0,), (partial, other))
         + joint(*n, (2,), (partial,))
     )
+
+
+@BUILTINS.local("stablehlo.scatter")
+def scatter_local(
+    op: OpSpec, local: OpSpec, sig: Signature, hierarchy: Sequence[int], coord: Coord
+) -> OpSpec:
+    """The block offsets of split inserted window dims
+    (``sbpc.ops.indexed_blocks``); the rest needs only the local types."""
+    g = _scatter_dims(op)
+    index_map = g["scatter_dims_to_operand_dims"]
+    rows = [d for d in index_map if d in g["inserted_window_dims"]]
+    return block_attrs(op, local, sig, hierarchy, coord, index_map, rows)
 
 
 @BUILTINS.evaluator("stablehlo.scatter")
@@ -865,7 +910,8 @@ def _scatter(op: OpSpec, xs: list[np.ndarray]) -> list[np.ndarray]:
     for k, od in enumerate(g["scatter_dims_to_operand_dims"]):
         where = tuple(at[i] if i != ivd else k for i in range(indices.ndim))
         start = np.broadcast_to(indices[where].astype(np.int64), shape)
-        valid &= (start >= 0) & (start <= x.shape[od] - size[od])
+        start, fits = scatter_block_starts(op, k, start, size[od])
+        valid &= fits & (start >= 0) & (start <= x.shape[od] - size[od])
         index[od] = index[od] + start
     for od, i in zip(
         g["input_batching_dims"], g["scatter_indices_batching_dims"], strict=True

@@ -24,6 +24,7 @@ SECTIONS = [
     "stand-ins",
     "runtime",
     "combined-collectives",
+    "indexed-blocks",
     "main",
 ]
 
@@ -35,6 +36,7 @@ def test_template_has_every_section_in_order() -> None:
     assert parts["jax"].index("XLA_FLAGS") < parts["jax"].index("import jax\n")
     assert "def build(" in parts["runtime"]
     assert "def _all_gather_many(" in parts["combined-collectives"]
+    assert "def _gather_rows(" in parts["indexed-blocks"]
     assert parts["main"].strip().startswith('if __name__ == "__main__":')
 
 

@@ -61,9 +61,9 @@ def _dot(lb=(), rb=(), lc=(1,), rc=(0,)) -> dict:
     }
 
 
-def _gather_indices(shape: tuple[int, ...], high: int) -> Inputs:
+def _gather_indices(shape: tuple[int, ...], high: int, low: int = 0) -> Inputs:
     def make(rng: np.random.Generator) -> list[np.ndarray]:
-        return [rng.integers(0, high, shape).astype(np.int32)]
+        return [rng.integers(low, high, shape).astype(np.int32)]
 
     return make
 
@@ -342,6 +342,16 @@ case(
     [T(8, 16)],
     _embed,
     with_operand(None, _gather_indices((8, 1), 32)),
+    built=True,
+)
+# Rows out of range clamp into the table, also when it is split by rows.
+case(
+    "gather_clamped",
+    HLO + "gather",
+    [T(32, 16), T(8, 1, e="i32")],
+    [T(8, 16)],
+    _embed,
+    with_operand(None, _gather_indices((8, 1), 40, low=-8)),
     built=True,
 )
 case(

@@ -1,0 +1,94 @@
+"""Gathers from and scatters into a table split by its rows
+(``sbpc.ops.indexed_blocks``), through ``sbpc.jax.distribute``.
+
+Communication is priced far above compute (``bw=1e6``), so the plan keeps
+the table where it is given, split by rows, rather than gathering it whole:
+each device reads or writes the rows of its block, and the numbers must be
+``jax.jit``'s, with indices out of range (a gather clamps them, ``.at[].add``
+drops them), on one mesh axis and on two (the block index is hierarchical).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import sbpc.jax
+
+SLOW_LINKS = "bw=1e6"
+
+
+def _collectives(step: sbpc.jax.Distributed, *args: np.ndarray) -> str:
+    hlo = step.lower(*step.place(*args)).compile().as_text()
+    kinds = ("all-gather", "all-reduce", "all-to-all", "reduce-scatter")
+    return " ".join(k for k in kinds if f" {k}(" in hlo or f" {k}-start(" in hlo)
+
+
+# (mesh, the table's layout, a replicated layout)
+MESHES = [(8, "[S(0)]", "[B]"), ((2, 4), "[S(0), S(0)]", "[B, B]")]
+ROWS = 256
+
+
+def _tokens(rng: np.random.Generator) -> np.ndarray:
+    """Rows of the table, one below it and one above (clamped or dropped)."""
+    tokens = rng.integers(0, ROWS, (2, 3))
+    tokens[0, 0], tokens[1, 2] = -3, ROWS + 2
+    return tokens.astype(np.int32)
+
+
+@pytest.mark.parametrize(("mesh", "split", "whole"), MESHES)
+def test_lookup_reads_rows_of_its_block(mesh, split: str, whole: str) -> None:
+    rng = np.random.default_rng(0)
+    table = rng.standard_normal((ROWS, 16)).astype(np.float32)
+    tokens = _tokens(rng)
+
+    def lookup(table, tokens):
+        return jnp.tanh(table[tokens])
+
+    step = sbpc.jax.distribute(
+        lookup,
+        table,
+        tokens,
+        mesh=mesh,
+        in_layouts=(split, whole),
+        cost_model=SLOW_LINKS,
+        quiet=True,
+    )
+    assert "_gather_rows(" in step.source
+    np.testing.assert_allclose(
+        step(table, tokens), jax.jit(lookup)(table, tokens), rtol=1e-6
+    )
+    # The rows' sum over devices (a few rows), never the table moved.
+    assert _collectives(step, table, tokens) in ("all-reduce", "reduce-scatter")
+
+
+@pytest.mark.parametrize(("mesh", "split", "whole"), MESHES)
+def test_update_writes_rows_of_its_block(mesh, split: str, whole: str) -> None:
+    rng = np.random.default_rng(1)
+    table = rng.standard_normal((ROWS, 16)).astype(np.float32)
+    tokens = _tokens(rng)
+    grads = rng.standard_normal((2, 3, 16)).astype(np.float32)
+
+    def update(table, tokens, grads):
+        return table.at[tokens].add(grads) * 2.0
+
+    step = sbpc.jax.distribute(
+        update,
+        table,
+        tokens,
+        grads,
+        mesh=mesh,
+        in_layouts=(split, whole, whole),
+        out_layouts=split,
+        cost_model=SLOW_LINKS,
+        quiet=True,
+    )
+    assert "_scatter_rows(" in step.source
+    np.testing.assert_allclose(
+        step(table, tokens, grads),
+        jax.jit(update)(table, tokens, grads),
+        rtol=1e-6,
+    )
+    assert _collectives(step, table, tokens, grads) == ""
