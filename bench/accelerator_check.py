@@ -146,7 +146,7 @@ def _arguments(cfg: llama.Config) -> tuple:
     """``(params, opt, tokens, targets)`` made on the device (numpy would take
     a minute for a billion elements)."""
     shapes = llama.param_shapes(cfg)
-    leaves, tree = jax.tree.flatten(shapes, is_leaf=llama._is_shape)
+    leaves, tree = jax.tree.flatten(shapes, is_leaf=llama.is_shape)
     keys = jax.random.split(jax.random.key(1), len(leaves))
     dtype = jnp.dtype(cfg.dtype)
 

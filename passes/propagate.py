@@ -31,7 +31,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -101,6 +101,32 @@ class FunctionPlan:
     function: str
     placement: Placement
     plan: Plan
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """What every solve of one function's graph on one placement reads: the
+    cost model it is priced under, the memory budget (None: unset) and the
+    pass's deadline (seconds on ``time.perf_counter``, None: none)."""
+
+    graph: SbpGraph
+    placement: Placement
+    cost_model: CostModel
+    budget: float | None = None
+    deadline: float | None = None
+
+    def under(self, cost_model: CostModel) -> _Problem:
+        """The same problem priced under ``cost_model``."""
+        return replace(self, cost_model=cost_model)
+
+    def edge_prices(self) -> tuple[EdgeCost, EdgeCost, EdgeTable]:
+        """Time, bytes and whole-table prices of layout changes."""
+        return _edge_prices(self.placement, self.cost_model)
+
+    def edge_costs(self, single_device: bool = False) -> EdgeCosts:
+        """``edge_prices`` as the propagation's ``EdgeCosts``."""
+        seconds, nbytes, table = self.edge_prices()
+        return EdgeCosts(seconds, nbytes, single_device, table)
 
 
 @dataclass(frozen=True)
@@ -176,7 +202,7 @@ class SbpPropagatePass(ModulePass):
         # ``time_limit`` bounds the whole pass: every solve of every function,
         # placement, scenario and latency scale gets what is left of it.
         budget, seconds = self.limits()
-        limits = (budget, None if seconds is None else time.perf_counter() + seconds)
+        deadline = None if seconds is None else time.perf_counter() + seconds
         # The graph bridge trusts the annotations; sbpc-opt --no-sbp-verify
         # (or an API caller) may hand over a module nobody checked.
         placements = verify_sbp_annotations(op)
@@ -191,8 +217,9 @@ class SbpPropagatePass(ModulePass):
                 except GraphError as e:
                     raise LocatedError(f, str(e)) from e
                 for placement, graph in graphs.graphs.items():
-                    plan = self._solve(f, graph, placement, cost_model, limits)
-                    self._count_collectives(plan, graph, placement, cost_model)
+                    problem = _Problem(graph, placement, cost_model, budget, deadline)
+                    plan = self._solve(f, problem)
+                    self._count_collectives(plan, problem)
                     with phase("write back"):
                         graphs.write_back(placement, plan)
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
@@ -238,55 +265,47 @@ class SbpPropagatePass(ModulePass):
         header = f"// sbp-propagate @{p.function} on {p.placement}"
         return header + "\n" + format_report(p.plan, "text")
 
-    def _count_collectives(
-        self, plan: Plan, graph: SbpGraph, placement: Placement, cost_model: CostModel
-    ) -> None:
+    def _count_collectives(self, plan: Plan, problem: _Problem) -> None:
         """Make ``plan``'s memory count the buffers of the collectives the
         emitter combines (``collective_memory``), computed when first read."""
-        if self.combine_bytes and not graph.is_single_device:
+        if self.combine_bytes and not problem.graph.is_single_device:
             options, limit = plan.options, self.combine_bytes
             plan.count_collectives(
                 lambda: combined_collectives(
-                    graph, options, placement, cost_model, limit
+                    problem.graph,
+                    options,
+                    problem.placement,
+                    problem.cost_model,
+                    limit,
                 )
             )
 
-    def _solve(
-        self,
-        f: func.FuncOp,
-        graph: SbpGraph,
-        placement: Placement,
-        cost_model: CostModel,
-        limits: tuple[float | None, float | None] = (None, None),
-    ) -> Plan:
+    def _solve(self, f: func.FuncOp, problem: _Problem) -> Plan:
         """The driver's plan, with layout changes priced by the boxing planner
         (with ``combine=1`` in the cost model: the search that sees combining;
-        with scenarios: the plan of least worst regret across them).
-        ``limits``: the memory budget and the pass's deadline (seconds on
-        ``time.perf_counter``)."""
+        with scenarios: the plan of least worst regret across them)."""
+        cost_model = problem.cost_model
         try:
             # A number out of range (numpy's warnings raised, not printed):
             # a located error, never a warning on stderr and a wrong plan.
             with np.errstate(over="raise", divide="raise", invalid="raise"):
-                if graph.is_single_device:
-                    return self._propagate(graph, placement, cost_model, limits)
+                if problem.graph.is_single_device:
+                    return self._propagate(problem)
                 if cost_model.scenarios:
-                    plan = self._solve_scenarios(graph, placement, cost_model, limits)
-                    plan.bound = self._bound(graph, placement, cost_model, None)
+                    plan = self._solve_scenarios(problem)
+                    plan.bound = self._bound(problem, None)
                     return plan
                 if not cost_model.combine:
-                    plan = self._propagate(graph, placement, cost_model, limits)
-                    plan.bound = self._bound(graph, placement, cost_model, plan)
+                    plan = self._propagate(problem)
+                    plan.bound = self._bound(problem, plan)
                     return plan
-                best, tried = self._search_combined(
-                    graph, placement, cost_model, limits
-                )
-                repriced = _reprice(graph, best.plan, placement, cost_model)
+                best, tried = self._search_combined(problem)
+                repriced = _reprice(problem, best.plan)
                 plan = combined_plan(best, tried, repriced)
                 free = next((c.plan for c in tried if c.scale == 0.0), None)
-                plan.bound = _combined_bound(graph, placement, cost_model, free)
+                plan.bound = _combined_bound(problem, free)
                 return plan
-        except (PropagationError, GraphError) as e:
+        except (PropagationError, GraphError, boxing.LayoutSpaceError) as e:
             raise LocatedError(f, str(e)) from e
         except (FloatingPointError, OverflowError) as e:
             raise LocatedError(
@@ -296,66 +315,49 @@ class SbpPropagatePass(ModulePass):
             ) from e
 
     def _bound(
-        self,
-        graph: SbpGraph,
-        placement: Placement,
-        cost_model: CostModel,
-        solved: Plan | None,
+        self, problem: _Problem, solved: Plan | None
     ) -> float | Callable[[], float | None] | None:
-        """A lower bound on every plan's total under ``cost_model``: the one
-        an optimal plan ``solved`` under it proved, else a computation of
-        one for the report to run when read (``Plan.bound``)."""
+        """A lower bound on every plan's total under the problem's cost model:
+        the one an optimal plan ``solved`` under it proved, else a computation
+        of one for the report to run when read (``Plan.bound``)."""
         if solved is not None and solved.strategy == Optimal.name:
             return proven_bound(solved.stats)
-        edge_cost, edge_bytes, edge_table = _edge_prices(placement, cost_model)
-        costs = EdgeCosts(edge_cost, edge_bytes, False, edge_table)
-        return lambda: lower_bound(graph, costs)
+        costs = problem.edge_costs()
+        return lambda: lower_bound(problem.graph, costs)
 
-    def _search_combined(
-        self,
-        graph: SbpGraph,
-        placement: Placement,
-        cost_model: CostModel,
-        limits: tuple[float | None, float | None],
-    ) -> tuple[Candidate, list[Candidate]]:
-        """The search that sees combining, under ``cost_model``: the
+    def _search_combined(self, problem: _Problem) -> tuple[Candidate, list[Candidate]]:
+        """The search that sees combining, under the problem's cost model: the
         strategy's plan under the plain model, then local improvements at
         the latency scales combining leaves (``refine_with_combining``).
         Under a memory budget, which only the strategy honours, or with
         ``improve=0`` (the strategy's own plans only), the strategy plans
         every scale instead (``search_with_combining``)."""
 
+        cost_model = problem.cost_model
+
         def solve(scale: float) -> Plan:
-            model = cost_model.with_latency_scale(scale)
-            return self._propagate(graph, placement, model, limits)
+            return self._propagate(problem.under(cost_model.with_latency_scale(scale)))
 
         def price(plan: Plan) -> CombinedCost:
-            return combined_cost(plan, placement, cost_model)
+            return combined_cost(plan, problem.placement, cost_model)
 
-        if limits[0] is not None or not self.improve:
+        if problem.budget is not None or not self.improve:
             return search_with_combining(solve, price)
 
         def refine(scale: float, plan: Plan) -> list[Plan]:
             model = cost_model.with_latency_scale(scale)
-            return _refined(graph, placement, model, plan, scale)
+            return _refined(problem.under(model), plan, scale)
 
         return refine_with_combining(solve, refine, price)
 
-    def _solve_scenarios(
-        self,
-        graph: SbpGraph,
-        placement: Placement,
-        cost_model: CostModel,
-        limits: tuple[float | None, float | None],
-    ) -> Plan:
+    def _solve_scenarios(self, problem: _Problem) -> Plan:
         """Plan under every scenario, price every plan found under every
         scenario, keep the least worst regret (``sbpc.propagation.scenarios``);
         the plan is then priced, and reported, under the nominal model."""
+        cost_model, placement = problem.cost_model, problem.placement
         models = (cost_model, *cost_model.scenarios)
         if cost_model.combine:
-            searches = [
-                self._search_combined(graph, placement, m, limits) for m in models
-            ]
+            searches = [self._search_combined(problem.under(m)) for m in models]
             found = [c.plan for _, tried in searches for c in tried]
             scales = {id(c.plan): c.scale for _, tried in searches for c in tried}
 
@@ -365,10 +367,10 @@ class SbpPropagatePass(ModulePass):
                 )
 
         else:
-            found = [self._propagate(graph, placement, m, limits) for m in models]
+            found = [self._propagate(problem.under(m)) for m in models]
 
             def price(plan: Plan, model: CostModel) -> float:
-                return _reprice(graph, plan, placement, model).total_time
+                return _reprice(problem.under(model), plan).total_time
 
         plans: list[Plan] = []  # distinct plans, first found first
         for plan in found:
@@ -376,7 +378,7 @@ class SbpPropagatePass(ModulePass):
                 plans.append(plan)
         choice = least_worst_regret([[price(p, m) for m in models] for p in plans])
         chosen = plans[choice.index]
-        repriced = _reprice(graph, chosen, placement, cost_model)
+        repriced = _reprice(problem, chosen)
         stats: dict[str, object] = {
             "scenarios": len(models),
             "scenario_plans": len(plans),
@@ -395,28 +397,22 @@ class SbpPropagatePass(ModulePass):
         plan.stats.update(stats)
         return plan
 
-    def _propagate(
-        self,
-        graph: SbpGraph,
-        placement: Placement,
-        cost_model: CostModel,
-        limits: tuple[float | None, float | None],
-    ) -> Plan:
-        edge_cost, edge_bytes, edge_table = _edge_prices(placement, cost_model)
+    def _propagate(self, problem: _Problem) -> Plan:
+        edge_cost, edge_bytes, edge_table = problem.edge_prices()
         strategy: str | Optimal = self.strategy
         if self.strategy == Optimal.name and not self.cluster:
             strategy = Optimal(cluster=False)
         return propagate(
-            graph,
+            problem.graph,
             edge_cost,
             strategy,
             edge_bytes=edge_bytes,
             edge_table=edge_table,
-            memory_budget=limits[0],
-            time_limit=_seconds_left(limits[1]),
+            memory_budget=problem.budget,
+            time_limit=_seconds_left(problem.deadline),
             # The device's memory (``mem=``, the machine presets) is the
             # budget when none is given.
-            memory_capacity=cost_model.memory_capacity,
+            memory_capacity=problem.cost_model.memory_capacity,
             improve=bool(self.improve),
         )
 
@@ -430,21 +426,14 @@ def _seconds_left(deadline: float | None) -> float | None:
     return max(deadline - time.perf_counter(), MIN_SOLVE_SECONDS)
 
 
-def _refined(
-    graph: SbpGraph,
-    placement: Placement,
-    cost_model: CostModel,
-    plan: Plan,
-    scale: float,
-) -> list[Plan]:
-    """``plan`` improved locally under ``cost_model`` (latency scaled by
+def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
+    """``plan`` improved locally under the problem's cost model (latency scaled by
     ``scale``; block sweeps at ``scale`` 0 only), from itself and from the
     replicated plan: each a candidate
     (``improve.improve_each``); those with no finite price, or over the
     device's memory (``mem=``), are dropped."""
-    seconds, nbytes, table = _edge_prices(placement, cost_model)
-    costs = EdgeCosts(seconds, nbytes, False, table)
-    capacity = cost_model.memory_capacity
+    graph, costs = problem.graph, problem.edge_costs()
+    capacity = problem.cost_model.memory_capacity
     out = []
     # Blocks are solved in the latency-free round only: later rounds' prices
     # differ from it by latency alone, and node moves follow them (on the
@@ -462,17 +451,15 @@ def _refined(
     return out
 
 
-def _combined_bound(
-    graph: SbpGraph, placement: Placement, cost_model: CostModel, free: Plan | None
-) -> Callable[[], float | None]:
-    """``lower_bound.combined_lower_bound`` of ``graph`` under ``cost_model``,
-    to compute when read; ``free``: an optimal plan with fixed costs free
-    (its proven bound is the first term)."""
+def _combined_bound(problem: _Problem, free: Plan | None) -> Callable[[], float | None]:
+    """``lower_bound.combined_lower_bound`` of the problem's graph under its
+    cost model, to compute when read; ``free``: an optimal plan with fixed
+    costs free (its proven bound is the first term)."""
     free_bound = None
     if free is not None and free.strategy == Optimal.name:
         free_bound = proven_bound(free.stats)
-    seconds, nbytes, table = _edge_prices(placement, cost_model.with_latency_scale(0.0))
-    free_costs = EdgeCosts(seconds, nbytes, False, table)
+    placement, cost_model = problem.placement, problem.cost_model
+    free_costs = problem.under(cost_model.with_latency_scale(0.0)).edge_costs()
 
     def local_table(
         srcs: Sequence[NdSbp], dsts: Sequence[NdSbp | None], tensor: TensorType
@@ -489,7 +476,7 @@ def _combined_bound(
         if n > 1
     )
     return lambda: combined_lower_bound(
-        graph,
+        problem.graph,
         free_costs,
         EdgeCosts(local_time, None, False, local_table),
         fixed,
@@ -497,31 +484,12 @@ def _combined_bound(
     )
 
 
-def _reprice(
-    graph: SbpGraph, plan: Plan, placement: Placement, cost_model: CostModel
-) -> Plan:
-    """``plan``'s options with every layout change priced under
-    ``cost_model`` (one latency per collective)."""
-    edge_cost, edge_bytes, _ = _edge_prices(placement, cost_model)
-    costs = EdgeCosts(edge_cost, edge_bytes, graph.is_single_device)
+def _reprice(problem: _Problem, plan: Plan) -> Plan:
+    """``plan``'s options with every layout change priced under the
+    problem's cost model (one latency per collective)."""
+    graph = problem.graph
+    costs = problem.edge_costs(graph.is_single_device)
     return build_plan(graph, plan.options, costs, plan.strategy, plan.stats)
-
-
-# The most layouts one tensor may have on a placement: the boxing planner
-# builds the graph of all of them and prices pairs (a rank-4 tensor on five
-# mesh axes, as sub-axes can make, has 32,768: gigabytes and minutes).
-MAX_LAYOUTS = 8192
-
-
-def check_layout_space(tensor: TensorType, hierarchy: Sequence[int]) -> None:
-    """Raise ``PropagationError`` when ``tensor`` has too many layouts."""
-    n = len(boxing.entries(tensor.rank)) ** len(hierarchy)
-    if n > MAX_LAYOUTS:
-        raise PropagationError(
-            f"a rank-{tensor.rank} tensor on the {len(hierarchy)}-dim mesh "
-            f"{list(hierarchy)} has {n} layouts, more than sbpc plans "
-            f"({MAX_LAYOUTS}); use fewer mesh axes (each sub-axis counts as one)"
-        )
 
 
 def _edge_prices(
@@ -530,7 +498,7 @@ def _edge_prices(
     """Time, bytes and whole-table prices of layout changes on ``placement``."""
 
     def edge_cost(src: NdSbp, dst: NdSbp, tensor: TensorType) -> float:
-        check_layout_space(tensor, placement.hierarchy)
+        boxing.check_layout_space(tensor, placement.hierarchy)
         try:
             return boxing.plan(src, dst, tensor, placement, cost_model).time
         except boxing.BoxingError:
@@ -562,7 +530,7 @@ def price_table(
     ``edge_cost`` gives it one by one: 0 to keep a layout or to a free
     result (``None``), ``inf`` where no collectives get there (``local``:
     where local steps alone do not, ``boxing.local_matrix``)."""
-    check_layout_space(tensor, placement.hierarchy)
+    boxing.check_layout_space(tensor, placement.hierarchy)
     times = _padded_times(tensor, placement.hierarchy, cost_model, local)
     index = times.index
     rows = np.array([index.get(s, -1) for s in srcs], dtype=np.int64)

@@ -40,7 +40,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from sbpc.ops.dot_algorithm import DotAlgorithm
 
-from .syntax import parse_int_struct, print_int_struct
+from .syntax import parse_fields, parse_int_struct, print_int_struct
 
 # --------------------------------------------------------------------------
 # Plain ints <-> builtin attributes
@@ -372,27 +372,14 @@ class DotAlgorithmAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        values: dict[str, Attribute] = {}
-
-        def entry() -> None:
-            pos = parser.pos
-            key = parser.parse_identifier()
-            if key not in _ALGORITHM_FIELDS:
-                parser.raise_error(
-                    f"unknown field '{key}', expected one of {list(_ALGORITHM_FIELDS)}",
-                    pos,
-                )
-            if key in values:
-                parser.raise_error(f"duplicate field '{key}'", pos)
-            parser.parse_punctuation("=")
+        def value(key: str) -> Attribute:
             if key in _ALGORITHM_TYPES:
-                values[key] = parser.parse_type()
-            elif key in _ALGORITHM_INTS:
-                values[key] = IntAttr(parser.parse_integer(allow_boolean=False))
-            else:
-                values[key] = IntAttr(int(parser.parse_boolean()))
+                return parser.parse_type()
+            if key in _ALGORITHM_INTS:
+                return IntAttr(parser.parse_integer(allow_boolean=False))
+            return IntAttr(int(parser.parse_boolean()))
 
-        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, entry)
+        values = parse_fields(parser, parser.Delimiter.ANGLE, _ALGORITHM_FIELDS, value)
         missing = [k for k in _ALGORITHM_FIELDS if k not in values]
         if missing:
             parser.raise_error(f"dot_algorithm: missing field(s) {', '.join(missing)}")

@@ -55,7 +55,13 @@ from .attrs import (
     ints_view,
 )
 from .base import PrecisionConfigOp, check_result_shape, shape_of
-from .syntax import dims_text, parse_int_list, print_functional_type, resolve_operands
+from .syntax import (
+    dims_text,
+    parse_fields,
+    parse_int_list,
+    print_functional_type,
+    resolve_operands,
+)
 
 
 @irdl_attr_definition
@@ -540,34 +546,25 @@ class ConvolutionOp(PrecisionConfigOp):
 
 def _parse_window(parser: Parser) -> dict[str, Attribute]:
     """``{stride = [..], pad = [[lo, hi], ..], lhs_dilate = [..], ...}``."""
-    keys = dict(_WINDOW)
-    props: dict[str, Attribute] = {}
+    props = dict(_WINDOW)
 
-    def entry() -> None:
+    def value(key: str) -> Attribute:
         pos = parser.pos
-        key = parser.parse_identifier()
-        if key not in keys:
-            parser.raise_error(
-                f"unknown window attribute '{key}', expected one of " + ", ".join(keys),
-                pos,
-            )
-        if keys[key] in props:
-            parser.raise_error(f"duplicate window attribute '{key}'", pos)
-        parser.parse_punctuation("=")
         if key == "pad":
             pairs = parser.parse_comma_separated_list(
                 parser.Delimiter.SQUARE, lambda: tuple(parse_int_list(parser))
             )
             if any(len(p) != 2 for p in pairs):
                 parser.raise_error("each pad entry must be [low, high]", pos)
-            props["padding"] = padding_attr(pairs)
-        elif key == "reverse":
+            return padding_attr(pairs)
+        if key == "reverse":
             flags = parser.parse_comma_separated_list(
                 parser.Delimiter.SQUARE, parser.parse_boolean
             )
-            props["window_reversal"] = bool_array(flags)
-        else:
-            props[keys[key]] = i64_array(parse_int_list(parser))
+            return bool_array(flags)
+        return i64_array(parse_int_list(parser))
 
-    parser.parse_comma_separated_list(parser.Delimiter.BRACES, entry)
-    return props
+    values = parse_fields(
+        parser, parser.Delimiter.BRACES, props, value, "window attribute"
+    )
+    return {props[k]: v for k, v in values.items()}

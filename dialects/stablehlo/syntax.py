@@ -13,7 +13,8 @@ way.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import TypeVar
 
 from xdsl.dialects.builtin import DenseArrayBase, FunctionType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -33,6 +34,8 @@ from xdsl.printer import Printer
 # --------------------------------------------------------------------------
 # Text of integer lists
 # --------------------------------------------------------------------------
+
+T = TypeVar("T")
 
 
 def dims_text(values: Sequence[int]) -> str:
@@ -58,6 +61,38 @@ def print_int_list(printer: Printer, values: Iterable[int]) -> None:
     printer.print_string(dims_text(list(values)))
 
 
+def parse_fields(
+    parser: AttrParser,
+    delimiter: AttrParser.Delimiter,
+    keys: Collection[str],
+    value: Callable[[str], T],
+    what: str = "field",
+) -> dict[str, T]:
+    """``key = value, ...`` between ``delimiter``, each of ``keys`` at most
+    once, in any order; ``value(key)`` parses what follows the ``=``.
+
+    The body of StableHLO's structured attributes: dimension numbers,
+    ``dot_algorithm``, a convolution's window (``what`` names an entry in
+    the diagnostics).
+    """
+    values: dict[str, T] = {}
+
+    def entry() -> None:
+        pos = parser.pos
+        key = parser.parse_identifier()
+        if key not in keys:
+            parser.raise_error(
+                f"unknown {what} '{key}', expected one of {', '.join(keys)}", pos
+            )
+        if key in values:
+            parser.raise_error(f"duplicate {what} '{key}'", pos)
+        parser.parse_punctuation("=")
+        values[key] = value(key)
+
+    parser.parse_comma_separated_list(delimiter, entry)
+    return values
+
+
 def parse_int_struct(
     parser: AttrParser, fields: dict[str, str]
 ) -> dict[str, list[int] | int]:
@@ -66,27 +101,13 @@ def parse_int_struct(
     The body of StableHLO's dimension-number attributes (``#stablehlo.dot<...>``
     and friends), whose fields MLIR may omit when they hold their default.
     """
-    values: dict[str, list[int] | int] = {}
 
-    def entry() -> None:
-        key = parser.parse_identifier()
-        if key not in fields:
-            parser.raise_error(f"unknown field '{key}', expected one of {list(fields)}")
-        if key in values:
-            parser.raise_error(f"duplicate field '{key}'")
-        parser.parse_punctuation("=")
+    def value(key: str) -> list[int] | int:
         if fields[key] == "list":
-            values[key] = parse_int_list(parser)
-        else:
-            values[key] = parser.parse_integer(allow_boolean=False)
+            return parse_int_list(parser)
+        return parser.parse_integer(allow_boolean=False)
 
-    parser.parse_punctuation("<")
-    if parser.parse_optional_punctuation(">") is None:
-        entry()
-        while parser.parse_optional_punctuation(",") is not None:
-            entry()
-        parser.parse_punctuation(">")
-    return values
+    return parse_fields(parser, parser.Delimiter.ANGLE, fields, value)
 
 
 def print_int_struct(

@@ -237,7 +237,9 @@ def param_shapes(cfg: Config) -> dict:
     }
 
 
-def _is_shape(x: object) -> bool:
+def is_shape(x: object) -> bool:
+    """Whether ``x`` is a leaf of ``param_shapes``' tree (a shape tuple):
+    the ``is_leaf`` of ``jax.tree`` calls over it."""
     return isinstance(x, tuple) and all(isinstance(n, int) for n in x)
 
 
@@ -246,10 +248,10 @@ def abstract_train_args(cfg: Config) -> tuple:
     dtype = jnp.dtype(cfg.dtype)
     shapes = param_shapes(cfg)
     params = jax.tree.map(
-        lambda s: jax.ShapeDtypeStruct(s, dtype), shapes, is_leaf=_is_shape
+        lambda s: jax.ShapeDtypeStruct(s, dtype), shapes, is_leaf=is_shape
     )
     moments = jax.tree.map(
-        lambda s: jax.ShapeDtypeStruct(s, jnp.float32), shapes, is_leaf=_is_shape
+        lambda s: jax.ShapeDtypeStruct(s, jnp.float32), shapes, is_leaf=is_shape
     )
     opt = {"m": moments, "v": moments, "step": jax.ShapeDtypeStruct((), jnp.int32)}
     tokens = jax.ShapeDtypeStruct((cfg.batch, cfg.seq), jnp.int32)
@@ -267,11 +269,11 @@ def train_args(cfg: Config, seed: int = 0) -> tuple:
         fan_in = shape[-2]
         return jnp.asarray(rng.standard_normal(shape) / np.sqrt(fan_in), dtype)
 
-    params = jax.tree.map(init, param_shapes(cfg), is_leaf=_is_shape)
+    params = jax.tree.map(init, param_shapes(cfg), is_leaf=is_shape)
     tokens = rng.integers(0, cfg.vocab, (cfg.batch, cfg.seq + 1)).astype(np.int32)
     return params, adamw_init(params), tokens[:, :-1], tokens[:, 1:]
 
 
 def parameter_count(cfg: Config) -> int:
-    shapes = jax.tree.leaves(param_shapes(cfg), is_leaf=_is_shape)
+    shapes = jax.tree.leaves(param_shapes(cfg), is_leaf=is_shape)
     return sum(int(np.prod(s)) for s in shapes)

@@ -77,6 +77,11 @@ class BoxingError(ValueError):
     """A layout change that cannot be planned, with a diagnostic message."""
 
 
+class LayoutSpaceError(ValueError):
+    """A tensor with more layouts on its placement than the planner handles
+    (not a ``BoxingError``: no single change is at fault, the search is)."""
+
+
 class _ExactCost:
     """``bytes``/``time``: the floats of a subclass's ``exact_bytes``/``exact_time``."""
 
@@ -214,6 +219,24 @@ def candidate_layouts(tensor: TensorType, hierarchy: Hierarchy) -> tuple[NdSbp, 
     """The planner's search space: every nd_sbp of ``tensor`` (splits may be
     uneven: balanced pieces, ``sbpc.algebra.layout``)."""
     return tuple(itertools.product(entries(tensor.rank), repeat=len(hierarchy)))
+
+
+# The most layouts one tensor may have on a placement: the planner builds the
+# graph of all of them and prices pairs (a rank-4 tensor on five mesh axes,
+# as sub-axes can make, has 32,768: gigabytes and minutes).
+MAX_LAYOUTS = 8192
+
+
+def check_layout_space(tensor: TensorType, hierarchy: Sequence[int]) -> None:
+    """Raise ``LayoutSpaceError`` when ``tensor`` has more than
+    ``MAX_LAYOUTS`` candidate layouts on ``hierarchy``."""
+    n = len(entries(tensor.rank)) ** len(hierarchy)
+    if n > MAX_LAYOUTS:
+        raise LayoutSpaceError(
+            f"a rank-{tensor.rank} tensor on the {len(hierarchy)}-dim mesh "
+            f"{list(hierarchy)} has {n} layouts, more than sbpc plans "
+            f"({MAX_LAYOUTS}); use fewer mesh axes (each sub-axis counts as one)"
+        )
 
 
 @lru_cache(maxsize=16)

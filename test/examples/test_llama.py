@@ -30,6 +30,19 @@ def test_abstract_arguments_allocate_nothing_and_match_the_shapes() -> None:
     assert tokens.shape == targets.shape == (64, 8192)
 
 
+def test_is_shape_picks_the_shape_tuples_of_the_parameter_tree() -> None:
+    """``is_shape`` is the ``is_leaf`` that ``bench/accelerator_check.py``
+    flattens ``param_shapes`` with: a shape tuple is a leaf, a layer's dict
+    or the layers' list is not."""
+    cfg = llama.LLAMA3_8B
+    shapes = llama.param_shapes(cfg)
+    leaves = jax.tree.leaves(shapes, is_leaf=llama.is_shape)
+    # embed, norm, head and nine per layer, each a whole shape (not its ints)
+    assert len(leaves) == 3 + 9 * cfg.layers
+    assert leaves[0] == (cfg.vocab, cfg.dim)
+    assert not llama.is_shape(shapes["layers"]) and not llama.is_shape([1, 2])
+
+
 @pytest.mark.parametrize("name", ["llama3-8b", "mixtral-8x7b"])
 def test_tiny_step_lowers_with_bf16_algorithms_and_learns(name: str) -> None:
     cfg = llama.CONFIGS[name].tiny()

@@ -55,42 +55,40 @@ def test_a_fixed_seed_slice_has_no_crash_and_no_hang() -> None:
     )
 
 
+# stderr of a run that failed (status 1, not timed out), by its outcome
+FAILED_RUNS = {
+    "diagnostic": [
+        "f.mlir:3:5: error: bad\n  %0 = ...\n      ^",
+        "sbpc-opt: error: memory_budget must be ...",
+        'f.mlir:4: error: expected error "x" was not produced',
+        "// a report\nf.mlir:3:5: error: bad",
+        # errors quoting a source line that says "internal error", "Traceback"
+        "f.mlir:27:1: error: bad\n// CHECK-NOT: internal error\n^",
+        "f.mlir:2:1: error: x\n// Traceback (most recent call last)",
+    ],
+    "traceback": ["Traceback (most recent call last):\n  File ..."],
+    "internal": ["sbpc-opt: internal error: ValueError: x"],
+    "unclassified": ["<unknown>:0:0: error: x", ""],
+}
+
+
+@pytest.mark.parametrize(
+    ("stderr", "want"),
+    [(stderr, want) for want, errs in FAILED_RUNS.items() for stderr in errs],
+)
+def test_failed_runs_are_classified(stderr, want) -> None:
+    assert harness.classify(1, stderr, False) == want
+
+
 @pytest.mark.parametrize(
     ("status", "stderr", "timed_out", "want"),
     [
         (0, "", False, "success"),
-        (1, "f.mlir:3:5: error: bad\n  %0 = ...\n      ^", False, "diagnostic"),
-        (1, "sbpc-opt: error: memory_budget must be ...", False, "diagnostic"),
-        (
-            1,
-            'f.mlir:4: error: expected error "x" was not produced',
-            False,
-            "diagnostic",
-        ),
-        (1, "// a report\nf.mlir:3:5: error: bad", False, "diagnostic"),
-        (1, "Traceback (most recent call last):\n  File ...", False, "traceback"),
-        (1, "sbpc-opt: internal error: ValueError: x", False, "internal"),
-        # an error quoting a source line that says "internal error"
-        (
-            1,
-            "f.mlir:27:1: error: bad\n// CHECK-NOT: internal error\n^",
-            False,
-            "diagnostic",
-        ),
-        (
-            1,
-            "f.mlir:2:1: error: x\n// Traceback (most recent call last)",
-            False,
-            "diagnostic",
-        ),
         (1, "f.mlir:3:5: error: bad", True, "hang"),
-        (0, "", False, "success"),
         (2, "usage: sbpc-opt ...", False, "unclassified"),
-        (1, "<unknown>:0:0: error: x", False, "unclassified"),
-        (1, "", False, "unclassified"),
     ],
 )
-def test_outcomes_are_classified(status, stderr, timed_out, want) -> None:
+def test_other_outcomes_are_classified(status, stderr, timed_out, want) -> None:
     assert harness.classify(status, stderr, timed_out) == want
 
 

@@ -274,7 +274,9 @@ def test_convolution_keeps_precision_groups_and_types() -> None:
 
 
 @pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
-def test_flax_cnn_planned_with_products_priced_by_shape(strategy) -> None:
+def test_flax_cnn_planned_with_products_priced_by_shape(
+    strategy, distribute_step
+) -> None:
     """``flops_half`` (Hockney's n-half) prices every product, grouped
     convolutions included, by its smallest local extent: the same plan's
     modeled compute grows (the optimal one cannot get cheaper) and the step
@@ -285,14 +287,13 @@ def test_flax_cnn_planned_with_products_priced_by_shape(strategy) -> None:
     machine = "bw=2e9,lat=1e-5,overhead=3e-5,flops=2e10,hbm=4e9,combine=0"
     plans, signatures = {}, {}
     for half in ("", ",flops_half=16"):
-        dist = sj.distribute(
+        dist = distribute_step(
             step,
             variables,
             opt,
             x,
             y,
             mesh=(2, 2),
-            in_layouts=(None, None, "[S(0), B]", "[S(0), B]"),
             strategy=strategy,
             cost_model=machine + half,
         )

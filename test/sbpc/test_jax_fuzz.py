@@ -63,20 +63,10 @@ LAYOUTS = st.one_of(
     memory_budget=NUMBER,
     time_limit=NUMBER,
 )
-def test_distribute_answers_or_raises_sbpc_error(
-    mesh, in_layouts, out_layouts, strategy, memory_budget, time_limit
-) -> None:
+def test_distribute_answers_or_raises_sbpc_error(**options) -> None:
+    """Any values of ``distribute``'s options, well-formed or not."""
     try:
-        step = sj.distribute(
-            lambda x: x * 2 + 1,
-            X,
-            mesh=mesh,
-            in_layouts=in_layouts,
-            out_layouts=out_layouts,
-            strategy=strategy,
-            memory_budget=memory_budget,
-            time_limit=time_limit,
-        )
+        step = sj.distribute(lambda x: x * 2 + 1, X, **options)
     except sj.SbpcError as e:
         event(f"SbpcError: {str(e).split(':')[0][:30]}")
         return

@@ -11,8 +11,6 @@ import numpy as np
 import optax
 import pytest
 
-import sbpc.jax as sj
-
 # run 2 of docs/performance.md's seventh session: the chain, then between work
 MACHINE = (
     "bw=2.42e+09,lat=1.09e-05,overhead=3.92e-05,flops=2.01e+10,hbm=3.9e+09,"
@@ -41,7 +39,9 @@ def _step(model: nn.Module, tx: optax.GradientTransformation):
 
 
 @pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
-def test_flax_training_step_planned_for_two_scenarios(strategy) -> None:
+def test_flax_training_step_planned_for_two_scenarios(
+    strategy, distribute_step
+) -> None:
     model, tx = MLP(), optax.adam(1e-3)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((16, 32)).astype(np.float32)
@@ -49,16 +49,8 @@ def test_flax_training_step_planned_for_two_scenarios(strategy) -> None:
     params = model.init(jax.random.key(0), x)["params"]
     opt = tx.init(params)
     step = _step(model, tx)
-    dist = sj.distribute(
-        step,
-        params,
-        opt,
-        x,
-        y,
-        mesh=(2, 2),
-        in_layouts=(None, None, "[S(0), B]", "[S(0), B]"),
-        strategy=strategy,
-        cost_model=MACHINE,
+    dist = distribute_step(
+        step, params, opt, x, y, mesh=(2, 2), strategy=strategy, cost_model=MACHINE
     )
     (plan,) = [p.plan for p in dist.plans]
     assert plan.stats["scenarios"] == 2  # planned for both, not the first alone

@@ -126,7 +126,7 @@ def test_freed_state_may_come_back_otherwise() -> None:
         sj.distribute(sgd_step, *args, mesh=(2, 4), tie_state="yes", quiet=True)
 
 
-def test_a_flax_optax_training_step_keeps_its_state_layouts() -> None:
+def test_a_flax_optax_training_step_keeps_its_state_layouts(distribute_step) -> None:
     """Free parameters and optimizer state (the search lays them out): every
     leaf of both comes back in the layout it came in, and the numbers are
     jax.jit's."""
@@ -154,16 +154,8 @@ def test_a_flax_optax_training_step_keeps_its_state_layouts() -> None:
         updates, opt_state = tx.update(grads, opt_state, params)
         return value, optax.apply_updates(params, updates), opt_state
 
-    step = sj.distribute(
-        train_step,
-        params,
-        opt_state,
-        x,
-        y,
-        mesh=(2, 4),
-        in_layouts=(None, None, "[S(0), B]", "[S(0), B]"),
-        strategy="optimal",
-        quiet=True,
+    step = distribute_step(
+        train_step, params, opt_state, x, y, mesh=(2, 4), strategy="optimal", quiet=True
     )
     n_params = len(jax.tree.leaves(params))
     n_state = n_params + len(jax.tree.leaves(opt_state))

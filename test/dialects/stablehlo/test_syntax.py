@@ -116,6 +116,12 @@ def test_same_operands_and_result_type_prints_one_type_or_a_function(parse, show
     assert printed.count("stablehlo.add %a, %a : tensor<4xf32>") == 2
 
 
+_CONV = (
+    "%0 = stablehlo.convolution(%a, %a) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], "
+)
+_CONV_TYPE = "(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>"
+
+
 @pytest.mark.parametrize(
     ("op_text", "message"),
     [
@@ -154,6 +160,14 @@ def test_same_operands_and_result_type_prints_one_type_or_a_function(parse, show
             "algorithm = <precision_type = f32> "
             ": (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>",
             "unknown field 'precision_type'",
+        ),
+        (
+            _CONV + "window = {strides = [1]} : " + _CONV_TYPE,
+            "unknown window attribute 'strides', expected one of stride, pad",
+        ),
+        (
+            _CONV + "window = {stride = [1], stride = [1]} : " + _CONV_TYPE,
+            "duplicate window attribute 'stride'",
         ),
     ],
 )
