@@ -29,27 +29,19 @@ against XLA's GPU compiler.  docs/machines.md has a run's results.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
 import time
 from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax_only import compiled_bytes, llama, load_module, plan_facts  # bench/
 from paired_timing import (  # bench/ (jax and numpy only)
     interleaved_times,
     median_seconds,
     paired_ratio,
 )
-
-# By path, not ``models`` (its package imports sbpc, absent where ``run`` runs).
-_LLAMA = Path(__file__).resolve().parents[1] / "examples" / "models" / "llama.py"
-_spec = importlib.util.spec_from_file_location("llama", _LLAMA)
-llama = importlib.util.module_from_spec(_spec)
-sys.modules["llama"] = llama  # its dataclasses look their module up
-_spec.loader.exec_module(llama)
 
 ROUNDS = 10
 
@@ -166,22 +158,10 @@ def _arguments(cfg: llama.Config) -> tuple:
     return params, llama.adamw_init(params), tokens[:, :-1], tokens[:, 1:]
 
 
-def _memory(compiled) -> float:
-    m = compiled.memory_analysis()
-    return (
-        m.argument_size_in_bytes
-        + m.output_size_in_bytes
-        - m.alias_size_in_bytes
-        + m.temp_size_in_bytes
-    )
-
-
 def step(facts: dict, source: Path) -> None:
     """The emitted step against jax.jit: numbers, time, compiled memory."""
     cfg = llama.Config(**facts["config"])
-    spec = importlib.util.spec_from_file_location("emitted_step", source)
-    program = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(program)
+    program = load_module(source)
     args = _arguments(cfg)
     flat = jax.tree.leaves(args)
     emitted = program.build()
@@ -220,7 +200,7 @@ def step(facts: dict, source: Path) -> None:
         f" emitted {ours_compile:.1f} s"
     )
     planned = facts["peak_memory"]
-    ours_m, theirs_m = _memory(ours_c), _memory(theirs_c)
+    (ours_m, _), (theirs_m, _) = compiled_bytes(ours_c), compiled_bytes(theirs_c)
     print(
         f"memory: planned {planned / 2**30:.2f} GiB, emitted compiled"
         f" {ours_m / 2**30:.2f} GiB ({planned / ours_m:.2f}x), jax.jit"
@@ -229,8 +209,7 @@ def step(facts: dict, source: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    out = Path(args.dir)
-    facts = json.loads((out / "plan.json").read_text())
+    out, facts = plan_facts(args.dir)
     print(
         f"jax {jax.__version__} on {jax.devices()[0].device_kind};"
         f" preset {facts['preset']}; step {facts['config']}"

@@ -335,25 +335,18 @@ _embed = {
     "index_vector_dim": 1,
     "slice_sizes": (1, 16),
 }
-case(
-    "gather",
-    HLO + "gather",
-    [T(32, 16), T(8, 1, e="i32")],
-    [T(8, 16)],
-    _embed,
-    with_operand(None, _gather_indices((8, 1), 32)),
-    built=True,
-)
-# Rows out of range clamp into the table, also when it is split by rows.
-case(
-    "gather_clamped",
-    HLO + "gather",
-    [T(32, 16), T(8, 1, e="i32")],
-    [T(8, 16)],
-    _embed,
-    with_operand(None, _gather_indices((8, 1), 40, low=-8)),
-    built=True,
-)
+# Rows out of range (``gather_clamped``) clamp into the table, also when it
+# is split by rows.
+for cid, low, high in (("gather", 0, 32), ("gather_clamped", -8, 40)):
+    case(
+        cid,
+        HLO + "gather",
+        [T(32, 16), T(8, 1, e="i32")],
+        [T(8, 16)],
+        _embed,
+        with_operand(None, _gather_indices((8, 1), high, low=low)),
+        built=True,
+    )
 case(
     "gather_implicit_vector",
     HLO + "gather",

@@ -1,0 +1,201 @@
+"""The memory model against XLA's GPU compiler on a mesh the machine lacks.
+
+    python bench/gpu_mesh_memory.py emit DIR [--devices 8] [--layers 2] ...
+    python bench/gpu_mesh_memory.py run DIR           # on one GPU: JAX only
+    python bench/gpu_mesh_memory.py run DIR --cpu     # here, simulated CPUs
+
+XLA:CPU is not the compiler users' steps meet: it expands
+``optimization_barrier`` early and merges recomputation and repeated
+gathers back (CSE), so neither recomputation nor FSDP's per-use gathers
+show in its ``memory_analysis`` (docs/memory.md).  One GPU can compile for
+many: JAX's mock GPU client (``mock_num_gpu_processes``: this process
+plays one of N, with mock NCCL) lowers and compiles a program for an
+N-device mesh on one card, with XLA's GPU passes and its scheduler.
+Nothing runs; ``memory_analysis()`` of the compiled program is what each
+device would need.
+
+``emit`` plans a Llama-3-8B-shaped bf16 training step
+(``examples/models/llama.py``: 8B widths, ``--layers`` layers, AdamW with
+f32 moments) for ``--devices`` devices (one ``data`` axis) under the
+``h100-sxm`` preset, once per variant, and writes each emitted module with
+its plan's peak:
+
+* ``free``: parameters free, the device's 80 GB the budget;
+* ``remat``: every layer recomputed in the backward pass (``remat="all"``);
+* ``half``: a memory budget of half ``free``'s peak, recomputation left to
+  the search (``remat="auto"``: its storage and recomputation choices);
+* ``fsdp``: every parameter and moment pinned split over ``data`` (ZeRO-3
+  storage, as the bench's expert configuration).
+
+``run`` compiles each emitted module and, beside it, ``jax.jit`` of the
+same step given the same input and output shardings (XLA's own
+partitioner), and prints planned, compiled and XLA's bytes per device
+(argument + output - alias + temporaries), side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from jax_only import compiled_bytes, llama, load_module, plan_facts  # bench/
+
+_BENCH = Path(__file__).resolve().parent
+
+VARIANTS = ("free", "remat", "half", "fsdp")
+
+
+def _config(args: argparse.Namespace):
+    cfg = llama.LLAMA3_8B.with_(layers=args.layers, seq=args.seq, batch=args.batch)
+    return cfg.tiny(args.layers, args.batch) if args.tiny else cfg
+
+
+def _plan(cfg, devices: int, variant: str, budget: float | None):
+    import sbpc.jax
+
+    sys.path.insert(0, str(_BENCH))
+    from scale_models import CONFIGS, _layouts
+
+    args = llama.abstract_train_args(cfg)
+    options: dict = {"remat": "all"} if variant == "remat" else {}
+    if variant == "half":
+        options |= {"memory_budget": budget, "remat": "auto"}
+    pinned = CONFIGS["fsdp"] if variant == "fsdp" else None
+    return sbpc.jax.plan(
+        llama.train_step(cfg),
+        *args,
+        mesh={"data": devices},
+        in_layouts=_layouts(args, pinned, ("data",)),
+        cost_model="h100-sxm,mem=1e15" if variant == "fsdp" else "h100-sxm",
+        quiet=True,
+        **options,
+    )
+
+
+def emit(args: argparse.Namespace) -> None:
+    """Plan each variant; write ``DIR/<variant>.py`` and ``DIR/plan.json``."""
+    import sbpc.jax
+
+    cfg = _config(args)
+    out = Path(args.dir)
+    out.mkdir(parents=True, exist_ok=True)
+    facts: dict = {
+        "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
+        "devices": args.devices,
+        "variants": {},
+    }
+    free_peak = None
+    for variant in args.variants:
+        start = time.perf_counter()
+        budget = None if free_peak is None else free_peak / 2
+        try:
+            planned = _plan(cfg, args.devices, variant, budget)
+        except sbpc.jax.SbpcError as e:
+            print(f"{variant:6} no plan: {str(e).splitlines()[0][:200]}")
+            continue
+        seconds = time.perf_counter() - start
+        if variant == "free":
+            free_peak = planned.peak_memory
+        (out / f"{variant}.py").write_text(planned.source)
+        facts["variants"][variant] = {
+            "peak_memory": planned.peak_memory,
+            "step_time": planned.step_time,
+            "budget": budget if variant == "half" else None,
+        }
+        print(
+            f"{variant:6} planned in {seconds:.1f} s: peak"
+            f" {planned.peak_memory / 2**30:.2f} GiB, modelled step"
+            f" {planned.step_time * 1e3:.1f} ms",
+            flush=True,
+        )
+    (out / "plan.json").write_text(json.dumps(facts, indent=1))
+
+
+def _compare(cfg, program, planned: float, unit: float) -> str:
+    """Compile the emitted module and XLA's partitioner with its shardings."""
+    import jax
+    from jax.sharding import NamedSharding
+
+    mesh = program.make_mesh()
+    ins = [NamedSharding(mesh, s) for s in program.IN_SPECS]
+    specs = program.OUT_SPECS
+    outs = [
+        NamedSharding(mesh, s)
+        for s in (specs if isinstance(specs, tuple) else (specs,))
+    ]
+    flat = [
+        jax.ShapeDtypeStruct(shape, dtype, sharding=s)
+        for (shape, dtype), s in zip(program.ARG_TYPES, ins, strict=True)
+    ]
+    ours, ours_temp = compiled_bytes(program.build(mesh).lower(*flat).compile())
+    step = llama.train_step(cfg)
+    tree = jax.tree.structure(llama.abstract_train_args(cfg))
+
+    def flat_step(*leaves):
+        return jax.tree.leaves(step(*jax.tree.unflatten(tree, leaves)))
+
+    xla = jax.jit(flat_step, in_shardings=ins, out_shardings=outs)
+    theirs, theirs_temp = compiled_bytes(xla.lower(*flat).compile())
+    cells = [planned, ours, planned / ours, ours_temp, theirs, theirs_temp]
+    cells.append(ours / theirs)
+    widths = (8, 9, 6, 8, 8, 8, 6)
+    ratios = (2, 6)  # the cells that are ratios, not bytes
+    return " ".join(
+        f"{c if k in ratios else c / unit:{w}.2f}"
+        for k, (c, w) in enumerate(zip(cells, widths, strict=True))
+    )
+
+
+def run(args: argparse.Namespace) -> None:
+    out, facts = plan_facts(args.dir)
+    devices = facts["devices"]
+    if args.cpu:
+        os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+        os.environ["JAX_PLATFORMS"] = "cpu"
+    import jax
+
+    if not args.cpu:
+        jax.config.update("mock_num_gpu_processes", devices)
+    cfg = llama.Config(**facts["config"])
+    print(
+        f"jax {jax.__version__}, {jax.device_count()} x"
+        f" {jax.devices()[0].device_kind} ({jax.local_device_count()} local);"
+        f" step {facts['config']}"
+    )
+    peaks = [plan["peak_memory"] for plan in facts["variants"].values()]
+    unit, name = (2**30, "GiB") if min(peaks, default=0) >= 2**30 else (2**20, "MiB")
+    print(
+        f"{'variant':8} {'planned':>8} {'compiled':>9} {'ratio':>6}"
+        f" {'temp':>8} {'XLA':>8} {'XLA temp':>8} {'vs XLA':>6}   ({name} per device)"
+    )
+    for variant, plan in facts["variants"].items():
+        start = time.perf_counter()
+        try:
+            program = load_module(out / f"{variant}.py")
+            line = _compare(cfg, program, plan["peak_memory"], unit)
+        except Exception as e:  # report and go on to the next variant
+            line = f"failed: {type(e).__name__}: {str(e).splitlines()[0][:160]}"
+        print(f"{variant:8} {line}  ({time.perf_counter() - start:.0f} s)", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=("emit", "run"))
+    parser.add_argument("dir", help="where emit writes and run reads")
+    parser.add_argument("--devices", type=int, default=8)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--seq", type=int, default=4096)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=VARIANTS)
+    parser.add_argument("--tiny", action="store_true", help="CPU-sized widths")
+    parser.add_argument("--cpu", action="store_true", help="run on simulated CPUs")
+    args = parser.parse_args(argv)
+    (emit if args.mode == "emit" else run)(args)
+
+
+if __name__ == "__main__":
+    main()
