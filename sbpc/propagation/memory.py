@@ -194,7 +194,7 @@ def per_use_copies(
         if key is None or not gathered_per_use(graph, layouts, *key):
             continue
         dst = graph.edges[e_id].dst
-        start = max(2 * step[dst] - 1, liveness.defined(graph, key[0]) + 1)
+        start = max(2 * step[dst] - 1, 0)  # an argument: ready before op 0
         known = copies.get((*key, dst))
         end = max(liveness.use_end[e_id], start, known.end if known else 0)
         copies[(*key, dst)] = Boxed(start, end)

@@ -256,11 +256,13 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
             consumer.in_layout(j, e.dst_index) for j in range(len(consumer.options))
         ]
         fuses = not liveness.from_buffer[e.id]
-        at_use = max(2 * step[e.dst] - 1, liveness.defined(graph, e.value) + 1)
         # a value computed from arguments alone: its copy first
-        start = 0 if liveness.early[e.value] else at_use
+        start = 0
+        if not liveness.early[e.value]:
+            start = max(2 * step[e.dst] - 1, liveness.defined(graph, e.value) + 1)
+        per_use = e.value in graph.gathered_per_use  # an argument's
+        at_use = max(2 * step[e.dst] - 1, 0)
         end = max(liveness.use_end[e.id], start)
-        per_use = e.value in graph.gathered_per_use
         for layout in {nd for nd in wanted if nd is not None}:
             no_copy = np.array(
                 [m == layout or (fuses and sliced(m, layout)) for m in made]
