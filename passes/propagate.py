@@ -58,7 +58,12 @@ from sbpc.propagation.combining import (
     refine_with_combining,
     search_with_combining,
 )
-from sbpc.propagation.driver import STRATEGIES, propagate
+from sbpc.propagation.driver import (
+    STRATEGIES,
+    mark_gathers_per_use,
+    propagate,
+    strategy_named,
+)
 from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
 from sbpc.propagation.graph import (
     EdgeCost,
@@ -252,6 +257,26 @@ class SbpPropagatePass(ModulePass):
             )
 
     def _solve(
+        self,
+        f: func.FuncOp,
+        graph: SbpGraph,
+        placement: Placement,
+        cost_model: CostModel,
+        limits: tuple[float | None, float | None] = (None, None),
+    ) -> Plan:
+        """``_plan``'s plan, its arguments gathered per use where the
+        budget in force needs it (``mark_gathers_per_use``: the search may
+        have tried other plans of ``graph`` last)."""
+        plan = self._plan(f, graph, placement, cost_model, limits)
+        budget = limits[0] if limits[0] is not None else cost_model.memory_capacity
+        honoured = strategy_named(self.strategy).honours_memory_budget
+        single = graph.is_single_device
+        mark_gathers_per_use(
+            graph, plan.options, None if single or not honoured else budget
+        )
+        return plan
+
+    def _plan(
         self,
         f: func.FuncOp,
         graph: SbpGraph,

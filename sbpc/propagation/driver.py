@@ -104,7 +104,7 @@ def propagate(
             better = improve_choice(graph, costs, choice.options)
         choice = Choice(better.options, {**choice.stats, **better.stats})
     if budget is not None:
-        graph.gathered_per_use = _gathered_per_use(graph, choice.options, budget)
+        mark_gathers_per_use(graph, choice.options, budget)
     with phase("price plan"):
         return build_plan(graph, choice.options, costs, chosen.name, choice.stats)
 
@@ -113,20 +113,22 @@ def _arguments(graph: SbpGraph) -> frozenset[ValueId]:
     return frozenset(node.result for node in graph.sources())
 
 
-def _gathered_per_use(
-    graph: SbpGraph, options: list[int], budget: float
-) -> frozenset[ValueId]:
-    """The arguments the plan gathers per use: none when it fits ``budget``
-    with every gather made once (no collective more than before), else
-    those with a gather per use (``memory.per_use_copies``)."""
-    marked = graph.gathered_per_use
+def mark_gathers_per_use(
+    graph: SbpGraph, options: list[int], budget: float | None
+) -> None:
+    """Set ``graph.gathered_per_use`` for the plan ``options`` under
+    ``budget``: none without a budget or when the plan fits it with every
+    gather made once (no collective more than before), else the arguments
+    the plan gathers (``memory.per_use_copies``).  A function of the plan
+    alone, so a caller that picks among several plans of one graph (the
+    search that sees combining) marks the one it keeps."""
     graph.gathered_per_use = frozenset()
-    if plan_memory(graph, options).peak <= budget:
-        return frozenset()
-    graph.gathered_per_use = marked
+    if budget is None or plan_memory(graph, options).peak <= budget:
+        return
+    graph.gathered_per_use = _arguments(graph)
     layouts = layouts_of(graph, options)
     liveness = Liveness.of(graph)
-    return frozenset(
+    graph.gathered_per_use = frozenset(
         key[0]
         for _, key in copy_reads(graph, liveness, options, layouts)
         if key is not None and gathered_per_use(graph, layouts, *key)
