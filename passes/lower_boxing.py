@@ -105,20 +105,7 @@ class _Boxer:
         key = (value, want, dst_placement)
         if key in self.cache:
             return self.cache[key]
-        tensor = plain_type(value.type)
-        try:
-            if src_placement == dst_placement:
-                plan = boxing.plan(have, want, tensor, src_placement, self.cost_model)
-            else:
-                plan = boxing.plan_between(
-                    have, src_placement, want, dst_placement, tensor, self.cost_model
-                )
-        except boxing.BoxingError as e:
-            raise LocatedError(
-                user,
-                f"cannot change layout {format_nd_sbp(have)} to "
-                f"{format_nd_sbp(want)}: {e}",
-            ) from e
+        plan = self._plan(value, have, want, user, src_placement, dst_placement)
         if not plan.steps:
             return value
         ops = self._chain(plan, value, src_placement)
@@ -136,15 +123,7 @@ class _Boxer:
         computed before ``user`` (none at the block's start)."""
         have = self.layout(value, user)
         placement = self.placement(value)
-        tensor = plain_type(value.type)
-        try:
-            plan = boxing.plan(have, want, tensor, placement, self.cost_model)
-        except boxing.BoxingError as e:
-            raise LocatedError(
-                user,
-                f"cannot change layout {format_nd_sbp(have)} to "
-                f"{format_nd_sbp(want)}: {e}",
-            ) from e
+        plan = self._plan(value, have, want, user, placement, placement)
         fence = user.operands[anchor] if anchor is not None else _computed_before(user)
         shard: SSAValue = value
         if fence is not None:
@@ -159,6 +138,30 @@ class _Boxer:
         ops = self._chain(plan, shard, placement)
         Rewriter.insert_op(ops, InsertPoint.before(user))
         return ops[-1].results[0]
+
+    def _plan(
+        self,
+        value: SSAValue,
+        have: NdSbp,
+        want: NdSbp,
+        user: Operation,
+        src_placement: Placement,
+        dst_placement: Placement,
+    ) -> boxing.BoxingPlan:
+        """The boxing planner's cheapest steps; a located error when none."""
+        tensor = plain_type(value.type)
+        try:
+            if src_placement == dst_placement:
+                return boxing.plan(have, want, tensor, src_placement, self.cost_model)
+            return boxing.plan_between(
+                have, src_placement, want, dst_placement, tensor, self.cost_model
+            )
+        except boxing.BoxingError as e:
+            raise LocatedError(
+                user,
+                f"cannot change layout {format_nd_sbp(have)} to "
+                f"{format_nd_sbp(want)}: {e}",
+            ) from e
 
     def _chain(
         self, plan: boxing.BoxingPlan, value: SSAValue, src_placement: Placement

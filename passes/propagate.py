@@ -197,6 +197,7 @@ class SbpPropagatePass(ModulePass):
                     raise LocatedError(f, str(e)) from e
                 for placement, graph in graphs.graphs.items():
                     plan = self._solve(f, graph, placement, cost_model, limits)
+                    self._gather_per_use(plan, cost_model, limits[0])
                     self._count_collectives(plan, graph, placement, cost_model)
                     with phase("write back"):
                         graphs.write_back(placement, plan)
@@ -243,6 +244,21 @@ class SbpPropagatePass(ModulePass):
         header = f"// sbp-propagate @{p.function} on {p.placement}"
         return header + "\n" + format_report(p.plan, "text")
 
+    def _gather_per_use(
+        self, plan: Plan, cost_model: CostModel, budget: float | None
+    ) -> None:
+        """Mark the arguments ``plan`` gathers per use where the budget in
+        force (``budget``, else the device's memory) needs it
+        (``mark_gathers_per_use``; the search may have tried other plans of
+        its graph last)."""
+        if budget is None:
+            budget = cost_model.memory_capacity
+        if plan.graph.is_single_device or not (
+            strategy_named(self.strategy).honours_memory_budget
+        ):
+            budget = None
+        mark_gathers_per_use(plan.graph, plan.options, budget)
+
     def _count_collectives(
         self, plan: Plan, graph: SbpGraph, placement: Placement, cost_model: CostModel
     ) -> None:
@@ -257,26 +273,6 @@ class SbpPropagatePass(ModulePass):
             )
 
     def _solve(
-        self,
-        f: func.FuncOp,
-        graph: SbpGraph,
-        placement: Placement,
-        cost_model: CostModel,
-        limits: tuple[float | None, float | None] = (None, None),
-    ) -> Plan:
-        """``_plan``'s plan, its arguments gathered per use where the
-        budget in force needs it (``mark_gathers_per_use``: the search may
-        have tried other plans of ``graph`` last)."""
-        plan = self._plan(f, graph, placement, cost_model, limits)
-        budget = limits[0] if limits[0] is not None else cost_model.memory_capacity
-        honoured = strategy_named(self.strategy).honours_memory_budget
-        single = graph.is_single_device
-        mark_gathers_per_use(
-            graph, plan.options, None if single or not honoured else budget
-        )
-        return plan
-
-    def _plan(
         self,
         f: func.FuncOp,
         graph: SbpGraph,
