@@ -24,6 +24,13 @@ and prints, beside the preset's figure:
 One device, so nothing is distributed: this checks the machine model, the
 emitted program's numbers and speed on the accelerator, and the memory model
 against XLA's GPU compiler.  docs/machines.md has a run's results.
+
+``emit --mesh 8 --budget 0.5`` plans for 8 devices instead (batch split,
+parameters and optimizer state free, strategy optimal) under half the
+unbudgeted plan's peak (``--budget`` above 1: bytes): a plan that stores
+parameters split and gathers them per use (FSDP, docs/memory.md) writes
+barriers (``lax.optimization_barrier``) before its gathers; ``plan.json`` counts
+them.  ``run`` is for one device; such a step is compiled for 8.
 """
 
 from __future__ import annotations
@@ -56,13 +63,20 @@ def emit(args: argparse.Namespace) -> None:
     import sbpc.jax
 
     cfg = _config(args)
+    step_args = llama.abstract_train_args(cfg)
     start = time.perf_counter()
+    options: dict = dict(mesh=args.mesh, cost_model=args.preset, quiet=True)
+    if args.mesh > 1:  # the batch split over the devices, the state free
+        state = jax.tree.map(lambda _: None, step_args[:2])
+        options.update(strategy="optimal", in_layouts=(*state, "[S(0)]", "[S(0)]"))
+    budget = args.budget
+    if budget is not None and budget <= 1:  # a fraction of the free plan's peak
+        free = sbpc.jax.plan(
+            llama.train_step(cfg), *step_args, memory_budget=1e300, **options
+        )
+        budget *= free.peak_memory
     planned = sbpc.jax.plan(
-        llama.train_step(cfg),
-        *llama.abstract_train_args(cfg),
-        mesh=1,
-        cost_model=args.preset,
-        quiet=True,
+        llama.train_step(cfg), *step_args, memory_budget=budget, **options
     )
     seconds = time.perf_counter() - start
     out = Path(args.dir)
@@ -77,11 +91,16 @@ def emit(args: argparse.Namespace) -> None:
         "step_time": planned.step_time,
         "peak_memory": planned.peak_memory,
         "planning_seconds": seconds,
+        "mesh": args.mesh,
+        "memory_budget": budget,
+        # FSDP: gathers made before each reader, behind a barrier
+        "per_use_barriers": planned.source.count("# stablehlo.optimization_barrier"),
     }
     (out / "plan.json").write_text(json.dumps(facts, indent=1))
     print(
         f"planned in {seconds:.1f} s: modelled step {planned.step_time * 1e3:.1f} ms,"
-        f" peak {planned.peak_memory / 2**30:.2f} GiB -> {out}"
+        f" peak {planned.peak_memory / 2**30:.2f} GiB,"
+        f" {facts['per_use_barriers']} barriers before per-use gathers -> {out}"
     )
 
 
@@ -227,6 +246,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seq", type=int, default=4096)
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--tiny", action="store_true", help="CPU-sized widths")
+    parser.add_argument(
+        "--mesh", type=int, default=1, help="emit: devices (batch split over them)"
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="emit: memory budget in bytes per device, or at most 1: that "
+        "fraction of the unbudgeted plan's peak (FSDP's per-use gathers)",
+    )
     parser.add_argument(
         "--cube", type=int, default=8192, help="product side; HBM: 4 cubes of f32"
     )

@@ -11,7 +11,14 @@ cheapest plan of the boxing planner (``sbpc.boxing.planner``) as sbp collective 
 - ``sbp.cast`` is replaced by the chain from its operand's layout to its
   target, across placements through ``sbp.transfer``;
 - results are brought to their ``sbp.nd_sbp`` (partial values without one are
-  finished: P becomes B).
+  finished: P becomes B);
+- an argument marked ``sbp.gather_per_use`` (the planner's FSDP choice) is
+  gathered anew just before each op of the function's body that reads it in
+  a layout larger than its own: its shard passes through a
+  ``stablehlo.optimization_barrier`` with the op's other operand (or the
+  last tensor computed before it), so that XLA neither hoists the gather to
+  the program's start nor merges the gathers of different uses (CSE); the
+  barrier is the identity.
 
 Afterwards every operand's layout equals what its op's signature wants.
 """
@@ -22,18 +29,21 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, format_nd_sbp
+from sbpc.algebra.signature import Signature
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects import sbp as sbp_dialect
 from sbpc.dialects.diagnostics import LocatedError
+from sbpc.dialects.stablehlo import OptimizationBarrierOp
+from sbpc.propagation.memory import local_bytes
 
 from .bridge.legal import check_legal
 from .bridge.ops import is_tensor_op, plain_type
@@ -95,22 +105,68 @@ class _Boxer:
         key = (value, want, dst_placement)
         if key in self.cache:
             return self.cache[key]
+        plan = self._plan(value, have, want, user, src_placement, dst_placement)
+        if not plan.steps:
+            return value
+        ops = self._chain(plan, value, src_placement)
+        Rewriter.insert_op(ops, _after_definition(value))
+        current = ops[-1].results[0]
+        self.cache[key] = current
+        return current
+
+    def box_per_use(
+        self, value: BlockArgument, want: NdSbp, user: Operation, anchor: int | None
+    ) -> SSAValue:
+        """``value`` gathered into ``want`` just before ``user``: the shard
+        passes through a barrier with ``user``'s operand ``anchor`` (which
+        ``user`` then reads from the barrier), or with the last tensor
+        computed before ``user`` (none at the block's start)."""
+        have = self.layout(value, user)
+        placement = self.placement(value)
+        plan = self._plan(value, have, want, user, placement, placement)
+        fence = user.operands[anchor] if anchor is not None else _computed_before(user)
+        shard: SSAValue = value
+        if fence is not None:
+            barrier = OptimizationBarrierOp([value, fence])
+            layouts = (have, self.layout(fence, user))
+            sbp_dialect.set_signature(barrier, Signature(layouts, layouts))
+            Rewriter.insert_op(barrier, InsertPoint.before(user))
+            shard = barrier.results[0]
+            shard.name_hint = value.name_hint
+            if anchor is not None:
+                user.operands[anchor] = barrier.results[1]
+        ops = self._chain(plan, shard, placement)
+        Rewriter.insert_op(ops, InsertPoint.before(user))
+        return ops[-1].results[0]
+
+    def _plan(
+        self,
+        value: SSAValue,
+        have: NdSbp,
+        want: NdSbp,
+        user: Operation,
+        src_placement: Placement,
+        dst_placement: Placement,
+    ) -> boxing.BoxingPlan:
+        """The boxing planner's cheapest steps; a located error when none."""
         tensor = plain_type(value.type)
         try:
             if src_placement == dst_placement:
-                plan = boxing.plan(have, want, tensor, src_placement, self.cost_model)
-            else:
-                plan = boxing.plan_between(
-                    have, src_placement, want, dst_placement, tensor, self.cost_model
-                )
+                return boxing.plan(have, want, tensor, src_placement, self.cost_model)
+            return boxing.plan_between(
+                have, src_placement, want, dst_placement, tensor, self.cost_model
+            )
         except boxing.BoxingError as e:
             raise LocatedError(
                 user,
                 f"cannot change layout {format_nd_sbp(have)} to "
                 f"{format_nd_sbp(want)}: {e}",
             ) from e
-        if not plan.steps:
-            return value
+
+    def _chain(
+        self, plan: boxing.BoxingPlan, value: SSAValue, src_placement: Placement
+    ) -> list[Operation]:
+        """The ops of ``plan``'s steps from ``value``, not yet inserted."""
         ops: list[Operation] = []
         current = value
         where = src_placement  # the steps after a transfer run on its target
@@ -124,9 +180,7 @@ class _Boxer:
             # Where the new value lives, for boxing it further (a value
             # moved to another stage may change layout there too).
             self.placements[current] = where
-        Rewriter.insert_op(ops, _after_definition(value))
-        self.cache[key] = current
-        return current
+        return ops
 
     def _step_op(
         self, step: boxing.BoxingStep, value: SSAValue, placement: Placement
@@ -146,6 +200,66 @@ class _Boxer:
         return _STEP_OPS[step.kind](
             value, step.dims, step.src, step.dst, None if on == self.default else on
         )
+
+
+def _gathered_here(
+    op: Operation, k: int, want: NdSbp, f: func.FuncOp, boxer: _Boxer
+) -> bool:
+    """Whether ``op`` (in ``f``'s body) reads operand ``k`` through a gather
+    of its own: an argument marked ``sbp.gather_per_use``, on the default
+    placement, wanted larger than it is stored."""
+    value = op.operands[k]
+    block = f.body.block
+    if not (
+        isinstance(value, BlockArgument)
+        and value.owner is block
+        and op.parent_block() is block
+        and sbp_dialect.gathered_per_use(f, value.index)
+        and boxer.placement(value) == boxer.default
+    ):
+        return False
+    have = boxer.layout(value, op)
+    tensor = plain_type(value.type)
+    hierarchy = boxer.default.hierarchy
+    return local_bytes(tensor, want, hierarchy) > local_bytes(tensor, have, hierarchy)
+
+
+def _gather_per_use(
+    op: Operation, per_use: list[tuple[int, NdSbp]], boxer: _Boxer
+) -> None:
+    """Point ``op``'s operands ``per_use`` at gathers made just before it
+    (one per argument and layout), fenced with its first other operand
+    that an op computes."""
+    gathered = {k for k, _ in per_use}
+    anchor = next(
+        (
+            j
+            for j, x in enumerate(op.operands)
+            if j not in gathered
+            and isinstance(x, OpResult)
+            and isinstance(x.type, TensorType)
+        ),
+        None,
+    )
+    made: dict[tuple[SSAValue, NdSbp], SSAValue] = {}
+    for k, want in per_use:
+        value = op.operands[k]
+        assert isinstance(value, BlockArgument)
+        if (value, want) not in made:
+            made[value, want] = boxer.box_per_use(value, want, op, anchor)
+            anchor = None  # fenced once: later gathers follow the first
+        op.operands[k] = made[value, want]
+
+
+def _computed_before(user: Operation) -> SSAValue | None:
+    """The last tensor an op of ``user``'s block computes before it."""
+    op = user.prev_op
+    while op is not None:
+        for r in reversed(op.results):
+            if isinstance(r.type, TensorType):
+                return r
+        op = op.prev_op
+    return None
 
 
 def _after_definition(value: SSAValue) -> InsertPoint:
@@ -196,10 +310,16 @@ class SbpLowerBoxingPass(ModulePass):
                     continue
                 if is_tensor_op(op):
                     check_legal(op, sig, boxer.placement(op.results[0]))
+                per_use: list[tuple[int, NdSbp]] = []
                 for k, want in enumerate(sig.inputs):
+                    if _gathered_here(op, k, want, f, boxer):
+                        per_use.append((k, want))
+                        continue
                     boxed = boxer.box(op.operands[k], want, op)
                     if boxed is not op.operands[k]:
                         op.operands[k] = boxed
+                if per_use:
+                    _gather_per_use(op, per_use, boxer)
                 # Region bodies: their ops, then each yield in the layout
                 # the region op gives it (collectives run inside the body).
                 for region, wanted in region_yields(op, sig, boxer.default):

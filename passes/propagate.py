@@ -58,7 +58,12 @@ from sbpc.propagation.combining import (
     refine_with_combining,
     search_with_combining,
 )
-from sbpc.propagation.driver import STRATEGIES, propagate
+from sbpc.propagation.driver import (
+    STRATEGIES,
+    mark_gathers_per_use,
+    propagate,
+    strategy_named,
+)
 from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
 from sbpc.propagation.graph import (
     EdgeCost,
@@ -219,6 +224,7 @@ class SbpPropagatePass(ModulePass):
                 for placement, graph in graphs.graphs.items():
                     problem = _Problem(graph, placement, cost_model, budget, deadline)
                     plan = self._solve(f, problem)
+                    self._gather_per_use(plan, problem)
                     self._count_collectives(plan, problem)
                     with phase("write back"):
                         graphs.write_back(placement, plan)
@@ -264,6 +270,20 @@ class SbpPropagatePass(ModulePass):
             return format_report(p.plan, "json")
         header = f"// sbp-propagate @{p.function} on {p.placement}"
         return header + "\n" + format_report(p.plan, "text")
+
+    def _gather_per_use(self, plan: Plan, problem: _Problem) -> None:
+        """Mark the arguments ``plan`` gathers per use where the budget in
+        force (the problem's, else the device's memory) needs it
+        (``mark_gathers_per_use``; the search may have tried other plans of
+        its graph last)."""
+        budget = problem.budget
+        if budget is None:
+            budget = problem.cost_model.memory_capacity
+        if plan.graph.is_single_device or not (
+            strategy_named(self.strategy).honours_memory_budget
+        ):
+            budget = None
+        mark_gathers_per_use(plan.graph, plan.options, budget)
 
     def _count_collectives(self, plan: Plan, problem: _Problem) -> None:
         """Make ``plan``'s memory count the buffers of the collectives the

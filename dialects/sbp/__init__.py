@@ -23,11 +23,13 @@ from __future__ import annotations
 from xdsl.ir import Dialect
 
 from .annotations import (
+    GATHER_PER_USE,
     ND_SBP,
     NO_PLACEMENT,
     PLACEMENT,
     SIG,
     TIED_TO,
+    gathered_per_use,
     get_arg_attr,
     get_arg_placement,
     get_nd_sbp_arg_attr,
@@ -38,6 +40,7 @@ from .annotations import (
     module_placement,
     module_placement_attr,
     set_arg_attr,
+    set_gathered_per_use,
     set_module_placement,
     set_nd_sbp_arg_attr,
     set_nd_sbp_arg_attrs,
@@ -93,6 +96,7 @@ SBP = Dialect(
 
 __all__ = [
     "COLLECTIVE_OPS",
+    "GATHER_PER_USE",
     "ND_SBP",
     "NO_PLACEMENT",
     "PLACEMENT",
@@ -117,6 +121,7 @@ __all__ = [
     "SignatureAttr",
     "TransferOp",
     "collective_for",
+    "gathered_per_use",
     "get_arg_attr",
     "get_arg_placement",
     "get_nd_sbp_arg_attr",
@@ -132,6 +137,7 @@ __all__ = [
     "placement_map",
     "print_nd_sbp_list",
     "set_arg_attr",
+    "set_gathered_per_use",
     "set_module_placement",
     "set_nd_sbp_arg_attr",
     "set_nd_sbp_arg_attrs",

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    UnitAttr,
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
@@ -34,6 +35,8 @@ ND_SBP = "sbp.nd_sbp"  # func argument / result: its layout
 PLACEMENT = "sbp.placement"  # module: default placement; func argument: its own
 SIG = "sbp.sig"  # any op: its SBP signature
 TIED_TO = "sbp.tied_to"  # func result: the argument it returns in the layout of
+# func argument: gathered before each op reading it whole (FSDP), not once
+GATHER_PER_USE = "sbp.gather_per_use"
 
 NO_PLACEMENT = "no placement: add sbp.placement to the module"
 
@@ -128,6 +131,17 @@ def get_tied_to(func: FuncOp, i: int) -> int | None:
 
 def set_tied_to(func: FuncOp, i: int, argument: int) -> None:
     set_res_attr(func, i, TIED_TO, IntegerAttr(argument, IntegerType(64)))
+
+
+def gathered_per_use(func: FuncOp, i: int) -> bool:
+    """Whether argument ``i`` carries ``sbp.gather_per_use``: stored in its
+    layout, gathered anew before each op that reads it in a larger one
+    (``sbp-lower-boxing``), as FSDP/ZeRO-3 does."""
+    return get_arg_attr(func, i, GATHER_PER_USE) is not None
+
+
+def set_gathered_per_use(func: FuncOp, i: int) -> None:
+    set_arg_attr(func, i, GATHER_PER_USE, UnitAttr())
 
 
 def set_nd_sbp_arg_attr(func: FuncOp, i: int, nd_sbp: NdSbp) -> None:

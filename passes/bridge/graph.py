@@ -103,7 +103,8 @@ class FunctionGraphs:
     def write_back(self, placement: Placement, plan: Plan) -> None:
         """``sbp.sig`` on every op of ``placement``'s graph; ``sbp.nd_sbp`` on
         its arguments and results that have none, so later passes see every
-        layout."""
+        layout; ``sbp.gather_per_use`` on the arguments the plan gathers
+        per use."""
         f = self.function
         signatures = plan.signatures
         sbp_dialect.set_signatures(
@@ -119,6 +120,10 @@ class FunctionGraphs:
                 if sbp_dialect.get_nd_sbp_arg_attr(f, i) is None
             },
         )
+        per_use = plan.graph.gathered_per_use
+        for node, i in self.arg_nodes[placement]:
+            if plan.graph.nodes[node].result in per_use:
+                sbp_dialect.set_gathered_per_use(f, i)
         for node, i in self.result_nodes[placement]:
             delivered = plan.sinks[node]
             if delivered is not None and sbp_dialect.get_nd_sbp_res_attr(f, i) is None:

@@ -37,6 +37,7 @@ from sbpc.propagation.memory import (
     Buffer,
     Collectives,
     copy_reads,
+    gathered_per_use,
     layouts_of,
     local_bytes,
 )
@@ -70,10 +71,11 @@ def combined_collectives(
         return Collectives()
     liveness = liveness or Liveness.of(graph)
     layouts = layouts_of(graph, options)
+    # Gathers made per use run fenced before their readers: not combined.
     reads = {
         e: key
         for e, key in copy_reads(graph, liveness, options, layouts)
-        if key is not None
+        if key is not None and not gathered_per_use(graph, layouts, *key)
     }
     wanted: dict[ValueId, list[NdSbp]] = {}
     fused: dict[tuple[ValueId, NdSbp], int] = {}  # a copy's last fused read

@@ -13,10 +13,17 @@ from collections.abc import Callable
 
 from sbpc.propagation.bfs import Bfs
 from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
-from sbpc.propagation.graph import EdgeCost, PropagationError, SbpGraph
+from sbpc.propagation.graph import EdgeCost, PropagationError, SbpGraph, ValueId
 from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.improve import improve as improve_choice
 from sbpc.propagation.improve import replicated_options
+from sbpc.propagation.liveness import Liveness
+from sbpc.propagation.memory import (
+    copy_reads,
+    gathered_per_use,
+    layouts_of,
+    plan_memory,
+)
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.report.summary import format_bytes
@@ -87,14 +94,45 @@ def propagate(
     if graph.is_single_device:
         return _single_device_plan(graph, costs, chosen.name, budget)
     problem = Problem(graph, costs, budget, time_limit)
+    # Under a budget the search sees every argument's gathers per use (the
+    # time model prices a change per reading operand either way).
+    graph.gathered_per_use = _arguments(graph) if budget is not None else frozenset()
     with phase(f"strategy {chosen.name}"):
         choice = chosen.choose(problem)
     if improve and chosen.improvable:
         with phase("improve"):
             better = improve_choice(graph, costs, choice.options)
         choice = Choice(better.options, {**choice.stats, **better.stats})
+    if budget is not None:
+        mark_gathers_per_use(graph, choice.options, budget)
     with phase("price plan"):
         return build_plan(graph, choice.options, costs, chosen.name, choice.stats)
+
+
+def _arguments(graph: SbpGraph) -> frozenset[ValueId]:
+    return frozenset(node.result for node in graph.sources())
+
+
+def mark_gathers_per_use(
+    graph: SbpGraph, options: list[int], budget: float | None
+) -> None:
+    """Set ``graph.gathered_per_use`` for the plan ``options`` under
+    ``budget``: none without a budget or when the plan fits it with every
+    gather made once (no collective more than before), else the arguments
+    the plan gathers (``memory.per_use_copies``).  A function of the plan
+    alone, so a caller that picks among several plans of one graph (the
+    search that sees combining) marks the one it keeps."""
+    graph.gathered_per_use = frozenset()
+    if budget is None or plan_memory(graph, options).peak <= budget:
+        return
+    graph.gathered_per_use = _arguments(graph)
+    layouts = layouts_of(graph, options)
+    liveness = Liveness.of(graph)
+    graph.gathered_per_use = frozenset(
+        key[0]
+        for _, key in copy_reads(graph, liveness, options, layouts)
+        if key is not None and gathered_per_use(graph, layouts, *key)
+    )
 
 
 def _within_capacity(

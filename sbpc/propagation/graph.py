@@ -263,6 +263,11 @@ class SbpGraph:
         self.nodes: list[Node] = []
         self.values: list[Value] = []
         self.edges: list[Edge] = []
+        # Arguments gathered per use (FSDP): each op reading one in a larger
+        # layout than it is stored in reads a gather of its own, made just
+        # before it (``memory.per_use_copies``); the planner sets it under a
+        # binding memory budget (``driver.propagate``).
+        self.gathered_per_use: frozenset[ValueId] = frozenset()
         # Candidate tuples already checked, by identity (kept alive here): a
         # model passes the same memoized tuple for thousands of equal ops
         # (and of weights of one type).

@@ -15,7 +15,8 @@ model counts the same buffers (docs/memory.md has the measured table):
   products, reductions, expensive elementwise ops read twice, fusions read
   by a stored op or a collective), and every boxed copy (one per value and
   target layout: the collective's output, from just before its first
-  reader, or from the start for a value computed from arguments alone);
+  reader, or from the start for a value computed from arguments alone;
+  an argument gathered per use: one per reading op, ``per_use_copies``);
   with ``collectives``, the emitter's combined collectives' buffers
   (``collective_memory``) and the copies they make.  A stored value lives
   from its definition to its last read; a fused value is read wherever a
@@ -30,11 +31,9 @@ Two stages: ``Liveness`` (per graph, independent of the layouts) and
 ``plan_memory`` (per choice of options).  The optimal strategy's budget
 rows read ``Liveness`` too (``memory_rows``).
 
-Hooks for later storage choices: a buffer is a ``Buffer`` (bytes, first and
-last half-step); a value stored in one layout and gathered around its use
-becomes an argument in its storage layout plus a boxed buffer starting at
-its consumer (``boxed_buffers``' ``start``), and a recomputed value two
-buffers (``Liveness.read_end`` split at the recomputation).
+Storage apart from use: an argument stored split and gathered around each
+use (``SbpGraph.gathered_per_use``, FSDP) is an argument in its storage
+layout plus one boxed buffer per reading op, live only around that op.
 
 Not modelled: the scheduler's reordering beyond collectives (program
 order is kept), heap fragmentation, and collectives' internal scratch.
@@ -163,6 +162,48 @@ def copy_reads(
             yield e.id, (e.value, want)
 
 
+def gathered_per_use(
+    graph: SbpGraph, layouts: Sequence[NdSbp], value: ValueId, want: NdSbp
+) -> bool:
+    """Whether ``value``'s copy in ``want`` is made per reading op: an
+    argument the planner gathers per use (``SbpGraph.gathered_per_use``)
+    read in a layout larger than its own (a gather, FSDP's)."""
+    if value not in graph.gathered_per_use:
+        return False
+    tensor, hierarchy = graph.values[value].tensor, graph.hierarchy
+    return local_bytes(tensor, want, hierarchy) > local_bytes(
+        tensor, layouts[value], hierarchy
+    )
+
+
+def per_use_copies(
+    graph: SbpGraph,
+    liveness: Liveness,
+    options: Sequence[int],
+    layouts: Sequence[NdSbp],
+) -> list[Buffer]:
+    """The copies gathered per use (``gathered_per_use``): one per reading
+    op and layout, from just before that op (``sbp-lower-boxing`` writes
+    the gather there, behind a barrier with the op's other operand) to its
+    last read of it."""
+    if not graph.gathered_per_use:
+        return []
+    step = liveness.step
+    copies: dict[tuple[ValueId, NdSbp, int], Boxed] = {}
+    for e_id, key in copy_reads(graph, liveness, options, layouts):
+        if key is None or not gathered_per_use(graph, layouts, *key):
+            continue
+        dst = graph.edges[e_id].dst
+        start = max(2 * step[dst] - 1, 0)  # an argument: ready before op 0
+        known = copies.get((*key, dst))
+        end = max(liveness.use_end[e_id], start, known.end if known else 0)
+        copies[(*key, dst)] = Boxed(start, end)
+    return [
+        Buffer(local_bytes(graph.values[v].tensor, nd, graph.hierarchy), *box)
+        for (v, nd, _), box in copies.items()
+    ]
+
+
 def boxed_copies(
     graph: SbpGraph,
     liveness: Liveness,
@@ -178,7 +219,8 @@ def boxed_copies(
     of a value computed from arguments alone exists from the start (XLA:CPU
     runs its collective first, as ``sbp-lower-boxing`` writes those of
     arguments), and one a combined collective makes (``made_at``) from that
-    collective on."""
+    collective on.  Copies gathered per use are not here
+    (``per_use_copies``)."""
     step = liveness.step
     boxes: dict[tuple[ValueId, NdSbp], Boxed] = {}
     own: dict[ValueId, int] = {}
@@ -187,6 +229,8 @@ def boxed_copies(
             if liveness.reads_buffer[e_id]:
                 v = graph.edges[e_id].value
                 own[v] = max(own.get(v, 0), liveness.use_end[e_id])
+            continue
+        if gathered_per_use(graph, layouts, *key):
             continue
         start = 0
         if not liveness.early[key[0]]:
@@ -307,6 +351,7 @@ def plan_memory(
     for (v, layout), (first, last) in boxes.items():
         nbytes = local_bytes(values[v].tensor, layout, hierarchy)
         temps.append(Buffer(nbytes, first, last))
+    temps += per_use_copies(graph, liveness, options, layouts)
     temps += collectives.buffers
     unhosted = _unhosted(temps, hosts)
 

@@ -18,6 +18,8 @@ per option, at one half-step ``h``:
   wants it - 1 - producer made it)`` for each read ``a`` before and ``b``
   after: at integral labels ``w`` is the copy's bytes exactly when it is
   live there.
+  An argument gathered per use (``SbpGraph.gathered_per_use``) has a
+  box per read for the options that store it smaller than the layout read.
 
 Left out, as a packing or too short to matter: output allocations lent to
 temporaries (here every output byte not yet written is lent), donated
@@ -229,7 +231,8 @@ MAX_PAIRS = 64
 def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
     """Every copy some plan may box, per value and layout a consumer may
     read it in (unless every producer option makes that layout, or a piece
-    of it the consumer slices itself, ``memory.sliced``), cut into the
+    of it the consumer slices itself, ``memory.sliced``; an argument
+    gathered per use: a box per read), cut into the
     stretches between its possible reads: a stretch is held when a read
     before it and one after it both take the copy."""
     nodes, values, hierarchy, step = (
@@ -240,6 +243,7 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
     )
     # (value, layout) -> per read: (consumer, wants, no copy, first, last)
     found: dict[tuple[int, NdSbp], list] = {}
+    boxes: list[Box] = []
     for e in graph.edges:
         consumer = nodes[e.dst]
         if not isinstance(consumer, OpNode):
@@ -252,20 +256,32 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
             consumer.in_layout(j, e.dst_index) for j in range(len(consumer.options))
         ]
         fuses = not liveness.from_buffer[e.id]
-        start = 0  # a value computed from arguments alone: its copy first
+        # a value computed from arguments alone: its copy first
+        start = 0
         if not liveness.early[e.value]:
             start = max(2 * step[e.dst] - 1, liveness.defined(graph, e.value) + 1)
+        per_use = e.value in graph.gathered_per_use  # an argument's
+        at_use = max(2 * step[e.dst] - 1, 0)
         end = max(liveness.use_end[e.id], start)
         for layout in {nd for nd in wanted if nd is not None}:
             no_copy = np.array(
                 [m == layout or (fuses and sliced(m, layout)) for m in made]
             )
+            wants = np.array([nd == layout for nd in wanted])
+            if per_use:  # gathers: a copy per read (memory.per_use_copies)
+                tensor = values[e.value].tensor
+                size = local_bytes(tensor, layout, hierarchy)
+                gather = np.array(
+                    [local_bytes(tensor, m, hierarchy) < size for m in made]
+                )
+                if not (no_copy | ~gather).all():
+                    pair = (e.dst, wants, e.dst, wants, no_copy | ~gather)
+                    boxes.append(Box(e.src, (pair,), size, at_use, max(end, at_use)))
+                no_copy = no_copy | gather
             if not no_copy.all():
-                wants = np.array([nd == layout for nd in wanted])
                 found.setdefault((e.value, layout), []).append(
                     (e.dst, wants, no_copy, start, end)
                 )
-    boxes: list[Box] = []
     for (v, layout), reads in found.items():
         nbytes = local_bytes(values[v].tensor, layout, hierarchy)
         producer = values[v].producer

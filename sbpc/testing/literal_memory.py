@@ -6,7 +6,8 @@ half-step, sharing no code with it: arguments for the whole program, one
 allocation per result, every op result from its step to its last reader
 (a copy's collective, just before the copy's first reader, reads it), one
 boxed copy per value and layout read from just before its first reader (an
-argument's: from the start) to its last (an all-reduce only, of a value nothing else reads, keeps the
+argument's: from the start; one gathered per use, a copy per reading op
+around that op) to its last (an all-reduce only, of a value nothing else reads, keeps the
 value's buffer instead), and the temporaries that no free result
 allocation of at least their size holds (largest first) summed per
 half-step.
@@ -111,8 +112,16 @@ def literal_peak(graph: SbpGraph, options: Sequence[int]) -> float:
             nd = graph.nodes[edge.dst].in_layout(options[edge.dst], edge.dst_index)
             if nd is not None and nd != layout(node.result):
                 wants.setdefault(nd, []).append(at[edge.dst])
-        for nd, steps in wants.items():  # its collectives run first
-            temps.append((_bytes(graph, node.result, nd), 0, max(steps)))
+        mine = _bytes(graph, node.result, layout(node.result))
+        for nd, steps in wants.items():
+            if (
+                node.result in graph.gathered_per_use
+                and _bytes(graph, node.result, nd) > mine
+            ):  # gathered per use: just before each reader, for it
+                for t in sorted(set(steps)):
+                    temps.append((_bytes(graph, node.result, nd), max(t - 1, 0), t))
+            else:  # its collectives run first
+                temps.append((_bytes(graph, node.result, nd), 0, max(steps)))
     hosted = [[] for _ in allocations]  # intervals each allocation holds
     left = []
     for nbytes, first, last in sorted(temps, key=lambda t: (-t[0], t[1], t[2])):

@@ -55,7 +55,10 @@ def report_data(plan: Plan) -> dict[str, Any]:
                     "name": node.name,
                     "nd_sbp": format_nd_sbp(plan.sources[node.id]),
                     "given": node.fixed,
-                    "reads": _reads(reads.get(node.id, [])),
+                    "reads": _reads(
+                        reads.get(node.id, []),
+                        node.result in graph.gathered_per_use,
+                    ),
                 }
             )
         elif isinstance(node, OpNode):
@@ -91,12 +94,14 @@ def report_data(plan: Plan) -> dict[str, Any]:
     }
 
 
-def _reads(changes: list[LayoutChange]) -> dict[str, Any] | None:
+def _reads(changes: list[LayoutChange], per_use: bool) -> dict[str, Any] | None:
     """An argument's storage seen from its uses: the layouts its readers
     take it in (a split parameter gathered, ZeRO/FSDP), how many layout
     changes (one per reading operand: each use gathers its own copy in the
-    time model), their bytes and time; None when every use reads it as
-    stored (or slices it, which moves nothing)."""
+    time model), their bytes and time, and whether its gathers are made per
+    use (``per_use``: FSDP, each copy live only around its reader) or once
+    (the copy lives from its first reader to its last); None when every use
+    reads it as stored (or slices it, which moves nothing)."""
     changes = [c for c in changes if c.time > 0 or (c.bytes or 0.0) > 0]
     if not changes:
         return None
@@ -106,6 +111,7 @@ def _reads(changes: list[LayoutChange]) -> dict[str, Any] | None:
         "changes": len(changes),
         "bytes": None if None in moved else sum(b or 0.0 for b in moved),
         "time": sum(c.time for c in changes),
+        "per_use": per_use,
     }
 
 
@@ -118,6 +124,8 @@ def _argument_line(a: dict[str, Any]) -> str:
             f"change{'s' if r['changes'] > 1 else ''}: {format_bytes(r['bytes'])}  "
             f"{format_time(r['time'])}"
         )
+        if r.get("per_use"):
+            line += "  gathered per use"
     return line
 
 

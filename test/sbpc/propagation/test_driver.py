@@ -5,11 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sbpc.algebra.sbp import B, Broadcast, NdSbp
+from sbpc.algebra.sbp import B, Broadcast, NdSbp, S
+from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
-from sbpc.propagation.driver import STRATEGIES, propagate, register, strategy_named
+from sbpc.propagation.driver import (
+    STRATEGIES,
+    mark_gathers_per_use,
+    propagate,
+    register,
+    strategy_named,
+)
 from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode
 from sbpc.propagation.greedy import Greedy
+from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.strategy import Choice, Problem, Strategy
 from sbpc.testing.synthetic_graphs import RingCost, random_graph
 
@@ -147,3 +155,30 @@ def test_memory_budget_reaches_only_strategies_that_honour_one(
     assert all_broadcast.problems[0].memory_budget is None
     with pytest.raises(ValueError, match="no plan fits the memory budget"):
         propagate(g, RingCost((4,)).time, "optimal", memory_budget=10)
+
+
+def test_arguments_are_gathered_per_use_only_where_the_budget_needs_it() -> None:
+    """w stored split, read whole by a product and, three products later,
+    by another: its gathers are made per use only under a budget that the
+    plan misses with them made once (any other plan of the graph may have
+    been marked before)."""
+    t = TensorType((8, 8))
+    g = SbpGraph((4,))
+    x = g.add_argument("x", t, layout=(S(0),))
+    w = g.add_argument("w", t, layout=(S(0),))
+    whole = [Signature(((S(0),), (B,)), ((S(0),),))]
+    own = [Signature(((S(0),), (S(0),)), ((S(0),),))]
+    (h,) = g.add_op("fwd", [x, w], [t], whole, kind="stablehlo.dot_general")
+    for _ in range(3):
+        (h,) = g.add_op("mid", [h, h], [t], own, kind="stablehlo.dot_general")
+    (y,) = g.add_op("bwd", [h, w], [t], whole, kind="stablehlo.dot_general")
+    g.add_result("y", y)
+    options = [0] * len(g.nodes)
+    once = plan_memory(g, options).peak
+    g.gathered_per_use = frozenset({x, w})  # left by another plan
+    mark_gathers_per_use(g, options, None)
+    assert g.gathered_per_use == frozenset()
+    mark_gathers_per_use(g, options, once)
+    assert g.gathered_per_use == frozenset()
+    mark_gathers_per_use(g, options, once - 1)
+    assert g.gathered_per_use == frozenset({w})  # x is read as stored

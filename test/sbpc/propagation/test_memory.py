@@ -232,3 +232,61 @@ def test_random_plans_agree_with_the_model_read_literally(seed: int) -> None:
     memory = plan_memory(g, options)
     assert memory.peak == pytest.approx(literal_peak(g, options), rel=1e-12)
     assert max(memory.held) == pytest.approx(memory.peak, rel=1e-12)
+
+
+def _fsdp_graph() -> tuple[SbpGraph, int]:
+    """x (batch split) through two products with w stored split and read
+    whole, far apart (forward and backward): the gather's copy is 256 B."""
+    g = SbpGraph((4,))
+    x = g.add_argument("x", T, layout=(S(0),))
+    w = g.add_argument("w", T, layout=(S(0),))
+    whole = [Signature(((S(0),), (B,)), ((S(0),),))]
+    (h,) = g.add_op("fwd", [x, w], [T], whole, kind=DOT)
+    for _ in range(3):
+        h = op(g, DOT, h, h, nd=(S(0),))
+    (y,) = g.add_op("bwd", [h, w], [T], whole, kind=DOT)
+    g.add_result("y", y)
+    return g, w
+
+
+def test_an_argument_gathered_per_use_holds_its_copy_only_around_each_reader() -> None:
+    g, w = _fsdp_graph()
+    options = [0] * len(g.nodes)
+    once = plan_memory(g, options).held
+    g.gathered_per_use = frozenset({w})
+    per_use = plan_memory(g, options).held
+    # op 0 and op 4 read w's gathered copy (256 B); between them (half-steps
+    # 1 to 6) the copy made once is held, the ones made per use are not
+    assert [a - b for a, b in zip(once, per_use, strict=True)] == [
+        0, 256, 256, 256, 256, 256, 256, 0, 0, 0,
+    ]  # fmt: skip
+    assert max(per_use) == pytest.approx(literal_peak(g, options))
+
+
+def test_a_copy_smaller_than_the_stored_piece_is_made_once() -> None:
+    """Only gathers are made per use: w stored whole and read split is
+    sliced or moved once, as before."""
+    g = SbpGraph((4,))
+    x = g.add_argument("x", T, layout=(S(0),))
+    w = g.add_argument("w", T, layout=(B,))
+    split = [Signature(((S(0),), (S(1),)), ((S(0),),))]
+    (h,) = g.add_op("fwd", [x, w], [T], split, kind=DOT)
+    (y,) = g.add_op("bwd", [h, w], [T], split, kind=DOT)
+    g.add_result("y", y)
+    options = [0] * len(g.nodes)
+    once = plan_memory(g, options).held
+    g.gathered_per_use = frozenset({w})
+    assert plan_memory(g, options).held == once
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_plans_gathered_per_use_agree_with_the_model_read_literally(
+    seed: int,
+) -> None:
+    rng = np.random.default_rng(100 + seed)
+    hierarchy = (2, 4) if seed % 2 else (4,)
+    g = random_graph(rng, hierarchy, n_ops=int(rng.integers(1, 30)))
+    g.gathered_per_use = frozenset(n.result for n in g.sources())
+    options = [int(rng.integers(len(n.options))) for n in g.nodes]
+    memory = plan_memory(g, options)
+    assert memory.peak == pytest.approx(literal_peak(g, options), rel=1e-12)

@@ -74,14 +74,21 @@ class BruteForce:
         self.peak = self._peaks(col)
 
     def _peaks(self, col: dict[int, int]) -> np.ndarray:
+        """Each choice's peak with the arguments' gathers made per use,
+        as a budgeted plan may (``memory.per_use_copies``)."""
         g = self.graph
         liveness = Liveness.of(g)
         options = [0] * len(g.nodes)
         peaks = np.zeros(len(self.combos))
+        kept, g.gathered_per_use = (
+            g.gathered_per_use,
+            frozenset(n.result for n in g.sources()),
+        )
         for k, combo in enumerate(self.combos):
             for node, i in col.items():
                 options[node] = int(combo[i])
             peaks[k] = plan_memory(g, options, liveness).peak
+        g.gathered_per_use = kept
         return peaks
 
 

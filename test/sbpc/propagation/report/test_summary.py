@@ -90,7 +90,13 @@ def test_a_split_parameter_names_its_gathers() -> None:
         format_report(propagate(g, cost, "greedy", edge_bytes=nbytes), fmt="json")
     )
     reads = data["arguments"][1]["reads"]
-    assert reads == {"layouts": ["[B]"], "changes": 2, "bytes": 384.0, "time": 0.0}
+    assert reads == {
+        "layouts": ["[B]"],
+        "changes": 2,
+        "bytes": 384.0,
+        "time": 0.0,
+        "per_use": False,  # no budget: gathered once
+    }
     assert data["arguments"][0]["reads"] is None  # read as it is stored
     text = format_report(propagate(g, cost, "greedy", edge_bytes=nbytes))
     assert "  w: [S(0)] (given)  read as [B] by 2 changes: 384 B  0 s\n" in text
