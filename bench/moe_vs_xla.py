@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             for scheme in args.schemes:
                 for program in args.programs:
                     row, right = bench_row(
-                        dim, dispatch, scheme, program, args.strategy
+                        dim, dispatch, scheme, program, args.strategy, args.cost_model
                     )
                     print(row if right else row + " WRONG", flush=True)
                     ok &= right
