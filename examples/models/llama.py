@@ -148,7 +148,7 @@ def routing(tokens, router, cfg: Config):
 
 def route_groups(x, cfg: Config):
     """``x [b, t, d]`` as ``[groups, tokens per group, d]``."""
-    b, t, d = x.shape
+    _, t, d = x.shape
     return x.reshape(-1, cfg.route_group or t, d)
 
 
