@@ -1,13 +1,15 @@
 """Expert parallelism: sbpc's plans of a mixture-of-experts layer against XLA's.
 
     python bench/moe_vs_xla.py [--dims 64 512] [--schemes dp tp 2d]
-                               [--dispatch einsum gather] [--strategy optimal]
+                               [--dispatch einsum gather sequence]
+                               [--strategy optimal]
                                [--cost-model TEXT]
 
 The layer (``examples/models/moe.py``: 8 SwiGLU experts, top-2 routing
 with a capacity) has its experts split over the expert axis and its tokens
 over the data axis (``dp``, ``2d``) or replicated (``tp``).  For each width,
-dispatch (GShard's one-hot einsums, or index gather and scatter-add), scheme
+dispatch (GShard's one-hot einsums routing the whole batch as one group or
+each sequence as one, ``sequence``; or index gather and scatter-add), scheme
 and program (the forward layer, an SGD step through it) it prints sbpc's
 plan and XLA's partitioner given the same input and output shardings, side
 by side: bytes each device sends in the compiled HLO and the collectives,
@@ -50,7 +52,15 @@ TOLERANCE = 1e-4
 PROGRAMS = ("forward", "train")
 
 
+# ``sequence``: the einsum dispatch with each sequence routed as one group
+# (Mixtral's layer in ``llama.experts``, as MaxText routes), so that split
+# sequences dispatch locally and reach their experts by all-to-alls.
+DISPATCHES = (*moe.DISPATCHES, "sequence")
+
+
 def _program(name: str, dispatch: str, cfg: moe.Config):
+    if dispatch == "sequence":
+        dispatch, cfg = "einsum", cfg.with_(route_group=0)
     if name == "forward":
         return moe.layer(dispatch, cfg)
     return moe.train_step(dispatch, cfg)
@@ -134,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dims", type=int, nargs="+", default=[64, 512])
     parser.add_argument("--schemes", nargs="+", default=list(SCHEMES))
-    parser.add_argument("--dispatch", nargs="+", default=list(moe.DISPATCHES))
+    parser.add_argument("--dispatch", nargs="+", default=list(DISPATCHES))
     parser.add_argument("--programs", nargs="+", default=list(PROGRAMS))
     parser.add_argument("--strategy", default="optimal")
     parser.add_argument(
@@ -154,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             for scheme in args.schemes:
                 for program in args.programs:
                     row, right = bench_row(
-                        dim, dispatch, scheme, program, args.strategy
+                        dim, dispatch, scheme, program, args.strategy, args.cost_model
                     )
                     print(row if right else row + " WRONG", flush=True)
                     ok &= right

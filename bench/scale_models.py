@@ -17,8 +17,10 @@ model:
   (8 GPUs of a node: query/key/value/gate/up projections by columns, output
   and down projections by rows, embedding and head by vocabulary) and FSDP
   over ``data`` on the other dimension (torchtitan's and MaxText's 70B);
-- ``ep x fsdp`` (Mixtral): the experts split over ``model`` (expert
-  parallelism), the rest as ``tp x fsdp``.
+- on Mixtral, ``tp x fsdp`` splits the experts over ``model`` (expert
+  parallelism), the rest as above; ``ep``: the experts split over
+  ``model``, every other parameter replicated (GShard's and Switch's data
+  plus expert parallelism).
 
 Per row: planning seconds, per-device peak memory (the plan's model; the
 device has 80 GB), modelled step seconds, MFU (6 x active parameters but
@@ -88,7 +90,18 @@ def _tp_fsdp(path: tuple, leaf: jax.ShapeDtypeStruct, axes: tuple[str, ...]) -> 
     return P("model", "data") if tp == 0 else P("data", "model")
 
 
-CONFIGS: dict[str, Callable[..., P]] = {"fsdp": _fsdp, "tp x fsdp": _tp_fsdp}
+def _ep(path: tuple, leaf: jax.ShapeDtypeStruct, axes: tuple[str, ...]) -> P:
+    """GShard's and Switch's expert parallelism: each expert weight split by
+    its experts over ``model`` (the GPUs of a node), everything else
+    replicated (data parallel)."""
+    return P("model", None, None) if len(leaf.shape) == 3 else P()
+
+
+CONFIGS: dict[str, Callable[..., P]] = {
+    "fsdp": _fsdp,
+    "tp x fsdp": _tp_fsdp,
+    "ep": _ep,
+}
 
 
 def _layouts(args: tuple, make: Callable[..., P] | None, axes: tuple[str, ...]):
@@ -126,6 +139,9 @@ def _words(planned: sbpc.jax.Planned, n_params: int) -> str:
     for axis in planned.program.MESH_AXES:
         split = sum(1 for s in params if any(axis in str(d) for d in s if d))
         parts.append(f"{split}/{n_params} parameters split over {axis}")
+    experts = {str(s[0]) for s in params if len(s) == 3 and s[0]}
+    if experts:  # [experts, in, out] weights split by their experts
+        parts.append(f"experts over {', '.join(sorted(experts))}")
     return "; ".join(parts)
 
 
@@ -179,6 +195,7 @@ def main(argv: list[str] | None = None) -> None:
         if opts.model and name not in opts.model:
             continue
         configs = ["sbpc", "fsdp"] + (["tp x fsdp"] if devices == 64 else [])
+        configs += ["ep"] if llama.CONFIGS[name].experts else []
         for config in configs:
             row(name, devices, config, opts.layers, opts.budget)
 

@@ -491,9 +491,10 @@ def _combined_bound(problem: _Problem, free: Plan | None) -> Callable[[], float 
 
     hierarchy = placement.hierarchy
     fixed = min(
-        float(cost_model.step_latency(CollectiveKind.ALL_GATHER, (d,), hierarchy))
+        float(cost_model.step_latency(kind, (d,), hierarchy))
         for d, n in enumerate(hierarchy)
         if n > 1
+        for kind in (CollectiveKind.ALL_GATHER, CollectiveKind.ALL_TO_ALL)
     )
     return lambda: combined_lower_bound(
         problem.graph,

@@ -40,6 +40,10 @@ class Config:
     experts: int = 0
     top_k: int = 2
     capacity_factor: float = 1.25
+    # Tokens routed together (one capacity per group, GShard's groups); 0:
+    # each sequence, as MaxText routes.  One group of the whole batch makes
+    # the dispatch [tokens, experts, capacity] grow with the batch squared.
+    route_group: int = 0
     rope_theta: float = 500000.0
     dtype: str = "bfloat16"
 
@@ -122,34 +126,44 @@ def swiglu(x, w1, w3, w2):
 
 
 def routing(tokens, router, cfg: Config):
-    """(dispatch ``[n, e, c]``, combine ``[n, e, c]``): each token goes to
-    its k best experts while they have room (``capacity`` slots each);
+    """(dispatch ``[g, s, e, c]``, combine ``[g, s, e, c]``) for ``tokens
+    [g, s, d]`` in ``g`` groups of ``s``: each token goes to its k best
+    experts while they have room in its group (``capacity`` slots each);
     which slot it takes, and its gate there."""
-    n = tokens.shape[0]
-    capacity = max(1, int(cfg.capacity_factor * n * cfg.top_k / cfg.experts))
+    g, s, _ = tokens.shape
+    e, k = cfg.experts, cfg.top_k
+    capacity = max(1, int(cfg.capacity_factor * s * k / e))
     logits = (tokens @ router).astype(jnp.float32)
-    gates, chosen = jax.lax.top_k(jax.nn.softmax(logits, -1), cfg.top_k)
+    gates, chosen = jax.lax.top_k(jax.nn.softmax(logits, -1), k)
     gates = gates / jnp.sum(gates, -1, keepdims=True)
-    mask = jax.nn.one_hot(chosen, cfg.experts, dtype=jnp.int32)  # [n, k, e]
+    mask = jax.nn.one_hot(chosen, e, dtype=jnp.int32)  # [g, s, k, e]
     # Each (token, choice)'s slot in its expert, choices of rank 0 first.
-    order = jnp.cumsum(mask.transpose(1, 0, 2).reshape(-1, cfg.experts), 0)
-    slot = order.reshape(cfg.top_k, n, cfg.experts).transpose(1, 0, 2) * mask - 1
+    order = jnp.cumsum(mask.transpose(0, 2, 1, 3).reshape(g, k * s, e), 1)
+    slot = order.reshape(g, k, s, e).transpose(0, 2, 1, 3) * mask - 1
     keep = (slot >= 0) & (slot < capacity)
     where = jax.nn.one_hot(jnp.where(keep, slot, -1), capacity, dtype=tokens.dtype)
-    combine = jnp.einsum("nk,nkec->nec", gates.astype(tokens.dtype), where)
-    return jnp.sum(where, 1), combine
+    combine = jnp.einsum("gsk,gskec->gsec", gates.astype(tokens.dtype), where)
+    return jnp.sum(where, 2), combine
+
+
+def route_groups(x, cfg: Config):
+    """``x [b, t, d]`` as ``[groups, tokens per group, d]``."""
+    _, t, d = x.shape
+    return x.reshape(-1, cfg.route_group or t, d)
 
 
 def experts(x, p, cfg: Config):
-    """Top-k routed experts with GShard's dispatch and combine einsums."""
-    b, t, d = x.shape
-    tokens = x.reshape(b * t, d)
+    """Top-k routed experts with GShard's dispatch and combine einsums, per
+    routing group: with the groups split over the data axes and the experts
+    over another, the dispatch is local and the combine's sum over experts
+    is the one collective (or an all-to-all pair where tokens are split)."""
+    tokens = route_groups(x, cfg)
     dispatch, combine = routing(tokens, p["router"], cfg)
-    inputs = jnp.einsum("nec,nd->ecd", dispatch, tokens)
-    h = jax.nn.silu(jnp.einsum("ecd,edh->ech", inputs, p["w1"]))
-    h = h * jnp.einsum("ecd,edh->ech", inputs, p["w3"])
-    out = jnp.einsum("ech,ehd->ecd", h, p["w2"])
-    return jnp.einsum("nec,ecd->nd", combine, out).reshape(b, t, d)
+    inputs = jnp.einsum("gsec,gsd->egcd", dispatch, tokens)
+    h = jax.nn.silu(jnp.einsum("egcd,edh->egch", inputs, p["w1"]))
+    h = h * jnp.einsum("egcd,edh->egch", inputs, p["w3"])
+    out = jnp.einsum("egch,ehd->egcd", h, p["w2"])
+    return jnp.einsum("gsec,egcd->gsd", combine, out).reshape(x.shape)
 
 
 def block(x, p, cfg: Config):

@@ -27,10 +27,12 @@ DISPATCHES = ("einsum", "gather")
 
 
 def config(dim: int, seq: int, batch: int = 8) -> Config:
-    """An f32 layer of ``EXPERTS`` SwiGLU experts, hidden width ``2 * dim``."""
+    """An f32 layer of ``EXPERTS`` SwiGLU experts, hidden width ``2 * dim``,
+    routing the whole batch as one group (index dispatch gathers from it)."""
     return Config(
         vocab=256, dim=dim, layers=1, heads=4, kv_heads=4, hidden=2 * dim,
         seq=seq, batch=batch, experts=EXPERTS, dtype="float32",
+        route_group=seq * batch,
     )  # fmt: skip
 
 
@@ -39,7 +41,7 @@ def experts_gather(x, p, cfg: Config):
     token, and each token sums its slots' gated outputs by scatter-add."""
     b, t, d = x.shape
     tokens = x.reshape(b * t, d)
-    dispatch, combine = routing(tokens, p["router"], cfg)
+    dispatch, combine = (r[0] for r in routing(tokens[None], p["router"], cfg))
     index = jnp.argmax(dispatch, axis=0)  # [e, c]: the slot's token (0: empty)
     filled = jnp.max(dispatch, axis=0)[..., None]  # [e, c, 1]
     inputs = tokens[index] * filled

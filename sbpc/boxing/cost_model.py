@@ -11,14 +11,19 @@ the logical size divided by every split of the other dimensions
 | change | collective | bytes each device sends | rounds |
 | --- | --- | --- | --- |
 | S(i) -> B | all_gather | (n-1)/n * T | n-1 |
-| S(i) -> S(j) | all_to_all | (n-1)/n^2 * T | n-1 |
+| S(i) -> S(j) | all_to_all | (n-1)/n^2 * T | n-1 (1 with ``a2a=1``) |
 | P -> B | all_reduce | 2(n-1)/n * T | 2(n-1) |
 | P -> S(i) | reduce_scatter | (n-1)/n * T | n-1 |
 | B -> S(i) | local_slice | 0 | 0 |
 | B or S(i) -> P | local_to_partial | 0 | 0 |
 
 (for S(i) -> B the group holds ``T`` as ``n`` shards of ``T/n``; for P -> B
-each device holds a full ``T``-byte partial piece).  A step takes
+each device holds a full ``T``-byte partial piece).  A ring passes its
+pieces on in ``n-1`` dependent rounds.  An all_to_all is priced as a
+pairwise exchange of ``n-1`` rounds by default (on the simulated CPU devices
+a small one takes as long as an all_gather); where the machine sends every
+peer its piece at once (NCCL's grouped sends on GPUs, one ICI all-to-all:
+``a2a=1``, the GPU and TPU presets) it waits one round, as a transfer does.  A step takes
 ``overhead + rounds * latency + bytes / bandwidth`` on the link of its
 hierarchy dimension: ``overhead`` is paid once per collective launch (a
 rendezvous, a kernel launch) whatever its ring length, so one all_reduce
@@ -254,6 +259,9 @@ class CostModel:
     # (``sbpc.propagation.scenarios``).  Empty: this model alone.
     scenarios: tuple[CostModel, ...] = ()
     levels: Levels | None = None
+    # An all_to_all sends every peer its piece at once (one round's
+    # latency: NCCL's grouped sends, a TPU's ICI), not n-1 pairwise rounds.
+    grouped_a2a: bool = False
 
     def __post_init__(self) -> None:
         if not self.links:
@@ -304,7 +312,7 @@ class CostModel:
         """The fixed seconds of one step, whatever its bytes: one launch
         overhead and its rounds' latency (0 for a local step)."""
         n = math.prod(hierarchy[d] for d in dims)
-        r = rounds(kind, n)
+        r = rounds(kind, n, self.grouped_a2a)
         if r == 0:
             return Fraction(0)
         link = self.group_link(dims, hierarchy)
@@ -363,7 +371,9 @@ class CostModel:
         ``flops_half`` (the extent at which a product runs at half the flop
         rate, ``Device.half_extent``; default 0: every product at the full
         rate), ``combine`` (1, the default: price latency once per combinable
-        group, as the emitter combines; 0: once per collective);
+        group, as the emitter combines; 0: once per collective), ``a2a``
+        (1: an all_to_all waits one round, its sends grouped; 0, the
+        default: ``n-1``, a pairwise exchange);
         ``flops_bf16``, ``flops_f32``, ... (a
         product's flop/s by operand class, ``RATE_CLASSES``; default
         ``flops``), ``mem`` (bytes of memory per device: the default memory
@@ -503,9 +513,10 @@ def _build(values: dict[str, list[float]]) -> CostModel:
         ),
         capacity=values["mem"][0] if "mem" in values else None,
     )
-    combine = values.get("combine", [1.0])[0]
-    if combine not in (0.0, 1.0):
-        raise CostModelError(f"'combine' takes 0 or 1, got {combine:g}")
+    flags = {k: values.get(k, [d])[0] for k, d in (("combine", 1.0), ("a2a", 0.0))}
+    for key, flag in flags.items():
+        if flag not in (0.0, 1.0):
+            raise CostModelError(f"'{key}' takes 0 or 1, got {flag:g}")
     links = tuple(
         Link(b, lat, o) for b, lat, o in zip(bws, lats, overheads, strict=True)
     )
@@ -517,8 +528,9 @@ def _build(values: dict[str, list[float]]) -> CostModel:
         links=links,
         transfer=transfer,
         device=device,
-        combine=combine == 1.0,
+        combine=flags["combine"] == 1.0,
         levels=levels,
+        grouped_a2a=flags["a2a"] == 1.0,
     )
 
 
@@ -577,6 +589,7 @@ _KEYS = (
     "hbm",
     "flops_half",
     "combine",
+    "a2a",
     *(f"flops_{c}" for c in RATE_CLASSES),
     "mem",
     "node",
@@ -660,13 +673,17 @@ def collective_kind(src: Sbp, dst: Sbp) -> CollectiveKind | None:
     return None
 
 
-def rounds(kind: CollectiveKind, n: int) -> int:
-    """Latency rounds of a ring collective over ``n`` devices."""
+def rounds(kind: CollectiveKind, n: int, grouped_a2a: bool = False) -> int:
+    """Latency rounds of a collective over ``n`` devices: ``n-1`` for a
+    ring, twice for an all_reduce; one for a transfer, and for an all_to_all
+    that sends every peer's piece at once (``grouped_a2a``)."""
     if kind in LOCAL_KINDS or n <= 1:
         return 0
     if kind == CollectiveKind.ALL_REDUCE:
         return 2 * (n - 1)
     if kind == CollectiveKind.TRANSFER:
+        return 1
+    if kind == CollectiveKind.ALL_TO_ALL and grouped_a2a:
         return 1
     return n - 1
 

@@ -11,7 +11,9 @@ the rate of work that is not a product (elementwise ops, on the vector
 units).  Latencies are not datasheet figures: they are the estimates the
 default model already used (1 us per round inside a node, 5 us across), and
 so are the launch costs (``overhead``, not set here: each level's default,
-5 us inside a node and 10 us across).
+5 us inside a node and 10 us across).  ``a2a=1``: an all-to-all sends to
+every peer at once (NCCL's grouped sends, the ICI's all-to-all), one round's
+latency rather than a ring's ``n-1``.
 
 ``cpu-sim`` is the machine the tests and benchmarks run on: 8 simulated
 CPU devices measured by ``bench/calibrate.py`` (docs/machines.md says how
@@ -28,7 +30,7 @@ H100_SXM = (
     "flops_bf16=989e12,flops_f16=989e12,flops_f8=1979e12,flops_i8=1979e12,"
     "hbm=3.35e12,mem=80e9,"
     "node=8,node_bw=450e9,node_lat=1e-6,net_bw=50e9,net_lat=5e-6,"
-    "transfer_bw=50e9,transfer_lat=5e-6"
+    "transfer_bw=50e9,transfer_lat=5e-6,a2a=1"
 )
 
 # An A100 SXM4 80GB in an 8-GPU HGX/DGX node: NVLink 3 (600 GB/s both ways),
@@ -40,7 +42,7 @@ A100_80GB = (
     "flops_bf16=312e12,flops_f16=312e12,flops_f8=312e12,flops_i8=624e12,"
     "hbm=2.039e12,mem=80e9,"
     "node=8,node_bw=300e9,node_lat=1e-6,net_bw=25e9,net_lat=5e-6,"
-    "transfer_bw=25e9,transfer_lat=5e-6"
+    "transfer_bw=25e9,transfer_lat=5e-6,a2a=1"
 )
 
 # A TPU v5p chip: ICI inside a slice (up to 6144 chips in one job; 1200 GB/s
@@ -55,7 +57,7 @@ TPU_V5P = (
     "flops_bf16=459e12,flops_f16=459e12,flops_f8=459e12,flops_i8=918e12,"
     "hbm=2.765e12,mem=95e9,"
     "node=6144,node_bw=200e9,node_lat=1e-6,net_bw=6.25e9,net_lat=1e-5,"
-    "transfer_bw=6.25e9,transfer_lat=1e-5"
+    "transfer_bw=6.25e9,transfer_lat=1e-5,a2a=1"
 )
 
 # This machine: 8 simulated CPU devices (bench/calibrate.py's chain

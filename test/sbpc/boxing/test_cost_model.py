@@ -9,6 +9,7 @@ import pytest
 
 from sbpc.algebra.sbp import B, P, Partial, S
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing.collective_kind import CollectiveKind
 from sbpc.boxing.cost_model import (
     DEFAULT_COST_MODEL,
     NETWORK_LIKE,
@@ -67,6 +68,8 @@ def test_collective_kind(src, dst, kind):
 def test_rounds():
     assert rounds("all_gather", 4) == 3
     assert rounds("all_reduce", 4) == 6
+    assert rounds("all_to_all", 8) == 7  # a pairwise exchange
+    assert rounds("all_to_all", 8, grouped_a2a=True) == 1  # all peers at once
     assert rounds("local_slice", 4) == 0
     assert rounds("all_gather", 1) == 0
 
@@ -102,6 +105,18 @@ def test_transfer_time():
     assert m.transfer_time(Fraction(0)) == 0
     t = m.transfer_time(Fraction(1000), fan_out=2)
     assert float(t) == pytest.approx(2 * 5e-6 + 1000 / 25e9)
+
+
+def test_grouped_all_to_all_waits_one_round():
+    """``a2a=1`` (the GPU and TPU presets): an all_to_all over 8 devices pays
+    one launch and one round, an all_gather still its ring's 7."""
+    ring, grouped = CostModel(), CostModel.parse("a2a=1")
+    assert grouped.grouped_a2a and not ring.grouped_a2a
+    assert CostModel.parse("h100-sxm").grouped_a2a
+    a2a, ag = CollectiveKind.ALL_TO_ALL, CollectiveKind.ALL_GATHER
+    assert grouped.step_latency(a2a, (0,), (8,)) == Fraction(5e-6) + Fraction(1e-6)
+    assert ring.step_latency(a2a, (0,), (8,)) == Fraction(5e-6) + 7 * Fraction(1e-6)
+    assert grouped.step_latency(ag, (0,), (8,)) == ring.step_latency(ag, (0,), (8,))
 
 
 def test_parse_option():
@@ -157,6 +172,8 @@ def test_parse_option():
         ("overhead=soon", "expected numbers separated by ':' for 'overhead'"),
         ("bw=1:2,overhead=1:2:3", "'bw' lists 2 values but 'overhead' lists 3"),
         ("overhead=1,overhead=2", "sets 'overhead' twice"),
+        ("a2a=2", "'a2a' takes 0 or 1, got 2"),
+        ("bw=1|a2a=1", "scenario 2 sets 'a2a'"),
     ],
 )
 def test_parse_errors(text, message):
