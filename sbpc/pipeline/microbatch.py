@@ -339,8 +339,6 @@ def _sink_into_loop(f: Function, mb: Microbatching) -> None:
             continue
         if len(node.results) != 1 or not node.operands:
             continue
-        if local_op_varies(node.spec.name):
-            continue
         (r,) = node.results
         uses = f.uses(r)
         if not uses or r in f.returns:
@@ -362,6 +360,8 @@ def _sink_into_loop(f: Function, mb: Microbatching) -> None:
                 for v, s in zip(node.operands, ins, strict=True)
             ):
                 continue
+            if _varies_over_time(node.spec, sig, mb.count):
+                continue
             if best is None or _splits(sig) < _splits(best):
                 best = sig
         if best is None:
@@ -374,6 +374,17 @@ def _sink_into_loop(f: Function, mb: Microbatching) -> None:
         for i, (s,) in enumerate(best.inputs):
             if isinstance(s, Split):
                 mb.slices[(n, i)] = s.axis
+
+
+def _varies_over_time(spec: OpSpec, sig: Signature, count: int) -> bool:
+    """Whether the op's attributes under ``sig`` depend on the microbatch's
+    position (an iota along the batch, a constant, a gather from rows split
+    over time): such ops stay before the loop and are sliced."""
+    try:
+        per_microbatch(spec, sig, count)
+    except MicrobatchError:
+        return True
+    return False
 
 
 def _splits(sig: Signature) -> int:

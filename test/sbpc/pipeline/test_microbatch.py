@@ -7,9 +7,15 @@ import pytest
 
 from sbpc.algebra.sbp import B, Partial, Split
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.ops.derive import sig1d
 from sbpc.ops.spec import OpSpec
 from sbpc.pipeline.function import Function, Node
-from sbpc.pipeline.microbatch import MicrobatchError, Phase, analyze
+from sbpc.pipeline.microbatch import (
+    MicrobatchError,
+    Phase,
+    analyze,
+    per_microbatch,
+)
 
 F = "f32"
 
@@ -137,3 +143,26 @@ def test_one_microbatch_keeps_every_op_in_the_loop() -> None:
     loss = total(b, dot(b, x, w))
     mb = analyze(b.function(loss), {x: 0}, 1)
     assert mb.phase[0] is Phase.LOOP and mb.accumulated == [loss]
+
+
+def test_a_gather_from_rows_split_over_time_has_no_single_form() -> None:
+    """Its block offsets depend on the microbatch (``indexed_blocks``); split
+    by its indices, every microbatch runs the same gather."""
+    rows = OpSpec(
+        "stablehlo.gather",
+        (T(32, 16), TensorType((8, 1), "i32")),
+        (T(8, 16),),
+        {
+            "offset_dims": (1,),
+            "collapsed_slice_dims": (0,),
+            "operand_batching_dims": (),
+            "start_indices_batching_dims": (),
+            "start_index_map": (0,),
+            "index_vector_dim": 1,
+            "slice_sizes": (1, 16),
+        },
+    )
+    with pytest.raises(MicrobatchError, match="differs between microbatches"):
+        per_microbatch(rows, sig1d([Split(0), B], [Partial("sum")]), 4)
+    local = per_microbatch(rows, sig1d([B, Split(0)], [Split(0)]), 4)
+    assert local.operands[1].shape == (2, 1) and local.attr("index_offsets") is None
