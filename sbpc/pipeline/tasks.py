@@ -306,6 +306,14 @@ class _Splitter:
             else:
                 for v, nd in zip(instr.results, instr.layouts, strict=True):
                     self.layout[v] = nd
+        # The driver splits a value into microbatches from its environment:
+        # a task before the loop computes it, rather than each task copying it.
+        self.floating -= {
+            v
+            for instr in p.body
+            if isinstance(instr, OpInstr) and instr.op.name == MICROBATCH
+            for v in reads(instr)
+        }
         self.next_id = max(p.types, default=-1) + 1
 
     def _is_arg(self, v: ValueId) -> bool:

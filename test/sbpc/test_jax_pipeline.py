@@ -219,3 +219,32 @@ def test_donated_weights_are_updated_in_place() -> None:
     assert not placed[2].is_deleted()
     for g, w in zip(got, jax.jit(mlp_step)(*args), strict=True):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-6)
+
+
+def test_gathers_kept_before_the_loop(monkeypatch) -> None:
+    """Ops kept before the loop (here every gather and scatter, whose row
+    blocks could vary by microbatch) leave their constant-made operands to
+    float into the tasks that read them; one the driver splits into
+    microbatches must still be computed there (it had no producer: a
+    KeyError in the runtime's split step)."""
+    from library_models import MODELS
+
+    import sbpc.pipeline.microbatch as microbatch
+
+    kept = microbatch._varies_over_time
+    indexing = ("stablehlo.gather", "stablehlo.scatter")
+    monkeypatch.setattr(
+        microbatch,
+        "_varies_over_time",
+        lambda spec, sig, n: spec.name in indexing or kept(spec, sig, n),
+    )
+    example = MODELS["flax_linen"](1)
+    step = sbpc.jax.distribute(
+        example.fn,
+        *example.args,
+        mesh=(2, 2, 2),
+        strategy="bfs",
+        quiet=True,
+        pipeline=sbpc.jax.Pipeline(stages=2, microbatches=4),
+    )
+    check(step, example.fn, example.args, atol=2e-3)
