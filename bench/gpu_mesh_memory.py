@@ -22,8 +22,9 @@ its plan's peak:
 
 * ``free``: parameters free, the device's 80 GB the budget;
 * ``remat``: every layer recomputed in the backward pass (``remat="all"``);
-* ``half``: a memory budget of half ``free``'s peak, recomputation left to
-  the search (``remat="auto"``: its storage and recomputation choices);
+* ``budget``: a memory budget of ``--fraction`` of ``free``'s peak (0.6),
+  recomputation left to the search (``remat="auto"``: its storage,
+  per-use gathers and recomputation);
 * ``fsdp``: every parameter and moment pinned split over ``data`` (ZeRO-3
   storage, as the bench's expert configuration).
 
@@ -46,7 +47,7 @@ from jax_only import compiled_bytes, llama, load_module, plan_facts  # bench/
 
 _BENCH = Path(__file__).resolve().parent
 
-VARIANTS = ("free", "remat", "half", "fsdp")
+VARIANTS = ("free", "remat", "budget", "fsdp")
 
 
 def _config(args: argparse.Namespace):
@@ -62,7 +63,7 @@ def _plan(cfg, devices: int, variant: str, budget: float | None):
 
     args = llama.abstract_train_args(cfg)
     options: dict = {"remat": "all"} if variant == "remat" else {}
-    if variant == "half":
+    if variant == "budget":
         options |= {"memory_budget": budget, "remat": "auto"}
     pinned = CONFIGS["fsdp"] if variant == "fsdp" else None
     return sbpc.jax.plan(
@@ -91,7 +92,7 @@ def emit(args: argparse.Namespace) -> None:
     free_peak = None
     for variant in args.variants:
         start = time.perf_counter()
-        budget = None if free_peak is None else free_peak / 2
+        budget = None if free_peak is None else free_peak * args.fraction
         try:
             planned = _plan(cfg, args.devices, variant, budget)
         except sbpc.jax.SbpcError as e:
@@ -104,7 +105,7 @@ def emit(args: argparse.Namespace) -> None:
         facts["variants"][variant] = {
             "peak_memory": planned.peak_memory,
             "step_time": planned.step_time,
-            "budget": budget if variant == "half" else None,
+            "budget": budget if variant == "budget" else None,
         }
         print(
             f"{variant:6} planned in {seconds:.1f} s: peak"
@@ -191,6 +192,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seq", type=int, default=4096)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=VARIANTS)
+    parser.add_argument(
+        "--fraction", type=float, default=0.6, help="budget: of free's peak"
+    )
     parser.add_argument("--tiny", action="store_true", help="CPU-sized widths")
     parser.add_argument("--cpu", action="store_true", help="run on simulated CPUs")
     args = parser.parse_args(argv)
