@@ -1,8 +1,8 @@
 """Gathers from and scatters into a table split by its rows
 (``sbpc.ops.indexed_blocks``), through ``sbpc.jax.distribute``.
 
-Communication is priced far above compute (``bw=1e6``), so the plan keeps
-the table where it is given, split by rows, rather than gathering it whole:
+Communication is priced far above compute (``bw=1e6``), so every strategy's
+plan keeps the table where it is given, split by rows, rather than moving it:
 each device reads or writes the rows of its block, and the numbers must be
 ``jax.jit``'s, with indices out of range (a gather clamps them, ``.at[].add``
 drops them), on one mesh axis and on two (the block index is hierarchical).
@@ -38,8 +38,11 @@ def _tokens(rng: np.random.Generator) -> np.ndarray:
     return tokens.astype(np.int32)
 
 
+@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize(("mesh", "split", "whole"), MESHES)
-def test_lookup_reads_rows_of_its_block(mesh, split: str, whole: str) -> None:
+def test_lookup_reads_rows_of_its_block(
+    mesh, split: str, whole: str, strategy: str
+) -> None:
     rng = np.random.default_rng(0)
     table = rng.standard_normal((ROWS, 16)).astype(np.float32)
     tokens = _tokens(rng)
@@ -54,6 +57,7 @@ def test_lookup_reads_rows_of_its_block(mesh, split: str, whole: str) -> None:
         mesh=mesh,
         in_layouts=(split, whole),
         cost_model=SLOW_LINKS,
+        strategy=strategy,
         quiet=True,
     )
     assert "_gather_rows(" in step.source
@@ -64,8 +68,11 @@ def test_lookup_reads_rows_of_its_block(mesh, split: str, whole: str) -> None:
     assert _collectives(step, table, tokens) in ("all-reduce", "reduce-scatter")
 
 
+@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
 @pytest.mark.parametrize(("mesh", "split", "whole"), MESHES)
-def test_update_writes_rows_of_its_block(mesh, split: str, whole: str) -> None:
+def test_update_writes_rows_of_its_block(
+    mesh, split: str, whole: str, strategy: str
+) -> None:
     rng = np.random.default_rng(1)
     table = rng.standard_normal((ROWS, 16)).astype(np.float32)
     tokens = _tokens(rng)
@@ -83,6 +90,7 @@ def test_update_writes_rows_of_its_block(mesh, split: str, whole: str) -> None:
         in_layouts=(split, whole, whole),
         out_layouts=split,
         cost_model=SLOW_LINKS,
+        strategy=strategy,
         quiet=True,
     )
     assert "_scatter_rows(" in step.source
