@@ -59,8 +59,7 @@ DISPATCHES = (*moe.DISPATCHES, "sequence")
 
 
 def _program(name: str, dispatch: str, cfg: moe.Config):
-    if dispatch == "sequence":
-        dispatch, cfg = "einsum", cfg.with_(route_group=0)
+    dispatch, cfg = moe.routed(dispatch, cfg)
     if name == "forward":
         return moe.layer(dispatch, cfg)
     return moe.train_step(dispatch, cfg)

@@ -61,6 +61,19 @@ class Example:
 
 
 @dataclass(frozen=True)
+class PinnedExample(Example):
+    """An example whose input layouts are written out per scheme: expert
+    parallelism splits the experts and the tokens over ``dp``'s one axis,
+    which a role (data or tensor-parallel) cannot say."""
+
+    pinned: Callable[[str], Any] | None = None  # scheme -> in_layouts
+
+    def in_layouts(self, scheme: str) -> Any:
+        assert self.pinned is not None
+        return self.pinned(scheme)
+
+
+@dataclass(frozen=True)
 class Model:
     """A model module's parts, from which its two examples are made."""
 

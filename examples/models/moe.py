@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .example import Example, PinnedExample
 from .llama import Config, experts, routing
 
 EXPERTS = 8
@@ -51,6 +52,14 @@ def experts_gather(x, p, cfg: Config):
     gate = jnp.sum(combine, axis=0)[..., None]  # [e, c, 1]: the slot's gate
     y = jnp.zeros_like(tokens).at[index].add(out * gate * filled)
     return y.reshape(b, t, d)
+
+
+def routed(dispatch: str, cfg: Config) -> tuple[str, Config]:
+    """``"sequence"`` is the einsums routing each sequence as one group
+    (Mixtral's layer as MaxText routes it); the others route the batch."""
+    if dispatch == "sequence":
+        return "einsum", cfg.with_(route_group=0)
+    return dispatch, cfg
 
 
 def layer(dispatch: str, cfg: Config):
@@ -98,3 +107,12 @@ def expert_layouts(scheme: str) -> tuple[dict, str]:
     }[scheme]
     router = "[B, B]" if scheme == "2d" else "[B]"
     return {"router": router, "w1": split, "w3": split, "w2": split}, tokens
+
+
+def train_example(dispatch: str, dim: int) -> Example:
+    """The SGD step of a width-``dim`` layer (sequences of ``dim / 8``
+    tokens, batch 8) with its experts split (``expert_layouts``)."""
+    name, cfg = routed(dispatch, config(dim, seq=dim // 8))
+    return PinnedExample(
+        train_step(name, cfg), layer_args(cfg), in_roles=None, pinned=expert_layouts
+    )

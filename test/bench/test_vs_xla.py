@@ -70,3 +70,31 @@ def test_the_scenarios_calibration_is_two_scenarios(monkeypatch) -> None:
     assert [s.links[0].overhead for s in model.scenarios] == [pytest.approx(7e-5)]
     alone = CostModel.parse(vs_xla.calibrated_cost_model("between-work"))
     assert alone.scenarios == () and alone.links[0].overhead == pytest.approx(7e-5)
+
+
+def test_more_bytes_are_a_trade_only_when_named_and_measured_faster():
+    """A row moving more bytes than XLA is a loss unless the plan's report
+    names what the bytes buy (``trade:``) and the step is measurably faster."""
+    side = vs_xla.Side(2048.0, 1, {}, 1e-3, 0.0, 0.0)
+    xla = vs_xla.Side(1024.0, 1, {}, 1e-3, 0.0, 0.0)
+    row = vs_xla.Row("moe_einsum_train", "2d", side, xla, paired_interval=(0.8, 0.9))
+    assert row.byte_loss  # no trade named
+    row.trade = "moves 2048 B per device where another plan moves 1024 B, for ..."
+    assert not row.byte_loss and row.traded
+    row.paired_interval = (0.9, 1.01)  # not measurably faster
+    assert row.byte_loss and not row.traded
+    report = "total: 1 ms\ntrade: moves 2 B for 1 us less compute\nstats: x=1"
+    assert vs_xla.trade_line(report) == "moves 2 B for 1 us less compute"
+    assert vs_xla.trade_line("total: 1 ms") == ""
+
+
+def test_library_rows_run_a_moe_layer_with_its_experts_split(tmp_path):
+    """``--library`` rows: an MoE layer's SGD step, experts pinned split,
+    computes jax.jit's numbers under both programs."""
+    out = tmp_path / "library.md"
+    argv = ["--library", "moe_sequence", "--only", "--schemes", "tp"]
+    argv += ["--moe-width", "64", "--repeats", "2", "--cost-model", "default"]
+    assert vs_xla.main([*argv, "--out", str(out)]) == 0
+    rows = [r for r in out.read_text().splitlines() if r.startswith("| moe_")]
+    assert [r.split("|")[1:3] for r in rows] == [[" moe_sequence_train ", " tp "]]
+    assert float(rows[0].split("|")[4]) > 0  # XLA moves the experts' tokens
