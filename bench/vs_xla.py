@@ -304,7 +304,7 @@ def table(rows: list[Row]) -> str:
         verdict = "LOSS: " + ", ".join(losses) if losses else "ok"
         if not losses and r.within_noise:
             verdict = "ok (within noise)"
-        if not losses and r.traded:
+        if not losses and r.bytes_ratio > 1.0 and r.traded:
             verdict = f"ok (trade: {r.trade}; measured faster)"
         lines.append(
             f"| {r.example} | {r.scheme} | {_kib(s.bytes)} | {_kib(x.bytes)} | "
