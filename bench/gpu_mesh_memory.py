@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 
 from jax_only import (  # bench/
+    abstract_args,
     compiled_bytes,
     deviceless_devices,
     gathers,
@@ -133,15 +134,12 @@ def _compare(cfg, program, planned: float, unit: float, devices=None) -> str:
     from jax.sharding import NamedSharding
 
     mesh = program.make_mesh(devices)
-    ins = [NamedSharding(mesh, s) for s in program.IN_SPECS]
+    flat = abstract_args(program, mesh)
+    ins = [x.sharding for x in flat]
     specs = program.OUT_SPECS
     outs = [
         NamedSharding(mesh, s)
         for s in (specs if isinstance(specs, tuple) else (specs,))
-    ]
-    flat = [
-        jax.ShapeDtypeStruct(shape, dtype, sharding=s)
-        for (shape, dtype), s in zip(program.ARG_TYPES, ins, strict=True)
     ]
     compiled = program.build(mesh).lower(*flat).compile()
     ours, ours_temp = compiled_bytes(compiled)

@@ -45,6 +45,20 @@ def compiled_bytes(compiled) -> tuple[float, float]:
     return total, m.temp_size_in_bytes
 
 
+def abstract_args(program: ModuleType, mesh) -> list:
+    """An emitted module's arguments as ``jax.ShapeDtypeStruct``s placed on
+    ``mesh`` as its ``IN_SPECS`` say: what ``lower`` needs, no data."""
+    import jax
+    from jax.sharding import NamedSharding
+
+    return [
+        jax.ShapeDtypeStruct(shape, dtype, sharding=NamedSharding(mesh, spec))
+        for (shape, dtype), spec in zip(
+            program.ARG_TYPES, program.IN_SPECS, strict=True
+        )
+    ]
+
+
 def plan_facts(directory: str | Path) -> tuple[Path, dict]:
     """(the directory, its ``plan.json``): what ``emit`` wrote for ``run``."""
     out = Path(directory)
