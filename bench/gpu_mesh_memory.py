@@ -172,23 +172,31 @@ def run(args: argparse.Namespace) -> None:
 
     if args.cpu or args.deviceless:
         jax.config.update("jax_platforms", "cpu")
-    targets = deviceless_devices(devices) if args.deviceless else None
+    targets = None
+    if args.deviceless:
+        memory = args.device_memory * 2**30 if args.device_memory else None
+        targets = deviceless_devices(devices, memory)
     if not (args.cpu or args.deviceless):
         jax.config.update("mock_num_gpu_processes", devices)
     cfg = llama.Config(**facts["config"])
     kind = (targets or jax.devices())[0].device_kind
-    where = "no GPU: deviceless" if targets else f"{jax.local_device_count()} local"
+    where = f"{jax.local_device_count()} local"
+    if targets:
+        where = "no GPU: deviceless"
+        if args.device_memory:
+            where += f", {args.device_memory:g} GiB each"
     print(
         f"jax {jax.__version__}, {devices} x {kind} ({where}); step {facts['config']}"
     )
-    peaks = [plan["peak_memory"] for plan in facts["variants"].values()]
+    chosen = {v: p for v, p in facts["variants"].items() if v in args.variants}
+    peaks = [plan["peak_memory"] for plan in chosen.values()]
     unit, name = (2**30, "GiB") if min(peaks, default=0) >= 2**30 else (2**20, "MiB")
     print(
         f"{'variant':8} {'planned':>8} {'compiled':>9} {'ratio':>6}"
         f" {'temp':>8} {'XLA':>8} {'XLA temp':>8} {'vs XLA':>6} {'gathers':>7}"
         f"   ({name} per device)"
     )
-    for variant, plan in facts["variants"].items():
+    for variant, plan in chosen.items():
         start = time.perf_counter()
         try:
             program = load_module(out / f"{variant}.py")
@@ -206,7 +214,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--seq", type=int, default=4096)
     parser.add_argument("--batch", type=int, default=8)
-    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=VARIANTS)
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        choices=VARIANTS,
+        default=VARIANTS,
+        help="emit: those planned; run: those compiled",
+    )
     parser.add_argument(
         "--fraction", type=float, default=0.6, help="budget: of free's peak"
     )
@@ -217,6 +231,12 @@ def main(argv: list[str] | None = None) -> None:
         "--deviceless",
         action="store_true",
         help="compile for H100s without one (needs jax-cuda12-plugin)",
+    )
+    parser.add_argument(
+        "--device-memory",
+        type=float,
+        help="--deviceless: GiB each H100 has (default 80 GB: XLA then "
+        "schedules for overlap, not memory)",
     )
     args = parser.parse_args(argv)
     (emit if args.mode == "emit" else run)(args)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -96,10 +97,13 @@ device_description_str: "NVIDIA H100 80GB HBM3"
 """
 
 
-def deviceless_devices(n: int) -> list:
+def deviceless_devices(n: int, memory: float | None = None) -> list:
     """``n`` H100s of one host that this machine does not have: XLA's GPU
     compiler compiles for them (its passes, scheduler and buffer assignment;
     no autotuning) and ``memory_analysis`` reports what each would need.
+    ``memory``: the bytes each has (default 80 GB); XLA's scheduler orders
+    for overlap, not memory, until a program nears it (and its own
+    rematerialisation pass then runs).
 
     Needs ``jax-cuda12-plugin`` (and ``nvidia-cuda-nvcc-cu12`` for ptxas)
     of JAX's version, and JAX's platforms ``cpu`` (``JAX_PLATFORMS`` or
@@ -110,8 +114,13 @@ def deviceless_devices(n: int) -> list:
     from jax.experimental import topologies
 
     try:
+        target = H100_TARGET
+        if memory is not None:
+            target = re.sub(
+                r"device_memory_size: \d+", f"device_memory_size: {int(memory)}", target
+            )
         topology = topologies.get_topology_desc(
-            platform="cuda", target_config=H100_TARGET, topology=f"1x1x{n}"
+            platform="cuda", target_config=target, topology=f"1x1x{n}"
         )
     except NotImplementedError as e:  # no CUDA plugin registered
         raise SystemExit(
