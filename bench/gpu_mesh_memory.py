@@ -3,6 +3,7 @@
     python bench/gpu_mesh_memory.py emit DIR [--devices 8] [--layers 2] ...
     python bench/gpu_mesh_memory.py run DIR           # on one GPU: JAX only
     python bench/gpu_mesh_memory.py run DIR --cpu     # here, simulated CPUs
+    python bench/gpu_mesh_memory.py run DIR --deviceless  # here, no GPU
 
 XLA:CPU is not the compiler users' steps meet: it expands
 ``optimization_barrier`` early and merges recomputation and repeated
@@ -12,7 +13,9 @@ many: JAX's mock GPU client (``mock_num_gpu_processes``: this process
 plays one of N, with mock NCCL) lowers and compiles a program for an
 N-device mesh on one card, with XLA's GPU passes and its scheduler.
 Nothing runs; ``memory_analysis()`` of the compiled program is what each
-device would need.
+device would need.  No GPU is needed either: ``--deviceless`` compiles for
+N H100s of a topology JAX's CUDA plugin describes without one
+(``jax_only.deviceless_devices``: XLA's GPU compiler without autotuning).
 
 ``emit`` plans a Llama-3-8B-shaped bf16 training step
 (``examples/models/llama.py``: 8B widths, ``--layers`` layers, AdamW with
@@ -43,7 +46,15 @@ import sys
 import time
 from pathlib import Path
 
-from jax_only import compiled_bytes, llama, load_module, plan_facts  # bench/
+from jax_only import (  # bench/
+    abstract_args,
+    compiled_bytes,
+    deviceless_devices,
+    gathers,
+    llama,
+    load_module,
+    plan_facts,
+)
 
 _BENCH = Path(__file__).resolve().parent
 
@@ -116,23 +127,22 @@ def emit(args: argparse.Namespace) -> None:
     (out / "plan.json").write_text(json.dumps(facts, indent=1))
 
 
-def _compare(cfg, program, planned: float, unit: float) -> str:
-    """Compile the emitted module and XLA's partitioner with its shardings."""
+def _compare(cfg, program, planned: float, unit: float, devices=None) -> str:
+    """Compile the emitted module and XLA's partitioner with its shardings
+    (on ``devices``: default JAX's)."""
     import jax
     from jax.sharding import NamedSharding
 
-    mesh = program.make_mesh()
-    ins = [NamedSharding(mesh, s) for s in program.IN_SPECS]
+    mesh = program.make_mesh(devices)
+    flat = abstract_args(program, mesh)
+    ins = [x.sharding for x in flat]
     specs = program.OUT_SPECS
     outs = [
         NamedSharding(mesh, s)
         for s in (specs if isinstance(specs, tuple) else (specs,))
     ]
-    flat = [
-        jax.ShapeDtypeStruct(shape, dtype, sharding=s)
-        for (shape, dtype), s in zip(program.ARG_TYPES, ins, strict=True)
-    ]
-    ours, ours_temp = compiled_bytes(program.build(mesh).lower(*flat).compile())
+    compiled = program.build(mesh).lower(*flat).compile()
+    ours, ours_temp = compiled_bytes(compiled)
     step = llama.train_step(cfg)
     tree = jax.tree.structure(llama.abstract_train_args(cfg))
 
@@ -145,39 +155,52 @@ def _compare(cfg, program, planned: float, unit: float) -> str:
     cells.append(ours / theirs)
     widths = (8, 9, 6, 8, 8, 8, 6)
     ratios = (2, 6)  # the cells that are ratios, not bytes
-    return " ".join(
+    line = " ".join(
         f"{c if k in ratios else c / unit:{w}.2f}"
         for k, (c, w) in enumerate(zip(cells, widths, strict=True))
     )
+    return f"{line} {gathers(compiled):7}"
 
 
 def run(args: argparse.Namespace) -> None:
     out, facts = plan_facts(args.dir)
     devices = facts["devices"]
-    if args.cpu:
+    if args.cpu or args.deviceless:
         os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
         os.environ["JAX_PLATFORMS"] = "cpu"
-    import jax
+    import jax  # imported already (llama.py): its backends start later
 
-    if not args.cpu:
+    if args.cpu or args.deviceless:
+        jax.config.update("jax_platforms", "cpu")
+    targets = None
+    if args.deviceless:
+        memory = args.device_memory * 2**30 if args.device_memory else None
+        targets = deviceless_devices(devices, memory)
+    if not (args.cpu or args.deviceless):
         jax.config.update("mock_num_gpu_processes", devices)
     cfg = llama.Config(**facts["config"])
+    kind = (targets or jax.devices())[0].device_kind
+    where = f"{jax.local_device_count()} local"
+    if targets:
+        where = "no GPU: deviceless"
+        if args.device_memory:
+            where += f", {args.device_memory:g} GiB each"
     print(
-        f"jax {jax.__version__}, {jax.device_count()} x"
-        f" {jax.devices()[0].device_kind} ({jax.local_device_count()} local);"
-        f" step {facts['config']}"
+        f"jax {jax.__version__}, {devices} x {kind} ({where}); step {facts['config']}"
     )
-    peaks = [plan["peak_memory"] for plan in facts["variants"].values()]
+    chosen = {v: p for v, p in facts["variants"].items() if v in args.variants}
+    peaks = [plan["peak_memory"] for plan in chosen.values()]
     unit, name = (2**30, "GiB") if min(peaks, default=0) >= 2**30 else (2**20, "MiB")
     print(
         f"{'variant':8} {'planned':>8} {'compiled':>9} {'ratio':>6}"
-        f" {'temp':>8} {'XLA':>8} {'XLA temp':>8} {'vs XLA':>6}   ({name} per device)"
+        f" {'temp':>8} {'XLA':>8} {'XLA temp':>8} {'vs XLA':>6} {'gathers':>7}"
+        f"   ({name} per device)"
     )
-    for variant, plan in facts["variants"].items():
+    for variant, plan in chosen.items():
         start = time.perf_counter()
         try:
             program = load_module(out / f"{variant}.py")
-            line = _compare(cfg, program, plan["peak_memory"], unit)
+            line = _compare(cfg, program, plan["peak_memory"], unit, targets)
         except Exception as e:  # report and go on to the next variant
             line = f"failed: {type(e).__name__}: {str(e).splitlines()[0][:160]}"
         print(f"{variant:8} {line}  ({time.perf_counter() - start:.0f} s)", flush=True)
@@ -191,12 +214,30 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--seq", type=int, default=4096)
     parser.add_argument("--batch", type=int, default=8)
-    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=VARIANTS)
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        choices=VARIANTS,
+        default=VARIANTS,
+        help="emit: those planned; run: those compiled",
+    )
     parser.add_argument(
         "--fraction", type=float, default=0.6, help="budget: of free's peak"
     )
     parser.add_argument("--tiny", action="store_true", help="CPU-sized widths")
-    parser.add_argument("--cpu", action="store_true", help="run on simulated CPUs")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--cpu", action="store_true", help="run on simulated CPUs")
+    where.add_argument(
+        "--deviceless",
+        action="store_true",
+        help="compile for H100s without one (needs jax-cuda12-plugin)",
+    )
+    parser.add_argument(
+        "--device-memory",
+        type=float,
+        help="--deviceless: GiB each H100 has (default 80 GB: XLA then "
+        "schedules for overlap, not memory)",
+    )
     args = parser.parse_args(argv)
     (emit if args.mode == "emit" else run)(args)
 

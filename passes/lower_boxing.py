@@ -13,12 +13,16 @@ cheapest plan of the boxing planner (``sbpc.boxing.planner``) as sbp collective 
 - results are brought to their ``sbp.nd_sbp`` (partial values without one are
   finished: P becomes B);
 - an argument marked ``sbp.gather_per_use`` (the planner's FSDP choice) is
-  gathered anew just before each op of the function's body that reads it in
-  a layout larger than its own: its shard passes through a
-  ``stablehlo.optimization_barrier`` with the op's other operand (or the
-  last tensor computed before it), so that XLA neither hoists the gather to
-  the program's start nor merges the gathers of different uses (CSE); the
-  barrier is the identity.
+  gathered anew just before each op that reads it in a layout larger than
+  its own, in the function's body or in a region's (a ``case`` branch, a
+  ``while`` body: there the gather runs each time the op does): its shard
+  passes through a ``stablehlo.optimization_barrier`` with the op's other
+  operand (or the last tensor computed before it in its block, else the
+  block's first tensor argument), so that XLA neither hoists the gather to
+  the program's start (or out of the loop) nor merges the gathers of
+  different uses (CSE); the barrier is the identity.  The memory model
+  counts such a copy from just before its reader to its last read
+  (``memory.per_use_copies``), wherever the reader is.
 
 Afterwards every operand's layout equals what its op's signature wants.
 """
@@ -30,7 +34,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -120,11 +124,15 @@ class _Boxer:
         """``value`` gathered into ``want`` just before ``user``: the shard
         passes through a barrier with ``user``'s operand ``anchor`` (which
         ``user`` then reads from the barrier), or with the last tensor
-        computed before ``user`` (none at the block's start)."""
+        computed before ``user`` (``_computed_before``)."""
         have = self.layout(value, user)
         placement = self.placement(value)
         plan = self._plan(value, have, want, user, placement, placement)
-        fence = user.operands[anchor] if anchor is not None else _computed_before(user)
+        fence = (
+            user.operands[anchor]
+            if anchor is not None
+            else _computed_before(user, value.owner)
+        )
         shard: SSAValue = value
         if fence is not None:
             barrier = OptimizationBarrierOp([value, fence])
@@ -205,15 +213,14 @@ class _Boxer:
 def _gathered_here(
     op: Operation, k: int, want: NdSbp, f: func.FuncOp, boxer: _Boxer
 ) -> bool:
-    """Whether ``op`` (in ``f``'s body) reads operand ``k`` through a gather
-    of its own: an argument marked ``sbp.gather_per_use``, on the default
-    placement, wanted larger than it is stored."""
+    """Whether ``op`` (in ``f``'s body or a region of it) reads operand
+    ``k`` through a gather of its own: an argument marked
+    ``sbp.gather_per_use``, on the default placement, wanted larger than it
+    is stored."""
     value = op.operands[k]
-    block = f.body.block
     if not (
         isinstance(value, BlockArgument)
-        and value.owner is block
-        and op.parent_block() is block
+        and value.owner is f.body.block
         and sbp_dialect.gathered_per_use(f, value.index)
         and boxer.placement(value) == boxer.default
     ):
@@ -225,19 +232,20 @@ def _gathered_here(
 
 
 def _gather_per_use(
-    op: Operation, per_use: list[tuple[int, NdSbp]], boxer: _Boxer
+    op: Operation, per_use: list[tuple[int, NdSbp]], boxer: _Boxer, entry: Block
 ) -> None:
     """Point ``op``'s operands ``per_use`` at gathers made just before it
     (one per argument and layout), fenced with its first other operand
-    that an op computes."""
+    that is computed (by an op, or a region's argument: not one of the
+    function's, ``entry``'s)."""
     gathered = {k for k, _ in per_use}
     anchor = next(
         (
             j
             for j, x in enumerate(op.operands)
             if j not in gathered
-            and isinstance(x, OpResult)
             and isinstance(x.type, TensorType)
+            and (isinstance(x, OpResult) or x.owner is not entry)
         ),
         None,
     )
@@ -251,15 +259,20 @@ def _gather_per_use(
         op.operands[k] = made[value, want]
 
 
-def _computed_before(user: Operation) -> SSAValue | None:
-    """The last tensor an op of ``user``'s block computes before it."""
+def _computed_before(user: Operation, entry: Block) -> SSAValue | None:
+    """The last tensor an op of ``user``'s block computes before it, else
+    the block's first tensor argument in a region (a loop's carried value:
+    it changes each iteration), none at the function's (``entry``) start."""
     op = user.prev_op
     while op is not None:
         for r in reversed(op.results):
             if isinstance(r.type, TensorType):
                 return r
         op = op.prev_op
-    return None
+    block = user.parent_block()
+    if block is None or block is entry:
+        return None
+    return next((a for a in block.args if isinstance(a.type, TensorType)), None)
 
 
 def _after_definition(value: SSAValue) -> InsertPoint:
@@ -319,7 +332,7 @@ class SbpLowerBoxingPass(ModulePass):
                     if boxed is not op.operands[k]:
                         op.operands[k] = boxed
                 if per_use:
-                    _gather_per_use(op, per_use, boxer)
+                    _gather_per_use(op, per_use, boxer, f.body.block)
                 # Region bodies: their ops, then each yield in the layout
                 # the region op gives it (collectives run inside the body).
                 for region, wanted in region_yields(op, sig, boxer.default):

@@ -1,6 +1,8 @@
 """``bench/gpu_mesh_memory.py``: ``emit`` then ``run --cpu`` of a CPU-sized
 step on 8 simulated devices (the GPU's mock client is not here; the table is
-what is checked: each variant's planned, compiled and XLA's bytes)."""
+what is checked: each variant's planned, compiled and XLA's bytes, and the
+compiled program's all-gathers); ``--deviceless``'s H100s where JAX's CUDA
+plugin is installed, its message where it is not (the tests' case)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import re
 from pathlib import Path
 
 import gpu_mesh_memory  # bench/gpu_mesh_memory.py (test/bench/conftest.py)
+import jax_only
 import pytest
 
 
@@ -30,8 +33,21 @@ def test_each_variant_compiles_beside_xla_s_partitioner(
     out = capsys.readouterr().out
     rows = re.findall(r"^(free|fsdp) +([\d. ]+)\(", out, re.M)
     assert [r[0] for r in rows] == ["free", "fsdp"], out
-    for _, cells in rows:
-        planned, compiled, ratio, _, xla, _, vs_xla = map(float, cells.split())
+    for name, cells in rows:
+        planned, compiled, ratio, _, xla, _, vs_xla, gathers = map(float, cells.split())
         assert compiled > 0 and xla > 0, out
+        assert gathers > 0 or name == "free", out  # fsdp gathers its parameters
         assert ratio == pytest.approx(planned / compiled, abs=0.01), out
         assert vs_xla == pytest.approx(compiled / xla, abs=0.01), out
+
+
+def test_deviceless_devices_are_h100s_or_say_what_is_missing() -> None:
+    try:
+        import jax_plugins.xla_cuda12  # noqa: F401
+    except ImportError:
+        with pytest.raises(SystemExit, match="needs jax-cuda12-plugin=="):
+            jax_only.deviceless_devices(8)
+        return
+    devices = jax_only.deviceless_devices(8)
+    assert [d.id for d in devices] == list(range(8))
+    assert {d.device_kind for d in devices} == {"NVIDIA H100 80GB HBM3"}

@@ -21,7 +21,7 @@ SLOW_LINKS = "bw=1e6"
 
 
 def _collectives(step: sbpc.jax.Distributed, *args: np.ndarray) -> str:
-    hlo = step.lower(*step.place(*args)).compile().as_text()
+    hlo = step.step.lower(*step.place(*args)).compile().as_text()
     kinds = ("all-gather", "all-reduce", "all-to-all", "reduce-scatter")
     return " ".join(k for k in kinds if f" {k}(" in hlo or f" {k}-start(" in hlo)
 
@@ -100,3 +100,33 @@ def test_update_writes_rows_of_its_block(
         rtol=1e-6,
     )
     assert _collectives(step, table, tokens, grads) == ""
+
+
+def test_a_flax_embed_table_split_by_rows_is_read_by_its_blocks() -> None:
+    """A flax ``nn.Embed`` (``jnp.take``: out-of-range tokens read NaN rows)
+    whose table is pinned split by rows reads each device's block."""
+    import flax.linen as nn
+
+    rng = np.random.default_rng(2)
+    tokens = _tokens(rng)
+    embed = nn.Embed(ROWS, 16)
+    params = embed.init(jax.random.PRNGKey(0), tokens)
+
+    def lookup(params, tokens):
+        return jnp.tanh(embed.apply(params, tokens))
+
+    step = sbpc.jax.distribute(
+        lookup,
+        params,
+        tokens,
+        mesh=8,
+        in_layouts=({"params": {"embedding": "[S(0)]"}}, "[B]"),
+        cost_model=SLOW_LINKS,
+        strategy="greedy",
+        quiet=True,
+    )
+    assert "_gather_rows(" in step.source
+    np.testing.assert_allclose(
+        step(params, tokens), jax.jit(lookup)(params, tokens), rtol=1e-6
+    )
+    assert _collectives(step, params, tokens) in ("all-reduce", "reduce-scatter")

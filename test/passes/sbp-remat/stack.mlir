@@ -28,13 +28,18 @@
 // CHECK: %[[X1:.*]] = stablehlo.add %arg4,
 // CHECK: %[[H1:.*]] = stablehlo.dot_general %[[X1]], %arg2
 // CHECK: %[[T1:.*]] = stablehlo.tanh %[[H1]]
-// CHECK: %[[BX1:[0-9]+]], %[[BW1:[0-9]+]], %{{[0-9]+}} = stablehlo.optimization_barrier %[[X1]], %arg2, %[[G:[0-9]+]]
+// The backward value the barrier carries is read from the barrier after it
+// (XLA drops a barrier result nothing reads, and with it the order).
+// CHECK: %[[BX1:[0-9]+]], %[[BW1:[0-9]+]], %[[BG:[0-9]+]] = stablehlo.optimization_barrier %[[X1]], %arg2, %[[G:[0-9]+]]
 // CHECK-NEXT: %[[R1:.*]] = stablehlo.dot_general %[[BX1]], %[[BW1]]
 // CHECK-NEXT: %[[RT1:.*]] = stablehlo.tanh %[[R1]]
-// CHECK: stablehlo.dot_general %[[G]], %[[RT1]]
-// CHECK: %[[BX0:[0-9]+]], %[[BW0:[0-9]+]], %{{[0-9]+}}, %{{[0-9]+}} = stablehlo.optimization_barrier %arg4, %arg0, %arg1,
+// CHECK-NOT: %[[G]]
+// CHECK: stablehlo.dot_general %[[BG]], %[[RT1]]
+// CHECK: %[[BX0:[0-9]+]], %[[BW0:[0-9]+]], %{{[0-9]+}}, %[[BD:[0-9]+]] = stablehlo.optimization_barrier %arg4, %arg0, %arg1, %[[D:[0-9]+]]
 // CHECK-NEXT: %[[R0:.*]] = stablehlo.dot_general %[[BX0]], %[[BW0]]
 // CHECK-NEXT: %[[RT0:.*]] = stablehlo.tanh %[[R0]]
+// CHECK-NOT: %[[D]]
+// CHECK: stablehlo.dot_general %[[BD]], %{{.*}}, contracting_dims = [0] x [0]
 // CHECK: stablehlo.dot_general %{{.*}}, %[[RT0]], contracting_dims = [0] x [0]
 // CHECK-NOT: %[[T0]]
 // CHECK: func.return
