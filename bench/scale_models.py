@@ -2,6 +2,7 @@
 
     python bench/scale_models.py                       # the three models, full depth
     python bench/scale_models.py --layers 2 --budget   # shallower, under mem=
+    python bench/scale_models.py --budget --remat auto --config sbpc
 
 Llama-3-8B on 8 H100s (one node), Llama-3-70B and Mixtral-8x7B on 64 (8
 nodes): a bf16 training step (forward, backward, AdamW with f32 moments;
@@ -25,11 +26,13 @@ model:
 Per row: planning seconds, per-device peak memory (the plan's model; the
 device has 80 GB), modelled step seconds, MFU (6 x active parameters but
 the embedding x tokens plus attention, over step time x devices x 989
-Tflop/s) and the
-layout in words.  Without ``--budget`` the device memory is lifted
-(``mem=1e15``) so that every configuration plans and its memory can be
-read; with it a plan must fit 80 GB, and a row that cannot says the
-smallest budget sbpc found.  Planning only: nothing is allocated.
+Tflop/s), the optimal strategy's proven gap (of its own plan under the
+plain model when the search that sees combining kept an improvement of
+it), how many layers are recomputed (``--remat``) and the layout in
+words.  Without ``--budget`` the device memory is lifted (``mem=1e15``)
+so that every configuration plans and its memory can be read; with it a
+plan must fit 80 GB, and a row that cannot says the smallest budget sbpc
+found.  Planning only: nothing is allocated.
 """
 
 from __future__ import annotations
@@ -145,7 +148,23 @@ def _words(planned: sbpc.jax.Planned, n_params: int) -> str:
     return "; ".join(parts)
 
 
-def row(name: str, devices: int, config: str, layers: int | None, budget: bool):
+def gap_text(planned: sbpc.jax.Planned) -> str:
+    """The optimal strategy's proven gap: of the plan kept, or, when the
+    search that sees combining kept a local improvement of it, of the
+    strategy's own plan under the plain model (``strategy_gap``)."""
+    stats = planned.plans[0].plan.stats if planned.plans else {}
+    gap = stats.get("gap", stats.get("strategy_gap"))
+    return "-" if gap is None else f"{100 * gap:.2g}%"
+
+
+def row(
+    name: str,
+    devices: int,
+    config: str,
+    layers: int | None,
+    budget: bool,
+    remat: str = "none",
+):
     cfg = llama.CONFIGS[name]
     if layers:
         cfg = cfg.with_(layers=layers)
@@ -161,6 +180,7 @@ def row(name: str, devices: int, config: str, layers: int | None, budget: bool):
             mesh=mesh,
             in_layouts=_layouts(args, make, tuple(mesh)),
             cost_model=cost,
+            remat=remat,
             quiet=True,
         )
     except sbpc.jax.SbpcError as e:
@@ -171,10 +191,12 @@ def row(name: str, devices: int, config: str, layers: int | None, budget: bool):
     seconds = time.perf_counter() - start
     mfu = model_flops(cfg) / (planned.step_time * devices * BF16_PEAK)
     n_params = len(jax.tree.leaves(args[0]))
+    recomputed = len(planned.recomputed_layers)
     print(
         f"{name:13} {devices:3} {config:10} {seconds:7.1f} "
         f"{planned.peak_memory / 2**30:9.1f} {planned.step_time:8.3f} "
-        f"{100 * mfu:5.1f}%  {_words(planned, n_params)}",
+        f"{100 * mfu:5.1f}% {gap_text(planned):>7} {recomputed:5}  "
+        f"{_words(planned, n_params)}",
         flush=True,
     )
 
@@ -186,10 +208,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--budget", action="store_true", help="plans must fit the 80 GB (mem=)"
     )
+    parser.add_argument(
+        "--remat",
+        default="none",
+        help="layers recomputed in the backward pass: none, all, auto (with "
+        "--budget: the fewest that fit) or indices",
+    )
+    parser.add_argument(
+        "--config", action="append", help="only these rows (sbpc, fsdp, ...)"
+    )
     opts = parser.parse_args(argv)
     print(
         f"{'model':13} {'dev':>3} {'config':10} {'plan s':>7} {'peak GiB':>9} "
-        f"{'step s':>8} {'MFU':>6}  layout"
+        f"{'step s':>8} {'MFU':>6} {'gap':>7} {'remat':>5}  layout"
     )
     for name, devices in ROWS:
         if opts.model and name not in opts.model:
@@ -197,7 +228,9 @@ def main(argv: list[str] | None = None) -> None:
         configs = ["sbpc", "fsdp"] + (["tp x fsdp"] if devices == 64 else [])
         configs += ["ep"] if llama.CONFIGS[name].experts else []
         for config in configs:
-            row(name, devices, config, opts.layers, opts.budget)
+            if opts.config and config not in opts.config:
+                continue
+            row(name, devices, config, opts.layers, opts.budget, opts.remat)
 
 
 if __name__ == "__main__":

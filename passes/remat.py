@@ -14,9 +14,11 @@ than its use.
 
 ``layers``: ``none``, ``all``, a comma list of layer indices (``0,2``), or
 ``auto``: the fewest layers (first ones first) whose plan, propagated by
-``strategy`` and ``cost_model`` without a budget, has a peak memory per
-device within ``memory_budget`` (default: the cost model's ``mem=``; none when nothing is needed; all when even
-that does not fit, so the budgeted propagation names what would).  A step
+``strategy`` and ``cost_model`` without a budget (``mem=`` lifted), has a
+peak memory per device within ``memory_budget`` (default: the cost model's
+``mem=``; none when nothing is needed; all when even that does not fit, so
+the budgeted propagation names what would), found by interpolating
+between the counts tried (``fewest_fitting``).  A step
 that carries remat already (an ``optimization_barrier``) keeps its own.
 The recomputed layers are written on the function as
 ``sbp.recomputed_layers``.
@@ -24,6 +26,8 @@ The recomputed layers are written on the function as
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -99,39 +103,98 @@ class SbpRematPass(ModulePass):
 
     def _fewest(self, op: ModuleOp) -> int:
         """The fewest leading layers to recompute for the plan to fit: none
-        when it fits, all when that does not; between, bisected (taking
-        recomputing more never to need more memory), so a 32-layer step
-        takes 2 + 5 propagations, not up to 33."""
+        when it fits, all when that does not; between, searched taking
+        recomputing more never to need more memory (so the answer is the
+        one count that fits where one fewer does not, however it is found).
+
+        Each count's plan is propagated as ``remat=k`` would be with nothing
+        holding it to memory: no budget and the cost model's ``mem=``
+        lifted, so the optimal strategy solves the repeated layers once
+        (``docs/planning-time.md``) instead of the budgeted program of the
+        whole core.  The search interpolates: each saved layer frees about
+        the same bytes, so the count where the peak meets the budget is
+        read off the bracket's two peaks, then that count and its
+        neighbour are tried (``_search``); a 32-layer step then takes 4 or
+        5 propagations, where bisection took 7."""
         most = max((len(_found(f)) for f in _functions(op)), default=0)
-        # Without a budget, not even the cost model's mem= (each count's
-        # peak is compared here; a budget would make the trials fail).
         propagate = SbpPropagatePass(
-            strategy=self.strategy, cost_model=self.cost_model, memory_budget=UNBOUNDED
+            strategy=self.strategy, cost_model=unbounded_memory(self.cost_model)
         )
 
-        def fits(count: int) -> bool:
+        def peak(count: int) -> float:
             trial = op.clone()
             for f in _functions(trial):
                 recompute(f, count)
             plans = propagate.plan_module(trial)
-            peak = max((p.plan.peak_memory for p in plans), default=0.0)
-            return peak <= self.memory_budget  # type: ignore[operator]
+            return max((p.plan.peak_memory for p in plans), default=0.0)
 
-        if most == 0 or fits(0):
-            return 0
-        if not fits(most):
-            return most
-        over, fit = 0, most
-        while fit - over > 1:
-            middle = (over + fit) // 2
-            if fits(middle):
-                fit = middle
+        budget = float(self.memory_budget)  # type: ignore[arg-type]
+        return fewest_fitting(peak, most, budget)
+
+
+def fewest_fitting(peak: Callable[[int], float], most: int, budget: float) -> int:
+    """The least ``k`` in ``0..most`` with ``peak(k) <= budget``, for a
+    ``peak`` that does not grow with ``k`` (``most`` when none fits).
+
+    The bracket ``(over, fit)`` (``peak(over) > budget >= peak(fit)``)
+    shrinks to neighbours.  Each round guesses the count where the line
+    through the bracket's peaks meets the budget and tries it with the
+    neighbour on the bracket's other side (two guesses that straddle the
+    answer end the search); a guess that lands at an end of the bracket is
+    tried alone; after ``INTERPOLATIONS`` rounds the rest is bisected.
+    The answer is the count that fits where one fewer does not: for a
+    ``peak`` that does not grow, the same count bisection finds."""
+    peaks: dict[int, float] = {}
+
+    def fits(k: int) -> bool:
+        if k not in peaks:
+            peaks[k] = peak(k)
+        return peaks[k] <= budget
+
+    if most == 0 or fits(0):
+        return 0
+    if not fits(most):
+        return most
+    over, fit = 0, most
+    rounds = 0
+    while fit - over > 1:
+        if rounds < INTERPOLATIONS:
+            rounds += 1
+            high, low = peaks[over], peaks[fit]
+            share = (high - budget) / (high - low) if high > low else 0.5
+            guess = over + math.ceil(share * (fit - over))
+            tries = [min(max(guess, over + 1), fit - 1)]
+            tries.append(tries[0] - 1 if fits(tries[0]) else tries[0] + 1)
+        else:
+            tries = [(over + fit) // 2]
+        for k in tries:
+            if not over < k < fit:
+                continue
+            if fits(k):
+                fit = k
             else:
-                over = middle
-        return fit
+                over = k
+    return fit
 
 
-UNBOUNDED = 1e300  # bytes: a budget every plan fits
+# Rounds of ``fewest_fitting`` that interpolate before it bisects.
+INTERPOLATIONS = 2
+
+
+def unbounded_memory(cost_model: str) -> str:
+    """``cost_model`` with its device memory (``mem=``) lifted: every plan
+    fits it, so the propagation plans as without a budget."""
+    first, bar, scenarios = cost_model.partition("|")
+    items = [
+        item
+        for item in first.split(",")
+        if item.strip() not in ("", "default")
+        and item.partition("=")[0].strip() != "mem"
+    ]
+    return ",".join([*items, f"mem={LIFTED_MEMORY:g}"]) + bar + scenarios
+
+
+LIFTED_MEMORY = 1e18  # bytes: the most ``mem=`` takes, more than any plan needs
 
 
 def _functions(op: ModuleOp) -> list[func.FuncOp]:

@@ -640,7 +640,12 @@ def distribute(
     timer = Timer()
     with timer.activate(), collector_paused():
         planned = _plan(
-            request, propagate, int(options.combine_bytes), shown, _check_devices
+            request,
+            propagate,
+            int(options.combine_bytes),
+            shown,
+            _check_devices,
+            check_source=True,
         )
         with phase("load"), shown.phase("loading the program"):
             program = load_program(planned.source, planned.name)
@@ -706,10 +711,14 @@ def _plan(
     combine_bytes: int,
     shown: Progress,
     check_placement: Callable[[Placement], None] | None = None,
+    check_source: bool = False,
 ) -> Planned:
     """``plan``'s work (under the caller's timer): lower and annotate the
     function (``check_placement`` sees its placement before any planning),
-    then the passes and the emitter."""
+    then the passes and the emitter.  ``check_source``: compile the emitted
+    text (``distribute``, which loads it: the load reuses that code);
+    ``plan`` writes the text alone (``Planned.program`` compiles it when
+    first read)."""
     with shown.phase("jax lowering and layouts"):
         annotated = annotate(
             request.fn,
@@ -733,7 +742,13 @@ def _plan(
             except PipelineError as e:
                 raise SbpcError(str(e)) from e
     module, plans, source = _compile(
-        annotated, propagate, combine_bytes, shown, request.pipeline, request.remat
+        annotated,
+        propagate,
+        combine_bytes,
+        shown,
+        request.pipeline,
+        request.remat,
+        check_source=check_source,
     )
     f = main_function(module)
     chosen_in = [sbp_dialect.get_nd_sbp_arg_attr(f, i) for i in range(len(f.args))]
@@ -777,8 +792,10 @@ def _compile(
     shown: Progress,
     pipeline: Pipeline | None = None,
     remat: SbpRematPass | None = None,
+    check_source: bool = True,
 ) -> tuple[ModuleOp, list[FunctionPlan], str]:
-    """The passes and the emitter on an annotated module, each timed and shown."""
+    """The passes and the emitter on an annotated module, each timed and
+    shown (``check_source``: the emitted text compiled, ``emit_jax``)."""
     module = annotated.module
     ctx = default_context()
     try:
@@ -804,7 +821,7 @@ def _compile(
         with phase("verify"):
             module.verify()
         with phase("emit (jax)"), shown.phase("jax emission"):
-            source = jax_source(module, combine_bytes=combine_bytes)
+            source = jax_source(module, combine_bytes=combine_bytes, check=check_source)
     except DiagnosticException as e:
         raise SbpcError(located_message(e, annotated.name, annotated.text)) from e
     return module, plans, source

@@ -129,19 +129,24 @@ class JaxEmitError(ValueError):
 _X64 = frozenset({"i64", "ui64", "f64", "index"})
 
 
-def emit_jax(program: Program, combine_bytes: int = DEFAULT_MAX_BYTES) -> str:
+def emit_jax(
+    program: Program, combine_bytes: int = DEFAULT_MAX_BYTES, check: bool = True
+) -> str:
     """The Python source of ``program`` as a JAX module (see the module docstring).
 
     Independent all-gathers, reduce-scatters and all-reduces of one kind on
     one set of mesh axes run as one collective on their pieces concatenated,
     up to ``combine_bytes`` per device each (``sbpc.jax_backend.combine``);
-    ``0`` emits every boxing step as its own collective.
+    ``0`` emits every boxing step as its own collective.  ``check``: compile
+    the text to prove it is Python (its code is kept for the loader,
+    ``program_code``); off, the text alone (``sbpc.jax.plan``, whose
+    program may never be loaded here: 5 s of a 70B's plan).
     """
     if combine_bytes < 0:
         raise ValueError(f"combine_bytes must be >= 0, not {combine_bytes}")
     token = AXIS_NAMES.set(program.axis_names)
     try:
-        return _Emitter(program, combine_bytes).module()
+        return _Emitter(program, combine_bytes).module(check)
     finally:
         AXIS_NAMES.reset(token)
 
@@ -417,7 +422,7 @@ class _Emitter:
             self._const_ids[key] = name
         return self._const_ids[key]
 
-    def module(self) -> str:
+    def module(self, check: bool = True) -> str:
         body: list[str] = []
         stage_defs: list[str] = []
         step_rows: list[str] = []
@@ -452,6 +457,8 @@ class _Emitter:
         if "_gather_rows(" in text or "_scatter_rows(" in text:
             runtime += INDEXED_BLOCKS
         source = doc + prelude + text + "\n" + runtime + MAIN
+        if not check:
+            return source
         try:
             program_code(source, f"<sbpc program {self.p.name!r}>")
         except SyntaxError as err:  # a bug of the emitter, never a user error

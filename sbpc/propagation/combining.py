@@ -167,6 +167,11 @@ def combining_stats(
         "combined_collectives": best.cost.groups,
         "uncombined_comm_time": uncombined,
     }
+    # The strategy's own plan (the first tried, plain model) and the gap it
+    # proved there, when the plan kept is another (a local improvement).
+    plain = tried[0].plan.stats.get("gap")
+    if best is not tried[0] and isinstance(plain, int | float):
+        stats["strategy_gap"] = plain
     fewest = min(tried, key=lambda c: (_bytes(c), c.total_time))
     if _bytes(best) > _bytes(fewest):
         stats["trade"] = trade_text(best, fewest)

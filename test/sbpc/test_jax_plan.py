@@ -280,3 +280,20 @@ def test_excerpt_keeps_short_lines_and_windows_long_ones():
     line = "  " + "a" * 500 + "HERE" + "b" * 500
     cut = _excerpt(line, 503)
     assert "HERE" in cut and cut.startswith("... ") and cut.endswith(" ...")
+
+
+def test_plan_writes_the_source_without_compiling_it(monkeypatch) -> None:
+    """A plan may run elsewhere: its text is written, not compiled (a large
+    model's program takes seconds to compile); loading it compiles it."""
+    import sbpc.jax_backend.emit as emit
+
+    def refused(source: str, filename: str):
+        raise AssertionError("plan compiled the emitted program")
+
+    monkeypatch.setattr(emit, "program_code", refused)
+    planned = sj.plan(
+        train_step, *abstract(64, 32), mesh={"data": 8}, in_layouts=DATA, quiet=True
+    )
+    monkeypatch.undo()
+    assert "def build(" in planned.source
+    assert planned.program.MESH_SHAPE == (8,)  # compiled when first loaded

@@ -207,9 +207,13 @@ def test_search_starts_from_both_ends() -> None:
     )
 
 
-def candidate(total: float, compute: float, peak: float) -> Candidate:
+def candidate(
+    total: float, compute: float, peak: float, stats: dict | None = None
+) -> Candidate:
     """A candidate with these totals (what ``split_work`` reads)."""
-    plan = SimpleNamespace(compute_time=compute, peak_memory=peak, total_bytes=0.0)
+    plan = SimpleNamespace(
+        compute_time=compute, peak_memory=peak, total_bytes=0.0, stats=stats or {}
+    )
     cost = SimpleNamespace(
         comm_time=total - compute, groups=1, collectives=1, latency_scale=1.0
     )
@@ -234,6 +238,15 @@ def test_a_near_tie_keeps_work_split() -> None:
         "(4.0% more, within the model's error of 5%) for 70000000.0 us less compute"
     )
     assert "tolerance" not in combining_stats(replicated, [replicated, split], 0.0)
+
+
+def test_the_strategys_proven_gap_is_kept_when_another_plan_wins() -> None:
+    """The optimal strategy's plan (tried first) proved a gap under the
+    plain model; a local improvement kept instead has none of its own."""
+    proven = candidate(110.0, 20.0, 10.0, {"gap": 3e-5, "objective": 100.0})
+    improved = candidate(100.0, 20.0, 10.0)
+    assert combining_stats(improved, [proven, improved], 0.0)["strategy_gap"] == 3e-5
+    assert "strategy_gap" not in combining_stats(proven, [proven, improved], 0.0)
 
 
 def test_a_loop_use_is_priced_under_the_real_model() -> None:

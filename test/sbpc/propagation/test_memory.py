@@ -290,3 +290,15 @@ def test_random_plans_gathered_per_use_agree_with_the_model_read_literally(
     options = [int(rng.integers(len(n.options))) for n in g.nodes]
     memory = plan_memory(g, options)
     assert memory.peak == pytest.approx(literal_peak(g, options), rel=1e-12)
+
+
+def test_liveness_is_computed_once_per_graph_until_it_grows() -> None:
+    g = SbpGraph((4,))
+    x = g.add_argument("x", T)
+    y = op(g, "stablehlo.tanh", x)
+    first = Liveness.of(g)
+    assert Liveness.of(g) is first  # every plan of the graph reads this one
+    op(g, "stablehlo.exponential", y)
+    grown = Liveness.of(g)
+    assert grown is not first
+    assert len(grown.storage) == len(g.values) == len(first.storage) + 1
