@@ -50,6 +50,7 @@ from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode
 from sbpc.propagation.optimal import shrink_all, solve_exact
 from sbpc.propagation.plan import complete_sinks
+from sbpc.propagation.solver.content_memo import content
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 from sbpc.propagation.solver.shrink import expand, relabel_forward
 from sbpc.propagation.strategy import UNDECIDED
@@ -149,10 +150,13 @@ def _improve(
         k = min(range(len(starts)), key=lambda i: problem.energy(starts[i][1]))
         starts, moved = [starts[k]], [sum(moved)]
     out = []
+    solved: dict[tuple, list[int] | None] = {}  # blocks by content, both starts
     for (name, labels), nodes in zip(starts, moved, strict=True):
         stats: dict[str, Any] = {"improved_from": before, "improve_start": name}
         with phase("improve: blocks"):
-            stats.update(_block_sweeps(problem, labels, core, block_nodes, sweeps))
+            stats.update(
+                _block_sweeps(problem, labels, core, block_nodes, sweeps, solved)
+            )
         stats["improve_node_moves"] = nodes + stats.pop("node_moves")
         stats["improve_core_nodes"] = len(core)
         after = problem.energy(labels)
@@ -226,9 +230,13 @@ def _block_sweeps(
     core: list[int],
     block_nodes: int,
     sweeps: int,
+    solved: dict[tuple, list[int] | None] | None = None,
 ) -> dict[str, int]:
     """Block sweeps, each followed by node moves around what changed, while
-    a sweep saves more than ``SWEEP_SAVING`` of the total."""
+    a sweep saves more than ``SWEEP_SAVING`` of the total.  ``solved``: the
+    blocks' exact solutions by content (``_resolve``), shared by the caller's
+    sweeps."""
+    solved = {} if solved is None else solved
     moved = blocks_moved = blocks_solved = sweeps_run = 0
     for sweep in range(sweeps):
         before = problem.energy(labels)
@@ -236,7 +244,7 @@ def _block_sweeps(
         changed: set[int] = set()
         for block in _blocks(problem, seeds, block_nodes):
             blocks_solved += 1
-            if _resolve(problem, labels, block):
+            if _resolve(problem, labels, block, solved):
                 blocks_moved += 1
                 changed.update(block)
         sweeps_run += 1
@@ -323,9 +331,20 @@ def _blocks(
             yield block
 
 
-def _resolve(problem: PairwiseProblem, labels: list[int], block: list[int]) -> bool:
+def _resolve(
+    problem: PairwiseProblem,
+    labels: list[int],
+    block: list[int],
+    solved: dict[tuple, list[int] | None] | None = None,
+) -> bool:
     """Solve ``block`` exactly with every other node at its label; keep the
-    answer (and say so) when it lowers the total."""
+    answer (and say so) when it lowers the total.
+
+    ``solved``: answers by the block problem's exact contents (its unaries,
+    then its factors in the order they are added, ends included).  Repeated
+    layers hand the sweeps the same block again and again (on the 8-layer
+    flax decoder, 36 distinct of 96), and an equal problem built in the same
+    order gets the very labels solving it again would give."""
     index = {v: i for i, v in enumerate(block)}
     unary = []
     inside: list[Factor] = []
@@ -343,13 +362,21 @@ def _resolve(problem: PairwiseProblem, labels: list[int], block: list[int]) -> b
     if sum(f.table.size for f in inside) > BLOCK_ENTRIES:
         return False
     old = [labels[v] for v in block]
-    sub = PairwiseProblem(unary)
-    for f in inside:
-        sub.add_factor(f)
-    solved = solve_exact(sub, 1e-9, None, prune=False, time_limit=BLOCK_SECONDS)
-    if solved is None:
+    key = content(*unary) + tuple(
+        (f.a, f.b, *content(f.ga, f.gb, f.table)) for f in inside
+    )
+    if solved is None or key not in solved:
+        sub = PairwiseProblem(unary)
+        for f in inside:
+            sub.add_factor(f)
+        found = solve_exact(sub, 1e-9, None, prune=False, time_limit=BLOCK_SECONDS)
+        new = None if found is None else found[0]
+        if solved is not None:
+            solved[key] = new
+    else:
+        new = solved[key]
+    if new is None:
         return False
-    new = solved[0]
     if not _saves(_energy(unary, inside, new), _energy(unary, inside, old)):
         return False
     for v, label in zip(block, new, strict=True):

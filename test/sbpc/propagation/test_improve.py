@@ -15,7 +15,7 @@ from sbpc.propagation.driver import propagate
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import SbpGraph
 from sbpc.propagation.improve import improve, improve_each, replicated_options
-from sbpc.testing.synthetic_graphs import RingCost, random_graph
+from sbpc.testing.synthetic_graphs import RingCost, random_graph, transformer_graph
 
 T = TensorType((8, 8))
 
@@ -188,3 +188,44 @@ def test_each_start_is_improved_apart() -> None:
 
 def derive_greedy(g: SbpGraph, costs: EdgeCosts) -> list[int]:
     return propagate(g, costs._cost, "greedy", improve=False).options
+
+
+def test_equal_blocks_are_solved_once_with_the_same_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Repeated layers give the block sweeps equal blocks: each distinct one
+    is solved once, and the plan is the one solving every block gives."""
+    # a decoder whose layers add four layers back: the shrink leaves a core
+    g = transformer_graph(8, (2,), seq=64, hidden=32, ffn=64, dense_skips=4)
+    ring = RingCost((2,), latency=(1e-6,))
+    costs = EdgeCosts(ring.time)
+    start = propagate(g, ring.time, "greedy", improve=False).options
+    calls = {"solve": 0, "block": 0}
+    solve, resolve = improve_module.solve_exact, improve_module._resolve
+
+    def counted_solve(*args, **kwargs):
+        calls["solve"] += 1
+        return solve(*args, **kwargs)
+
+    def counted_block(problem, labels, block, solved=None):
+        calls["block"] += 1
+        return resolve(problem, labels, block, solved)
+
+    monkeypatch.setattr(improve_module, "solve_exact", counted_solve)
+    monkeypatch.setattr(improve_module, "_resolve", counted_block)
+    remembered = improve(g, costs, start, block_nodes=2)
+    blocks = calls["block"]
+    assert 0 < calls["solve"] < blocks
+    assert remembered.stats["improve_blocks"] == blocks
+    monkeypatch.setattr(  # no memo: every block solved
+        improve_module,
+        "_resolve",
+        lambda p, labels, block, _: counted_block(p, labels, block),
+    )
+    calls.update(solve=0, block=0)
+    fresh = improve(g, costs, start, block_nodes=2)
+    assert calls["solve"] == calls["block"] == blocks
+    assert fresh.options == remembered.options
+    assert fresh.stats == remembered.stats | {
+        "seconds_improve": fresh.stats["seconds_improve"]
+    }
