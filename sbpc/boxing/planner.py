@@ -612,8 +612,15 @@ def time_matrix(
 def layout_index(
     tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
 ) -> dict[NdSbp, int]:
-    """The index of each candidate layout in ``time_matrix``'s rows."""
-    return _graph(tensor, hierarchy, cost_model).index
+    """The index of each candidate layout in ``time_matrix``'s rows (the
+    same under every cost model)."""
+    return _layout_index(tensor, hierarchy)
+
+
+@lru_cache(maxsize=128)
+def _layout_index(tensor: TensorType, hierarchy: Hierarchy) -> dict[NdSbp, int]:
+    states, _ = _legal_steps(tensor, hierarchy)
+    return {nd: i for i, nd in enumerate(states)}
 
 
 @lru_cache(maxsize=1 << 14)
@@ -623,12 +630,41 @@ def time_row(
     """Row ``start`` of ``time_matrix`` alone: a graph's edges leave only a
     few of a tensor's layouts, and the combining search prices every tensor
     at several latency scales."""
-    graph = _graph(tensor, hierarchy, cost_model)
-    times = _least_times(start, graph.edges)
-    return tuple(
-        times[j] / graph.time_den if j in times else math.inf
-        for j in range(len(graph.states))
+    edges, den = _step_times(tensor, hierarchy, cost_model)
+    times = _least_times(start, edges)
+    return tuple(times[j] / den if j in times else math.inf for j in range(len(edges)))
+
+
+@lru_cache(maxsize=256)  # a few dozen tensor types at several latency scales
+def _step_times(
+    tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
+) -> tuple[tuple[tuple[_Edge, ...], ...], int]:
+    """``_graph``'s edges with their times only (no steps, no bytes) and its
+    time denominator: the same integers, from one price per distinct (kind,
+    dims, group bytes, local work), without a ``BoxingStep`` per edge.  The
+    combining search prices every tensor at several latency scales, and
+    ``time_row`` needs no more."""
+    states, legal = _legal_steps(tensor, hierarchy)
+    index = {nd: i for i, nd in enumerate(states)}
+    prices = StepPrices(tensor, hierarchy, cost_model)
+    exact: dict[tuple[CollectiveKind, tuple[int, ...], int, int], Fraction] = {}
+    for from_src in legal:
+        for _, dims, kind, _, group, local in from_src:
+            key = (kind, dims, group, local)
+            if key not in exact:
+                exact[key] = prices.step(kind, dims, group)[1] + local_time(
+                    local, cost_model
+                )
+    den = _common_den(exact.values())
+    scaled = {key: _scaled(value, den) for key, value in exact.items()}
+    edges = tuple(
+        tuple(
+            (index[dst], None, scaled[(kind, dims, group, local)], 0)
+            for dst, dims, kind, _, group, local in from_src
+        )
+        for from_src in legal
     )
+    return edges, den  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=256)
