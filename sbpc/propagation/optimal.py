@@ -48,7 +48,6 @@ from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.plan import complete_sinks
 from sbpc.propagation.solver.bound import (
     Messages,
-    components,
     copy_messages,
     covered_factors,
     residual,
@@ -588,19 +587,10 @@ def _replicated(
     HiGHS finds no labelling)."""
     middle = copies.count // 2
     fixed = {part[k]: source[part[middle]] for part in copies.tuples for k in which}
-    free = condition(pairwise, fixed)
-    records = shrink_all(free, set())
-    labels = [0] * len(free)
-    # With the copies between them fixed, the first and last copies (and what
-    # borders each) are apart: one LP each, not one of both (on the 8-layer
-    # flax decoder, 144 and 118 nodes of 291k columns together).
-    for part in components(free):
-        plan = solve_exact(restrict(free, part), rel_gap, threads)
-        if plan is None:
-            return None
-        for v in part:
-            labels[v] = plan[0][v]
-    expand(records, labels)
+    plan = solve_exact(condition(pairwise, fixed), rel_gap, threads)
+    if plan is None:
+        return None
+    labels = plan[0]
     for v, label in fixed.items():
         labels[v] = label
     return labels

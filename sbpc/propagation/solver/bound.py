@@ -40,27 +40,6 @@ def restrict(problem: PairwiseProblem, nodes: Sequence[int]) -> PairwiseProblem:
     return sub
 
 
-def components(problem: PairwiseProblem) -> list[list[int]]:
-    """The alive nodes in connected parts (by factors), each in id order,
-    the parts in order of their least node."""
-    seen: set[int] = set()
-    parts = []
-    for start in range(len(problem)):
-        if not problem.alive[start] or start in seen:
-            continue
-        seen.add(start)
-        part, stack = [], [start]
-        while stack:
-            v = stack.pop()
-            part.append(v)
-            for w in problem.neighbours[v]:
-                if w not in seen and problem.alive[w]:
-                    seen.add(w)
-                    stack.append(w)
-        parts.append(sorted(part))
-    return parts
-
-
 def _keep(
     into: PairwiseProblem,
     problem: PairwiseProblem,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from sbpc.propagation.optimal import solve_exact
-from sbpc.propagation.solver.bound import components, residual, restrict, window
+from sbpc.propagation.solver.bound import residual, restrict, window
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem, condition
 
 
@@ -81,23 +81,3 @@ def test_restrict_and_window_keep_factors_among_the_nodes() -> None:
     assert set(sub.factors) == {(0, 1), (0, 4)}
     assert sub.factors[(0, 1)] is problem.factors[(0, 1)]
     assert sub.alive == [True, True, False, False, True]
-
-
-def test_components_split_what_fixed_nodes_cut_apart() -> None:
-    """Fixing nodes 1 and 4 of the cycle cuts it into {0} and {2, 3}; each
-    part solved alone gives labels as cheap as the whole problem's optimum."""
-    problem = small_problem(np.random.default_rng(2))
-    assert components(problem) == [[0, 1, 2, 3, 4]]
-    free = condition(problem, {1: 0, 4: 2})
-    parts = components(free)
-    assert parts == [[0], [2, 3]]
-    labels = [0, 0, 0, 0, 2]
-    for part in parts:
-        solved = solve_exact(restrict(free, part), 1e-9, None)
-        assert solved is not None
-        for v in part:
-            labels[v] = solved[0][v]
-    whole = solve_exact(copy.deepcopy(free), 1e-9, None)
-    assert whole is not None
-    assert free.energy(labels) == pytest.approx(free.energy(whole[0]), abs=1e-12)
-    assert free.energy(labels) == pytest.approx(brute_force(free), abs=1e-12)
