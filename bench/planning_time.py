@@ -3,7 +3,7 @@
     python bench/planning_time.py                        # 2, 8, 16, 32 layers; dp, tp, 2d
     python bench/planning_time.py --layers 8 32 --schemes 2d --repeats 2
     python bench/planning_time.py --scanned --layers 2 --check   # lax.scan'd blocks
-    python bench/planning_time.py --model flax_linen --layers 2 8 --schemes dp 2d
+    python bench/planning_time.py --model flax_linen flax_nnx equinox --layers 2 8 --schemes dp 2d
 
 The GPT example's Adam training step (``examples/models/gpt.py``) at several
 depths and under each parallelism scheme (``dp``, ``tp`` on 8 devices,
@@ -17,10 +17,12 @@ times, in one process and one after the other:
   ``NamedSharding``\\ s sbpc's plan gives the arguments (XLA's partitioner
   and compiler on the same layouts).
 
-``--model flax_linen`` (or ``flax_nnx``, ``equinox``) times a decoder
-written with that library and trained with ``optax.adamw``
-(``bench/library_models.py``) instead, its parameters left free for sbpc's
-strategy to lay out (XLA is given the same layouts).
+``--model flax_linen`` (or ``flax_nnx``, ``equinox``; several run one after
+the other in one process, and the summary gives the median and worst
+ratio over every row) times a decoder written with that library and
+trained with ``optax.adamw`` (``bench/library_models.py``) instead, its
+parameters left free for sbpc's strategy to lay out (XLA is given the same
+layouts).
 
 ``--scanned`` times the same step with its blocks run by ``lax.scan`` over
 stacked weights (``examples/models/gpt_scanned.py``: one copy of the block,
@@ -40,8 +42,11 @@ repeated-layer clustering off (the whole core's LP, as before it).
 (the machine is shared, so single timings are noisy).  ``--json PATH``
 writes every row.  ``--profile DIR`` also runs each row's sbpc side once
 more under ``cProfile`` and writes ``DIR/<layers>-<scheme>.prof`` (read it
-with ``python -m pstats``): the phases say where the time goes, the profile
-says which functions spend it.
+with ``python -m pstats``; ``DIR/<model>-<layers>-<scheme>.prof`` with
+several models): the phases say where the time goes, the profile says
+which functions spend it.  The propagation table's ``improve:`` columns are
+the combining search's local improvements (``sbpc.propagation.improve``)
+at the latency scales after the strategy's own plan.
 """
 
 from __future__ import annotations
@@ -76,7 +81,15 @@ from sbpc.propagation.optimal import Optimal  # noqa: E402
 # Phases shown as columns (top level of Distributed.timing, and inside
 # sbp-propagate); any other phase is folded into "other".
 TOP = ("lower (jax)", "parse", "sbp-propagate", "sbp-lower-boxing", "emit (jax)")
-PROPAGATE = ("build graph", "strategy optimal", "price plan", "write back")
+PROPAGATE = (
+    "build graph",
+    "strategy optimal",
+    "improve: pairwise problem",
+    "improve: shrink",
+    "improve: blocks",
+    "price plan",
+    "write back",
+)
 OPTIMAL = (
     "pairwise problem",
     "shrink",
@@ -103,6 +116,7 @@ class Row:
     phases: dict[str, float] = field(default_factory=dict)
     scanned: bool = False
     error: float | None = None  # sbpc's results against XLA's (--check)
+    model: str = "gpt"
 
     @property
     def ratio(self) -> float:
@@ -117,6 +131,7 @@ class Failure:
     scheme: str
     diagnostic: str
     scanned: bool = False
+    model: str = "gpt"
 
 
 CHECK_TOLERANCE = 1e-4  # examples/run.py's: float reassociation only
@@ -163,18 +178,18 @@ def profile(example: Example, scheme: str, strategy: str, path: Path) -> None:
 LIBRARY_MODELS = ("flax_linen", "flax_nnx", "equinox")  # bench/library_models.py
 
 
-def example_for(args: argparse.Namespace, layers: int) -> Example:
-    """The model asked for (``--model``, ``--scanned``) at ``layers`` blocks."""
-    if args.model == "gpt":
-        return gpt_train(layers, args.scanned)
+def example_for(model: str, layers: int, scanned: bool = False) -> Example:
+    """``model`` (``--model``; ``--scanned``) at ``layers`` blocks."""
+    if model == "gpt":
+        return gpt_train(layers, scanned)
     from library_models import MODELS  # flax, equinox, optax: the test extra
 
-    return MODELS[args.model](layers)
+    return MODELS[model](layers)
 
 
-def measure(args: argparse.Namespace, layers: int, scheme: str) -> Row:
+def measure(args: argparse.Namespace, model: str, layers: int, scheme: str) -> Row:
     """One row: the best of ``args.repeats`` runs of each side."""
-    example = example_for(args, layers)
+    example = example_for(model, layers, args.scanned)
     strategy, repeats = args.strategy, args.repeats
     best: sbpc.jax.Distributed | None = None
     sbpc_s = xla_s = float("inf")
@@ -226,12 +241,13 @@ def measure(args: argparse.Namespace, layers: int, scheme: str) -> Row:
         phases=phases,
         scanned=args.scanned,
         error=error,
+        model=model,
     )
 
 
 def table(rows: list[Row]) -> str:
     head = (
-        "| layers | scheme | ops | sbpc s | XLA s | sbpc/XLA | optimal | error | "
+        "| model | layers | scheme | ops | sbpc s | XLA s | sbpc/XLA | optimal | error | "
         + " | ".join(TOP)
         + " | other |"
     )
@@ -241,51 +257,73 @@ def table(rows: list[Row]) -> str:
         error = "-" if r.error is None else f"{r.error:.1e}"
         cells = [f"{r.phases[name]:.2f}" for name in (*TOP, "other")]
         lines.append(
-            f"| {r.layers} | {r.scheme} | {r.ops} | {r.sbpc_s:.2f} | {r.xla_s:.2f} "
-            f"| {r.ratio:.2f} | {proof} | {error} | " + " | ".join(cells) + " |"
+            f"| {r.model} | {r.layers} | {r.scheme} | {r.ops} | {r.sbpc_s:.2f} "
+            f"| {r.xla_s:.2f} | {r.ratio:.2f} | {proof} | {error} | "
+            + " | ".join(cells)
+            + " |"
         )
     return "\n".join(lines)
 
 
 def propagate_table(rows: list[Row]) -> str:
     names = [f"propagate/{n}" for n in PROPAGATE] + [f"optimal/{n}" for n in OPTIMAL]
-    head = "| layers | scheme | core nodes | " + " | ".join(names) + " |"
+    head = "| model | layers | scheme | core nodes | " + " | ".join(names) + " |"
     lines = [head, "|" + " ---: |" * (head.count("|") - 1)]
     for r in rows:
         cells = [f"{r.phases.get(n, 0.0):.2f}" for n in names]
         lines.append(
-            f"| {r.layers} | {r.scheme} | {r.core_nodes} | " + " | ".join(cells) + " |"
+            f"| {r.model} | {r.layers} | {r.scheme} | {r.core_nodes} | "
+            + " | ".join(cells)
+            + " |"
         )
     return "\n".join(lines)
 
 
+def summary(rows: list[Row]) -> str:
+    """The median and worst sbpc/XLA over ``rows`` (issue 37's measure)."""
+    ratios = sorted(r.ratio for r in rows)
+    mid = len(ratios) // 2
+    median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
+    return (
+        f"sbpc/XLA over {len(rows)} rows: median {median:.2f}, worst {ratios[-1]:.2f}"
+    )
+
+
 def run_rows(args: argparse.Namespace) -> tuple[list[Row], list[Failure]]:
-    """Every (layers, scheme) row asked for, measured in turn; those sbpc
-    cannot plan are failures with its diagnostic."""
+    """Every (model, layers, scheme) row asked for, measured in turn; those
+    sbpc cannot plan are failures with its diagnostic."""
     rows: list[Row] = []
     failures: list[Failure] = []
-    for layers in args.layers:
-        for scheme in args.schemes:
-            try:
-                row = measure(args, layers, scheme)
-            except sbpc.jax.SbpcError as e:
-                failures.append(Failure(layers, scheme, str(e), args.scanned))
-                print(f"{layers} layers {scheme}: sbpc: {e}", file=sys.stderr)
-                continue
-            rows.append(row)
-            if args.profile:
-                profile(
-                    example_for(args, layers),
-                    scheme,
-                    args.strategy,
-                    args.profile / f"{layers}-{scheme}.prof",
+    for model in args.model:
+        for layers in args.layers:
+            for scheme in args.schemes:
+                try:
+                    row = measure(args, model, layers, scheme)
+                except sbpc.jax.SbpcError as e:
+                    failures.append(
+                        Failure(layers, scheme, str(e), args.scanned, model)
+                    )
+                    print(
+                        f"{model} {layers} layers {scheme}: sbpc: {e}", file=sys.stderr
+                    )
+                    continue
+                rows.append(row)
+                if args.profile:
+                    name = f"{layers}-{scheme}.prof"
+                    if len(args.model) > 1:
+                        name = f"{model}-{name}"
+                    profile(
+                        example_for(model, layers, args.scanned),
+                        scheme,
+                        args.strategy,
+                        args.profile / name,
+                    )
+                print(
+                    f"{model} {layers} layers {scheme}: sbpc {row.sbpc_s:.2f} s, "
+                    f"XLA {row.xla_s:.2f} s, ratio {row.ratio:.2f}",
+                    file=sys.stderr,
+                    flush=True,
                 )
-            print(
-                f"{layers} layers {scheme}: sbpc {row.sbpc_s:.2f} s, XLA "
-                f"{row.xla_s:.2f} s, ratio {row.ratio:.2f}",
-                file=sys.stderr,
-                flush=True,
-            )
     return rows, failures
 
 
@@ -318,11 +356,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--model",
+        nargs="+",
         choices=("gpt", *LIBRARY_MODELS),
-        default="gpt",
+        default=["gpt"],
         help="the GPT example (default), or a decoder written with flax.linen, "
         "flax.nnx or equinox and trained with optax (bench/library_models.py; "
-        "parameters left free for sbpc to lay out)",
+        "parameters left free for sbpc to lay out); several: one after the other",
     )
     parser.add_argument("--json", metavar="PATH", help="write every row as JSON")
     parser.add_argument(
@@ -332,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         help="also profile sbpc's side of each row: DIR/<layers>-<scheme>.prof",
     )
     args = parser.parse_args(argv)
-    if args.scanned and args.model != "gpt":
+    if args.scanned and args.model != ["gpt"]:
         parser.error("--scanned is the GPT example's (--model gpt)")
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
@@ -344,16 +383,26 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         STRATEGIES[Optimal.name] = saved
     blocks = "run by lax.scan" if args.scanned else "unrolled"
-    model = "GPT Adam" if args.model == "gpt" else f"{args.model} optax.adamw"
-    print(f"{model} training step, blocks {blocks}, strategy {args.strategy}")
+    models = ", ".join(
+        "gpt: GPT Adam" if m == "gpt" else f"{m}: optax.adamw" for m in args.model
+    )
+    print(f"training steps ({models}), blocks {blocks}, strategy {args.strategy}")
     print(table(rows))
     print()
     print(propagate_table(rows))
+    if rows:
+        print()
+        print(summary(rows))
     for failed in failures:
-        print(f"\n{failed.layers} layers {failed.scheme}: sbpc: {failed.diagnostic}")
+        print(
+            f"\n{failed.model} {failed.layers} layers {failed.scheme}: sbpc: "
+            f"{failed.diagnostic}"
+        )
     wrong = [r for r in rows if r.error is not None and r.error >= CHECK_TOLERANCE]
     for r in wrong:
-        print(f"\n{r.layers} layers {r.scheme}: MISMATCH, error {r.error:.2e}")
+        print(
+            f"\n{r.model} {r.layers} layers {r.scheme}: MISMATCH, error {r.error:.2e}"
+        )
     if args.json:
         Path(args.json).write_text(
             json.dumps(

@@ -612,8 +612,15 @@ def time_matrix(
 def layout_index(
     tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
 ) -> dict[NdSbp, int]:
-    """The index of each candidate layout in ``time_matrix``'s rows."""
-    return _graph(tensor, hierarchy, cost_model).index
+    """The index of each candidate layout in ``time_matrix``'s rows (the
+    same under every cost model)."""
+    return _layout_index(tensor, hierarchy)
+
+
+@lru_cache(maxsize=128)
+def _layout_index(tensor: TensorType, hierarchy: Hierarchy) -> dict[NdSbp, int]:
+    states, _ = _legal_steps(tensor, hierarchy)
+    return {nd: i for i, nd in enumerate(states)}
 
 
 @lru_cache(maxsize=1 << 14)
@@ -623,12 +630,41 @@ def time_row(
     """Row ``start`` of ``time_matrix`` alone: a graph's edges leave only a
     few of a tensor's layouts, and the combining search prices every tensor
     at several latency scales."""
-    graph = _graph(tensor, hierarchy, cost_model)
-    times = _least_times(start, graph.edges)
-    return tuple(
-        times[j] / graph.time_den if j in times else math.inf
-        for j in range(len(graph.states))
+    edges, den = _step_times(tensor, hierarchy, cost_model)
+    times = _least_times(start, edges)
+    return tuple(math.inf if t is None else t / den for t in times)
+
+
+@lru_cache(maxsize=256)  # a few dozen tensor types at several latency scales
+def _step_times(
+    tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
+) -> tuple[tuple[tuple[tuple[int, int], ...], ...], int]:
+    """``_graph``'s edges with their times only (no steps, no bytes) and its
+    time denominator: the same integers, from one price per distinct (kind,
+    dims, group bytes, local work), without a ``BoxingStep`` per edge.  The
+    combining search prices every tensor at several latency scales, and
+    ``time_row`` needs no more."""
+    states, legal = _legal_steps(tensor, hierarchy)
+    index = {nd: i for i, nd in enumerate(states)}
+    prices = StepPrices(tensor, hierarchy, cost_model)
+    exact: dict[tuple[CollectiveKind, tuple[int, ...], int, int], Fraction] = {}
+    for from_src in legal:
+        for _, dims, kind, _, group, local in from_src:
+            key = (kind, dims, group, local)
+            if key not in exact:
+                exact[key] = prices.step(kind, dims, group)[1] + local_time(
+                    local, cost_model
+                )
+    den = _common_den(exact.values())
+    scaled = {key: _scaled(value, den) for key, value in exact.items()}
+    edges = tuple(
+        tuple(
+            (index[dst], scaled[(kind, dims, group, local)])
+            for dst, dims, kind, _, group, local in from_src
+        )
+        for from_src in legal
     )
+    return edges, den
 
 
 @lru_cache(maxsize=256)
@@ -652,27 +688,35 @@ def local_matrix(
     return graph.index, tuple(rows)
 
 
-def _least_times(start: int, edges: tuple[tuple[_Edge, ...], ...]) -> dict[int, int]:
-    """The least time (scaled) from ``start`` to every node it reaches.
+def _least_times(
+    start: int, edges: tuple[tuple[tuple[int, int], ...], ...]
+) -> list[int | None]:
+    """The least time (scaled) from ``start`` to every node (None: not
+    reached), over ``_step_times``' edges (next node, time).
 
     ``_dijkstra`` on times alone: its costs order by time first, so the
     least time is the first entry of its cost, exactly.  ``time_matrix``
     needs no paths, and this saves the (bytes, steps) tie-breaks of every
-    source; ``plan`` builds the trees it needs.
+    source; ``plan`` builds the trees it needs.  Nodes are list indices (a
+    few dozen layouts), which index faster than dictionaries.
     """
-    best = {start: 0}
-    done: dict[int, int] = {}
+    done: list[int | None] = [None] * len(edges)
+    best: list[int | None] = [None] * len(edges)
+    best[start] = 0
     heap = [(0, start)]
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        time, node = heapq.heappop(heap)
-        if node in done:
+        time, node = pop(heap)
+        if done[node] is not None:
             continue
         done[node] = time
-        for nxt, _, dt, _ in edges[node]:
-            new = time + dt
-            if nxt not in done and new < best.get(nxt, new + 1):
-                best[nxt] = new
-                heapq.heappush(heap, (new, nxt))
+        for nxt, dt in edges[node]:
+            if done[nxt] is None:
+                new = time + dt
+                known = best[nxt]
+                if known is None or new < known:
+                    best[nxt] = new
+                    push(heap, (new, nxt))
     return done
 
 

@@ -141,6 +141,8 @@ def split_work(tried: list[Candidate]) -> Candidate:
     close = [c for c in tried if c.total_time <= cheapest.total_time * (1 + TOLERANCE)]
     least = min(c.plan.compute_time for c in close)
     close = [c for c in close if c.plan.compute_time <= least * (1 + 1e-9)]
+    if len(close) == 1:  # no tie to break: its peak memory is not computed
+        return close[0]
     return min(close, key=lambda c: (c.plan.peak_memory, c.total_time))
 
 

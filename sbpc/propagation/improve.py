@@ -149,10 +149,13 @@ def _improve(
         k = min(range(len(starts)), key=lambda i: problem.energy(starts[i][1]))
         starts, moved = [starts[k]], [sum(moved)]
     out = []
+    solved: BlockMemo = {}  # blocks by content, both starts
     for (name, labels), nodes in zip(starts, moved, strict=True):
         stats: dict[str, Any] = {"improved_from": before, "improve_start": name}
         with phase("improve: blocks"):
-            stats.update(_block_sweeps(problem, labels, core, block_nodes, sweeps))
+            stats.update(
+                _block_sweeps(problem, labels, core, block_nodes, sweeps, solved)
+            )
         stats["improve_node_moves"] = nodes + stats.pop("node_moves")
         stats["improve_core_nodes"] = len(core)
         after = problem.energy(labels)
@@ -226,18 +229,21 @@ def _block_sweeps(
     core: list[int],
     block_nodes: int,
     sweeps: int,
+    solved: BlockMemo | None = None,
 ) -> dict[str, int]:
     """Block sweeps, each followed by node moves around what changed, while
-    a sweep saves more than ``SWEEP_SAVING`` of the total."""
+    a sweep saves more than ``SWEEP_SAVING`` of the total.  ``solved``: the
+    blocks' exact solutions by content (``_resolve``), shared by the caller's
+    sweeps."""
+    solved = {} if solved is None else solved
     moved = blocks_moved = blocks_solved = sweeps_run = 0
-    solved_blocks: BlockMemo = {}
     for sweep in range(sweeps):
         before = problem.energy(labels)
         seeds = core if sweep % 2 == 0 else reversed(core)
         changed: set[int] = set()
         for block in _blocks(problem, seeds, block_nodes):
             blocks_solved += 1
-            if _resolve(problem, labels, block, solved_blocks):
+            if _resolve(problem, labels, block, solved):
                 blocks_moved += 1
                 changed.update(block)
         sweeps_run += 1
@@ -251,7 +257,7 @@ def _block_sweeps(
         "improve_blocks": blocks_solved,
         "improve_block_moves": blocks_moved,
         "improve_sweeps": sweeps_run,
-        "improve_distinct_blocks": len(solved_blocks),
+        "improve_distinct_blocks": len(solved),
     }
 
 

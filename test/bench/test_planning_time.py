@@ -24,7 +24,8 @@ def test_one_layer_dp_row_has_both_sides_and_every_phase(tmp_path, capsys):
     assert total <= row["sbpc_s"]
     assert phases["sbp-propagate"] >= phases["propagate/strategy optimal"] > 0
     printed = capsys.readouterr().out
-    assert "| 1 | dp |" in printed and "sbpc/XLA" in printed
+    assert "| gpt | 1 | dp |" in printed and "sbpc/XLA" in printed
+    assert "sbpc/XLA over 1 rows: median" in printed
     from models import gpt  # the bench put examples/ on the path
 
     assert gpt.LAYERS == 2  # the example's depth is restored
@@ -66,9 +67,9 @@ def test_scanned_tp_row_is_planned_and_proven(tmp_path, capsys, monkeypatch):
     assert row["ops"] > 100 and row["sbpc_s"] > 0 and row["xla_s"] > 0
     printed = capsys.readouterr().out
     assert "blocks run by lax.scan" in printed
-    line = next(x for x in printed.splitlines() if x.startswith("| 2 | tp |"))
+    line = next(x for x in printed.splitlines() if x.startswith("| gpt | 2 | tp |"))
     cells = [c.strip() for c in line.strip("|").split("|")]
-    assert float(cells[5]) == round(row["ratio"], 2) and cells[6] == "proven"
+    assert float(cells[6]) == round(row["ratio"], 2) and cells[7] == "proven"
 
 
 def test_a_row_sbpc_cannot_plan_prints_its_diagnostic(tmp_path, capsys, monkeypatch):
@@ -89,14 +90,26 @@ def test_a_row_sbpc_cannot_plan_prints_its_diagnostic(tmp_path, capsys, monkeypa
 
 
 def test_a_library_model_is_the_example_asked_for(capsys):
-    import argparse
-
     import pytest
 
-    example = bench.example_for(argparse.Namespace(model="equinox", scanned=False), 1)
+    example = bench.example_for("equinox", 1)
     *_, tokens, targets = example.args
     assert example.in_roles == (None, None, "data", "data")  # parameters free
     assert tokens.shape == targets.shape and tokens.dtype.kind == "i"
     with pytest.raises(SystemExit):
         bench.main(["--model", "flax_nnx", "--scanned"])
     assert "--scanned is the GPT example's" in capsys.readouterr().err
+
+
+def test_the_summary_is_the_median_and_worst_ratio_over_every_row():
+    """Issue 37's measure over several models' rows: the median (of an even
+    count, the mean of the middle two) and the worst sbpc/XLA."""
+
+    def row(model: str, sbpc_s: float) -> bench.Row:
+        return bench.Row(model=model, layers=2, scheme="dp", ops=1, sbpc_s=sbpc_s,
+                         xla_s=2.0, proven=True, gap=0.0, core_nodes=0)  # fmt: skip
+
+    rows = [row("flax_linen", 1.0), row("equinox", 3.0), row("flax_nnx", 2.2)]
+    assert bench.summary(rows) == "sbpc/XLA over 3 rows: median 1.10, worst 1.50"
+    rows.append(row("gpt", 1.6))
+    assert bench.summary(rows) == "sbpc/XLA over 4 rows: median 0.95, worst 1.50"

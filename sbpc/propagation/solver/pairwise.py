@@ -18,6 +18,7 @@ needs one variable per *group pair*, not per label pair.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -203,55 +204,17 @@ class PairwiseProblem:
         problem = PairwiseProblem(
             [np.array(n.option_costs, dtype=float) for n in graph.nodes]
         )
-        # Layouts as small integers: tables are then keyed by tuples of ints,
-        # which hash far faster than tuples of SBP dataclasses.
-        layout_id: dict[object, int] = {}
-        layouts: list[object] = []
-        groups: dict[tuple[int, str, int], tuple[object, np.ndarray, tuple]] = {}
-
-        def grouping(node_id: int, kind: str, index: int) -> tuple[np.ndarray, tuple]:
-            node = graph.nodes[node_id]
-            options = node.options
-            key = (id(options), kind, index)
-            hit = groups.get(key)
-            if hit is None:
-                layout = node.out_layout if kind == "out" else node.in_layout
-                rows: dict[int, int] = {}
-                column = []
-                for i in range(len(options)):
-                    nd = layout(i, index)
-                    lid = layout_id.get(nd)
-                    if lid is None:
-                        lid = layout_id[nd] = len(layouts)
-                        layouts.append(nd)
-                    column.append(rows.setdefault(lid, len(rows)))
-                g = np.array(column, dtype=np.int64)
-                hit = groups[key] = (options, g, tuple(rows))  # options: keep id alive
-            return hit[1], hit[2]
-
+        uses = edge_uses(graph)
         # Edges between nodes with the same layouts over the same tensor type
         # are the same factor up to its ends: price and compact each once.
-        tables: dict[tuple[tuple, tuple, object], np.ndarray] = {}
+        tables = [costs.table(*key) for key in uses.keys]
         prepared: dict[tuple[int, int, int], tuple] = {}
-        for edge in graph.edges:
-            ga, src_ids = grouping(edge.src, "out", edge.src_index)
-            gb, dst_ids = grouping(edge.dst, "in", edge.dst_index)
-            tensor = graph.tensor(edge)
-            key = (src_ids, dst_ids, tensor)
-            table = tables.get(key)
-            if table is None:
-                table = tables[key] = costs.table(
-                    [layouts[s] for s in src_ids],
-                    [layouts[d] for d in dst_ids],
-                    tensor,
-                )
-            # ga/gb live as long as ``groups``; the table as long as ``tables``
-            grouped = (id(ga), id(gb), id(table))
+        for a, b, ia, ib, k in uses.edges:
+            grouped = (ia, ib, k)
             hit = prepared.get(grouped)
             if hit is None:
-                hit = prepared[grouped] = problem._prepare(Factor(0, 1, ga, gb, table))
-            a, b = edge.src, edge.dst
-            assert a < b  # the builder adds producers first
+                factor = Factor(0, 1, uses.groups[ia], uses.groups[ib], tables[k])
+                hit = prepared[grouped] = problem._prepare(factor)
             if (a, b) in problem.factors:
                 ua, ub, rest = hit
                 problem._place(a, b, ua, ub, None)
@@ -260,6 +223,95 @@ class PairwiseProblem:
             else:
                 problem._place(a, b, *hit)
         return problem
+
+
+@dataclass(frozen=True)
+class EdgeUses:
+    """What ``from_graph`` reads of a graph besides the prices: per edge, its
+    ends, the grouping of each end's labels by the layout of the value (an
+    index into ``groups``) and which table prices it (an index into
+    ``keys``: source layouts, target layouts, tensor type).  The combining
+    search builds the problem of one graph at several latency scales, and
+    only the prices change between them."""
+
+    nodes: tuple[object, ...]  # each node's option list (checked by identity)
+    graph_edges: tuple[object, ...]  # the graph's edges (checked by identity)
+    groups: tuple[np.ndarray, ...]
+    keys: tuple[tuple[list, list, object], ...]
+    edges: tuple[tuple[int, int, int, int, int], ...]
+
+    def fits(self, graph: SbpGraph) -> bool:
+        """Whether ``graph`` still has these nodes' options and these edges."""
+        return (
+            len(self.nodes) == len(graph.nodes)
+            and len(self.graph_edges) == len(graph.edges)
+            and all(
+                n.options is o for n, o in zip(graph.nodes, self.nodes, strict=True)
+            )
+            and all(e is f for e, f in zip(graph.edges, self.graph_edges, strict=True))
+        )
+
+
+_USES: weakref.WeakKeyDictionary[SbpGraph, EdgeUses] = weakref.WeakKeyDictionary()
+
+
+def edge_uses(graph: SbpGraph) -> EdgeUses:
+    """``graph``'s ``EdgeUses``, made once while its nodes and edges stay."""
+    found = _USES.get(graph)
+    if found is not None and found.fits(graph):
+        return found
+    # Layouts as small integers: tables are then keyed by tuples of ints,
+    # which hash far faster than tuples of SBP dataclasses.
+    layout_id: dict[object, int] = {}
+    layouts: list[object] = []
+    group_of: dict[tuple[int, str, int], tuple[int, tuple]] = {}
+    groups: list[np.ndarray] = []
+
+    def grouping(node_id: int, kind: str, index: int) -> tuple[int, tuple]:
+        node = graph.nodes[node_id]
+        options = node.options
+        key = (id(options), kind, index)  # options are kept alive by ``nodes``
+        hit = group_of.get(key)
+        if hit is None:
+            layout = node.out_layout if kind == "out" else node.in_layout
+            rows: dict[int, int] = {}
+            column = []
+            for i in range(len(options)):
+                nd = layout(i, index)
+                lid = layout_id.get(nd)
+                if lid is None:
+                    lid = layout_id[nd] = len(layouts)
+                    layouts.append(nd)
+                column.append(rows.setdefault(lid, len(rows)))
+            groups.append(np.array(column, dtype=np.int64))
+            hit = group_of[key] = (len(groups) - 1, tuple(rows))
+        return hit
+
+    key_of: dict[tuple[tuple, tuple, object], int] = {}
+    keys: list[tuple[list, list, object]] = []
+    edges = []
+    for edge in graph.edges:
+        ia, src_ids = grouping(edge.src, "out", edge.src_index)
+        ib, dst_ids = grouping(edge.dst, "in", edge.dst_index)
+        tensor = graph.tensor(edge)
+        key = (src_ids, dst_ids, tensor)
+        k = key_of.get(key)
+        if k is None:
+            k = key_of[key] = len(keys)
+            keys.append(
+                ([layouts[i] for i in src_ids], [layouts[i] for i in dst_ids], tensor)
+            )
+        assert edge.src < edge.dst  # the builder adds producers first
+        edges.append((edge.src, edge.dst, ia, ib, k))
+    found = EdgeUses(
+        tuple(n.options for n in graph.nodes),
+        tuple(graph.edges),
+        tuple(groups),
+        tuple(keys),
+        tuple(edges),
+    )
+    _USES[graph] = found
+    return found
 
 
 def lp_columns(problem: PairwiseProblem, core: Sequence[int]) -> int:

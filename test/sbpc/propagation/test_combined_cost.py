@@ -232,6 +232,10 @@ def test_a_near_tie_keeps_work_split() -> None:
     assert split_work([replicated, far]) is replicated
     lighter = candidate(103.0, 20.0, 5.0)
     assert split_work([replicated, split, lighter]) is lighter
+    # no tie to break: the plan's peak memory (a liveness pass) is not read
+    unread = candidate(100.0, 20.0, 0.0)
+    del unread.plan.peak_memory
+    assert split_work([replicated, far, unread]) is unread
     stats = combining_stats(split, [replicated, split], 0.0)
     assert stats["tolerance"] == (
         "kept a plan modeled at 104000000.0 us over one at 100000000.0 us "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from sbpc.algebra.sbp import B, S
@@ -13,6 +15,7 @@ from sbpc.propagation.solver.pairwise import (
     Factor,
     PairwiseProblem,
     compact,
+    edge_uses,
     merge,
     split_off,
 )
@@ -137,3 +140,37 @@ def test_from_graph_prices_every_labelling_as_edge_by_edge_factors() -> None:
             for e in g.edges
         )
         assert abs(problem.energy(labels) - want) <= 1e-12 * max(1.0, abs(want))
+
+
+def test_edge_uses_are_made_once_per_graph_and_again_when_it_grows() -> None:
+    """The combining search builds one graph's problem at several scales:
+    what does not depend on the prices is found once, and a graph that
+    gains an edge gets it anew (its problem still prices every edge)."""
+    g = SbpGraph((2,))
+    t = TensorType((4, 6))
+    layouts = [(B,), (S(0),), (S(1),)]
+    sigs = [Signature((a,), (b,)) for a in layouts for b in layouts]
+    x = g.add_argument("x", t, candidates=layouts)
+    (y,) = g.add_op("u", [x], [t], sigs)
+    uses = edge_uses(g)
+    assert edge_uses(g) is uses
+    assert len(uses.edges) == len(g.edges) == 1
+
+    def cost(src, dst, tensor):
+        return 0.0 if dst is None or src == dst else 1.0
+
+    (z,) = g.add_op("u", [y], [t], sigs)
+    g.add_result("z", z, None)
+    grown = edge_uses(g)
+    assert grown is not uses and len(grown.edges) == len(g.edges) == 3
+    problem = PairwiseProblem.from_graph(g, EdgeCosts(cost))
+    for labels in itertools.product(*(range(len(n.options)) for n in g.nodes)):
+        want = sum(
+            cost(
+                g.edge_src_layout(e, labels[e.src]),
+                g.edge_dst_layout(e, labels[e.dst]),
+                t,
+            )
+            for e in g.edges
+        )
+        assert problem.energy(labels) == want
