@@ -30,19 +30,24 @@
 // CHECK: %[[T1:.*]] = stablehlo.tanh %[[H1]]
 // The backward value the barrier carries is read from the barrier after it
 // (XLA drops a barrier result nothing reads, and with it the order).
-// CHECK: %[[BX1:[0-9]+]], %[[BW1:[0-9]+]], %[[BG:[0-9]+]] = stablehlo.optimization_barrier %[[X1]], %arg2, %[[G:[0-9]+]]
+// The loss, which only the return reads, is fenced into the first barrier,
+// and layer 1's weight gradient into the next: XLA:GPU's scheduler would
+// otherwise run them last, keeping what they read through the backward.
+// CHECK: %[[L:[0-9]+]] = stablehlo.divide %{{.*}} : tensor<f32>
+// CHECK: %[[BX1:[0-9]+]], %[[BW1:[0-9]+]], %[[BG:[0-9]+]], %[[BL:[0-9]+]] = stablehlo.optimization_barrier %[[X1]], %arg2, %[[G:[0-9]+]], %[[L]] :
 // CHECK-NEXT: %[[R1:.*]] = stablehlo.dot_general %[[BX1]], %[[BW1]]
 // CHECK-NEXT: %[[RT1:.*]] = stablehlo.tanh %[[R1]]
 // CHECK-NOT: %[[G]]
 // CHECK: stablehlo.dot_general %[[BG]], %[[RT1]]
-// CHECK: %[[BX0:[0-9]+]], %[[BW0:[0-9]+]], %{{[0-9]+}}, %[[BD:[0-9]+]] = stablehlo.optimization_barrier %arg4, %arg0, %arg1, %[[D:[0-9]+]]
+// CHECK: %[[BX0:[0-9]+]], %[[BW0:[0-9]+]], %{{[0-9]+}}, %[[BD:[0-9]+]], %[[BDW:[0-9]+]] = stablehlo.optimization_barrier %arg4, %arg0, %arg1, %[[D:[0-9]+]], %[[DW:[0-9]+]] : {{.*}}, tensor<8x4xf32>
 // CHECK-NEXT: %[[R0:.*]] = stablehlo.dot_general %[[BX0]], %[[BW0]]
 // CHECK-NEXT: %[[RT0:.*]] = stablehlo.tanh %[[R0]]
 // CHECK-NOT: %[[D]]
 // CHECK: stablehlo.dot_general %[[BD]], %{{.*}}, contracting_dims = [0] x [0]
 // CHECK: stablehlo.dot_general %{{.*}}, %[[RT0]], contracting_dims = [0] x [0]
 // CHECK-NOT: %[[T0]]
-// CHECK: func.return
+// CHECK-NOT: %[[DW]]
+// CHECK: func.return %[[BL]]
 
 // ONE: sbp.recomputed_layers = [#builtin.int<0>]
 // ONE-COUNT-1: stablehlo.optimization_barrier
