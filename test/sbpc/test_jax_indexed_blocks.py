@@ -38,14 +38,26 @@ def _tokens(rng: np.random.Generator) -> np.ndarray:
     return tokens.astype(np.int32)
 
 
-@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
-@pytest.mark.parametrize(("mesh", "split", "whole"), MESHES)
+def _table(seed: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray]:
+    """A generator, a table of ``ROWS`` rows and tokens indexing it."""
+    rng = np.random.default_rng(seed)
+    table = rng.standard_normal((ROWS, 16)).astype(np.float32)
+    return rng, table, _tokens(rng)
+
+
+def _every_plan(test):
+    """``test`` under every strategy, on each of ``MESHES``."""
+    meshes = pytest.mark.parametrize(("mesh", "split", "whole"), MESHES)
+    return pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])(
+        meshes(test)
+    )
+
+
+@_every_plan
 def test_lookup_reads_rows_of_its_block(
     mesh, split: str, whole: str, strategy: str
 ) -> None:
-    rng = np.random.default_rng(0)
-    table = rng.standard_normal((ROWS, 16)).astype(np.float32)
-    tokens = _tokens(rng)
+    _, table, tokens = _table(0)
 
     def lookup(table, tokens):
         return jnp.tanh(table[tokens])
@@ -68,14 +80,11 @@ def test_lookup_reads_rows_of_its_block(
     assert _collectives(step, table, tokens) in ("all-reduce", "reduce-scatter")
 
 
-@pytest.mark.parametrize("strategy", ["greedy", "bfs", "optimal"])
-@pytest.mark.parametrize(("mesh", "split", "whole"), MESHES)
+@_every_plan
 def test_update_writes_rows_of_its_block(
     mesh, split: str, whole: str, strategy: str
 ) -> None:
-    rng = np.random.default_rng(1)
-    table = rng.standard_normal((ROWS, 16)).astype(np.float32)
-    tokens = _tokens(rng)
+    rng, table, tokens = _table(1)
     grads = rng.standard_normal((2, 3, 16)).astype(np.float32)
 
     def update(table, tokens, grads):
