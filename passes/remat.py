@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from sbpc.dialects.diagnostics import LocatedError
@@ -327,7 +327,7 @@ def _pin_sinks(f: func.FuncOp, barriers: list[OptimizationBarrierOp]) -> None:
         order[wider] = at
 
 
-def _top(op: Operation, block) -> Operation:
+def _top(op: Operation, block: Block) -> Operation:
     """``op``, or the op of ``block`` whose region holds it."""
     while op.parent_block() is not block:
         parent = op.parent_op()
@@ -336,7 +336,7 @@ def _top(op: Operation, block) -> Operation:
     return op
 
 
-def _constant_derived(block) -> set[Operation]:
+def _constant_derived(block: Block) -> set[Operation]:
     """The ops of ``block`` computed from constants alone (a broadcast zero):
     XLA makes them where they are read, and fencing one would keep it."""
     derived: set[Operation] = set()
