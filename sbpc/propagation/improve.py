@@ -50,6 +50,7 @@ from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode
 from sbpc.propagation.optimal import shrink_all, solve_exact
 from sbpc.propagation.plan import complete_sinks
+from sbpc.propagation.solver.content_memo import content
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 from sbpc.propagation.solver.shrink import expand, relabel_forward
 from sbpc.propagation.strategy import UNDECIDED
@@ -377,7 +378,8 @@ def _resolve(
 
 
 # A block's problem by content (its unaries, and its factors' ends, groups
-# and tables; as bytes) -> the labels its exact solve gave (None: none).
+# and tables: ``content_memo.content``) -> the labels its exact solve gave
+# (None: none).
 BlockMemo = dict[tuple, list[int] | None]
 
 
@@ -390,12 +392,8 @@ def _solved_block(
     same problem again (on Llama-3-70B's 80 layers, 804 block solves).  The
     problem is the same numbers, so its answer is the one solving it again
     gives."""
-    key = (
-        tuple((u.dtype.str, u.tobytes()) for u in unary),
-        tuple(
-            (f.a, f.b, f.ga.tobytes(), f.gb.tobytes(), f.table.shape, f.table.tobytes())
-            for f in inside
-        ),
+    key = content(*unary) + tuple(
+        (f.a, f.b, *content(f.ga, f.gb, f.table)) for f in inside
     )
     if key in memo:
         return memo[key]
