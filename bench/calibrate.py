@@ -189,17 +189,26 @@ def _rows_product(rows: int) -> tuple[Callable[..., jax.Array], jax.Array]:
     return _per_device(mesh, body, (lhs + PRODUCT * PRODUCT,))
 
 
-def half_extent_seconds() -> Callable[[], list[float]]:
-    """A measurement of one product's seconds at each of ``ROWS``."""
+def half_extent_seconds(rounds: int = 31) -> Callable[[], list[float]]:
+    """A measurement of one product's seconds at each of ``ROWS``.
+
+    The products and a tiny dispatch-only call are timed round by round
+    (``interleaved_times``: each round calls every one once) and each is
+    the median over rounds, less the tiny call's: every row count then sees
+    the same load.  Timed one after another, the load's drift between the
+    row counts bent the fitted line: on the 2-core machine under load 4-8,
+    ten windows gave ``flops_half`` from 0 to 92 timed in turn and 4 to 11
+    interleaved (docs/performance.md)."""
     mesh = Mesh(np.array(jax.devices()[:N]), ("d",), axis_types=(AxisType.Auto,))
-    tiny = _per_device(mesh, lambda v: v[:1] * 2.0, (8,))
-    products = [_rows_product(rows) for rows in ROWS]
+    calls = [_per_device(mesh, lambda v: v[:1] * 2.0, (8,))]
+    calls += [_rows_product(rows) for rows in ROWS]
 
     def measure() -> list[float]:
-        dispatch = median_seconds(*tiny, repeats=31)
-        return [
-            max(median_seconds(*p) - dispatch, 0.0) / PRODUCT_REPS for p in products
-        ]
+        times = interleaved_times(
+            [call[0] for call in calls], [call[1:] for call in calls], rounds
+        )
+        dispatch, *products = (float(np.median(t)) for t in times)
+        return [max(p - dispatch, 0.0) / PRODUCT_REPS for p in products]
 
     return measure
 

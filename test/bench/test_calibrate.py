@@ -123,3 +123,30 @@ def test_the_cpu_sim_preset_is_a_calibration_plus_memory() -> None:
     keys = {item.partition("=")[0] for item in CPU_SIM.split(",")}
     assert keys == {*measured, "mem"}
     assert CostModel.parse(text + ",mem=3e9").memory_capacity == 3e9
+
+
+def test_products_are_timed_in_the_same_rounds(monkeypatch) -> None:
+    """Every row count and the dispatch-only call are timed together, round
+    by round (one ``interleaved_times`` call), so the load's drift between
+    row counts cannot bend the line; each row count's time is its median
+    less the dispatch's, per product."""
+    dispatch, half, per_row = 2e-4, 10.0, 1e-7
+    calls: list[int] = []
+
+    def interleaved(fns, args, repeats):
+        calls.append(len(fns))
+        rows = (0, *calibrate.ROWS)
+        noise = [1.0, 3.0, 1.0]  # one slow round in three: the median drops it
+        return [
+            [
+                dispatch * k
+                + (calibrate.PRODUCT_REPS * per_row * (m + half) * k if m else 0)
+                for k in noise
+            ]
+            for m in rows
+        ]
+
+    monkeypatch.setattr(calibrate, "interleaved_times", interleaved)
+    seconds = calibrate.half_extent_seconds(rounds=3)()
+    assert calls == [len(calibrate.ROWS) + 1]
+    assert calibrate.fit_half_extent(calibrate.ROWS, seconds) == pytest.approx(half)
