@@ -8,11 +8,17 @@ instructions: this module counts them per opcode and result shape (layout
 included: a transposing copy changes it) over every computation (fusion
 bodies, loop bodies), ignoring names and metadata, and says which one has
 more of what (an extra copy, convert, transpose or reshape; a fusion split
-in two).
+in two).  Two modules are the *same* program when their dataflow is
+(``dataflow``): XLA's scheduler may order independent instructions
+differently and the two partitioners spell replica groups differently
+(``{{0,...,7}}`` against ``mesh['axis_0'=1,'axis_1'=8] {'axis_1'}``) for the
+same work.
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
 import re
 import sys
 from collections import Counter
@@ -21,7 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hlo_collectives import _parse_module
+import numpy as np
+from hlo_collectives import HloCollectiveError, _parse_module, iota_groups
 
 OpKey = tuple[str, str]  # (opcode, result shape)
 
@@ -60,54 +67,100 @@ def describe(diff: Mapping[OpKey, int]) -> str:
     return " ".join(f"{n:+d} {op}" for op, n in per.items())
 
 
-_METADATA = re.compile(r",?\s*metadata=\{[^{}]*\}")
-_PERCENT_NAME = re.compile(r"%([\w.\-]+)")  # instructions, computations
-_SIGNATURE_NAME = re.compile(r"([\w.\-]+)(?=: )")  # a computation's parameters
-_LEAF = re.compile(r"^\s*%?([\w.\-]+) = (\S+ (?:parameter|constant)\(.*)$")
+_REF = re.compile(r"%([\w.\-]+)")
+_ROOT = re.compile(r"^\s*ROOT\s+%?([\w.\-]+)", flags=re.M)
+# What names a value or a run, not what it computes: channel ids number the
+# collectives in program order; metadata is source locations.
+_NOT_WORK = ("metadata", "channel_id")
 
 
-def canonical(hlo_text: str) -> str:
-    """The module's computations with metadata dropped, each leaf (parameter,
-    constant) named by its computation and its own text, leaves sorted, and
-    every other name renumbered in order of first appearance: two
-    compilations of the same work give the same text whatever their names,
-    source locations and the order they declare parameters and constants in.
-    Only names are rewritten (``%name``, and a computation's parameter names
-    in its signature): numbers and attributes stay as they are."""
-    blocks: list[list[str]] = []
-    for line in hlo_text.splitlines():
-        if line.startswith(("%", "ENTRY")):
-            blocks.append([])
-        if blocks and line.startswith(("%", "ENTRY", " ", "}")):
-            blocks[-1].append(_METADATA.sub("", line))
-    names: dict[str, str] = {}
-    for k, block in enumerate(blocks):
-        for line in block:
-            if m := _LEAF.match(line):
-                names[m.group(1)] = f"c{k}[{m.group(2)}]"
+def _digest(*parts: str) -> str:
+    return hashlib.blake2b("\x00".join(parts).encode(), digest_size=12).hexdigest()
 
-    def rename(m: re.Match[str]) -> str:
-        name = names.setdefault(m.group(1), f"v{len(names)}")
-        return m.group(0).replace(m.group(1), name, 1)
 
-    out = []
-    for block in blocks:
-        head, *body = block
-        leaves, rest = [], []
-        for line in body:
-            (leaves if _LEAF.match(line) else rest).append(
-                _PERCENT_NAME.sub(rename, line)
-            )
-        head = _SIGNATURE_NAME.sub(rename, _PERCENT_NAME.sub(rename, head))
-        out += [head, *sorted(leaves), *rest]
-    return "\n".join(out)
+def explicit_groups(text: str) -> str:
+    """Replica groups spelt as explicit lists (``{{0,1},{2,3}}``), whichever
+    of XLA's spellings (explicit, iota ``[2,2]<=[4]``, mesh axes
+    ``mesh['a'=2,'b'=2] {'b'}``) the module used; a spelling this does not
+    read is returned as it is."""
+    text = text.strip()
+    groups: list[list[int]] | None = None
+    mesh = re.fullmatch(r"mesh\[([^\]]*)\]\s*\{([^{}]*)\}", text)
+    if mesh:
+        sizes = {}
+        for part in mesh.group(1).split(","):
+            name, _, size = part.partition("=")
+            sizes[name.strip().strip("'\"")] = int(size)
+        grouped = [a.strip().strip("'\"") for a in mesh.group(2).split(",") if a]
+        if all(a in sizes for a in grouped):
+            names = list(sizes)
+            order = [names.index(a) for a in names if a not in grouped]
+            order += [names.index(a) for a in grouped]
+            ids = np.arange(math.prod(sizes.values())).reshape(list(sizes.values()))
+            size = math.prod(sizes[a] for a in grouped)
+            groups = ids.transpose(order).reshape(-1, size).tolist()
+    elif text.startswith("["):
+        try:
+            groups = iota_groups(text)
+        except HloCollectiveError:
+            groups = None
+    elif text.startswith("{"):
+        groups = [
+            [int(x) for x in re.findall(r"\d+", g)]
+            for g in re.findall(r"\{([^{}]*)\}", text)
+        ]
+    if groups is None:
+        return text
+    return "{" + ",".join("{" + ",".join(map(str, g)) + "}" for g in groups) + "}"
+
+
+def dataflow(hlo_text: str) -> str:
+    """A digest of the module's dataflow: each instruction is its shape,
+    opcode and attributes with every operand replaced by its own digest and
+    every called computation by that computation's (the multiset of its
+    instructions' digests and its root's).  Names, metadata, channel ids,
+    the order of independent instructions and the spelling of replica
+    groups do not count; numbers and every other attribute do.  Two
+    compilations that run the same work on the same values get one digest."""
+    module = _parse_module(hlo_text)
+    roots = set(_ROOT.findall(hlo_text))
+    done: dict[str, str] = {}
+
+    def computation(name: str) -> str:
+        if name not in done:
+            done[name] = name  # a cycle (none in HLO) reads the name
+            local: dict[str, str] = {}
+            for instr in module.computations[name]:
+                local[instr.name] = instruction(instr, local)
+            root = [local[i.name] for i in module.computations[name] if i.name in roots]
+            done[name] = _digest(*sorted(local.values()), "root", *root)
+        return done[name]
+
+    def instruction(instr, local: dict[str, str]) -> str:
+        def ref(m: re.Match[str]) -> str:
+            name = m.group(1)
+            if name in local:
+                return local[name]
+            return computation(name) if name in module.computations else m.group(0)
+
+        attrs = []
+        for key, value in sorted(instr.attrs.items()):
+            if key in _NOT_WORK:
+                continue
+            if key == "replica_groups":
+                value = explicit_groups(value)
+            attrs.append(f"{key}={_REF.sub(ref, value)}")
+        operands = [_REF.sub(ref, o) for o in instr.operands]
+        return _digest(instr.shape.strip(), instr.opcode, *operands, "attrs", *attrs)
+
+    return computation(module.entry)
 
 
 def compare(a: str, b: str) -> str:
-    """``same`` when the two modules are the same program (``canonical``);
+    """``same`` when the two modules are the same program (``dataflow``);
     else what ``a`` has more (+) or fewer (-) of, per opcode, or ``same ops,
     other attributes`` when only attributes or order differ."""
-    if canonical(a) == canonical(b):
+    if dataflow(a) == dataflow(b):
         return "same"
     described = describe(difference(a, b))
     return "same ops, other attributes" if described == "same" else described

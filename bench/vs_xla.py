@@ -397,9 +397,10 @@ simulated devices share two host cores: they measure per-op overhead and
 local compute, not a network. The time ratio is of the two medians; the
 paired ratio is the median over rounds of the two back-to-back steps' ratio
 (load that drifts between rounds cancels), with its 90% bootstrap interval
-in brackets. `compiled HLO` compares the two compiled programs with names,
-metadata and the order of parameter and constant declarations taken out
-(`bench/hlo_ops.py`): `same` means they are one program, so a gap in their
+in brackets. `compiled HLO` compares the two compiled programs' dataflow
+(`bench/hlo_ops.py`: names, metadata, channel ids, the order of independent
+instructions and the spelling of replica groups taken out): `same` means
+they are one program, so a gap in their
 step times is noise; otherwise it counts the instructions sbpc's program
 has more (+) and fewer (-) of. A row is a loss of time only when the whole
 interval lies above 1.00 and the programs differ; a paired ratio above 1.00
