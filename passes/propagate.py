@@ -84,9 +84,11 @@ from sbpc.propagation.report.html import format_html
 from sbpc.propagation.report.summary import format_report
 from sbpc.propagation.report.view import plan_view
 from sbpc.propagation.scenarios import least_worst_regret
+from sbpc.propagation.strategy import BudgetError
 from sbpc.timing import active_timer, phase
 
 from .bridge.graph import function_graphs
+from .budget_hints import budget_hints
 from .options import (
     count,
     one_of,
@@ -325,6 +327,9 @@ class SbpPropagatePass(ModulePass):
                 free = next((c.plan for c in tried if c.scale == 0.0), None)
                 plan.bound = _combined_bound(problem, free)
                 return plan
+        except BudgetError as e:
+            hints = budget_hints(f, e.smallest / e.budget)
+            raise LocatedError(f, f"{e}{hints}") from e
         except (PropagationError, GraphError, boxing.LayoutSpaceError) as e:
             raise LocatedError(f, str(e)) from e
         except (FloatingPointError, OverflowError) as e:

@@ -27,7 +27,13 @@ from sbpc.propagation.memory import (
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.report.summary import format_bytes
-from sbpc.propagation.strategy import Choice, Problem, Strategy, budget_error
+from sbpc.propagation.strategy import (
+    BudgetError,
+    Choice,
+    Problem,
+    Strategy,
+    budget_error,
+)
 from sbpc.timing import phase
 
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Greedy(), Bfs(), Optimal())}
@@ -164,6 +170,8 @@ def _within_capacity(
         )
     try:
         return plan_under(capacity)
+    except BudgetError as e:
+        raise e.within(where) from e
     except PropagationError as e:
         raise PropagationError(f"{where}: {e}") from e
 

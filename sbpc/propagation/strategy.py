@@ -102,12 +102,27 @@ class NodeByNodeStrategy(Strategy):
         return DecisionMemo() if self.memoise else None
 
 
-def budget_error(budget: float, smallest: float, proven: bool) -> PropagationError:
+class BudgetError(PropagationError):
+    """No plan fits ``budget`` (bytes per device); ``smallest`` is the least
+    peak met (the drivers add what would help from it)."""
+
+    def __init__(self, message: str, budget: float, smallest: float) -> None:
+        super().__init__(message)
+        self.budget, self.smallest = budget, smallest
+
+    def within(self, where: str) -> BudgetError:
+        """The same error, said of ``where`` the budget comes from."""
+        return BudgetError(f"{where}: {self}", self.budget, self.smallest)
+
+
+def budget_error(budget: float, smallest: float, proven: bool) -> BudgetError:
     """No plan fits ``budget``; ``smallest`` is the least peak found (proven
     the least, or only a feasible one)."""
     which = "the smallest feasible budget is" if proven else "a feasible budget is"
-    return PropagationError(
+    return BudgetError(
         f"no plan fits the memory budget of {format_bytes(budget)} "
         f"({budget:.0f} bytes) per device; {which} {format_bytes(smallest)} "
-        f"({smallest:.0f} bytes)"
+        f"({smallest:.0f} bytes)",
+        budget,
+        smallest,
     )

@@ -15,7 +15,7 @@
 
 // TRANSFORMER: transformer_train_step_2x4.mlir:2:3: error: no plan fits the memory budget of 1 B (1 bytes) per device; {{(the smallest feasible|a feasible)}} budget is {{.*}} ({{[0-9]+}} bytes)
 // TRANSFORMER-NOT: finite cost
-// FFN: memory-budget-infeasible.mlir:[[# @LINE + 3]]:3: error: no plan fits the memory budget of 1 B (1 bytes) per device; a feasible budget is {{[0-9.]+ KiB}} ({{[0-9]+}} bytes)
+// FFN: memory-budget-infeasible.mlir:[[# @LINE + 3]]:3: error: no plan fits the memory budget of 1 B (1 bytes) per device; a feasible budget is {{[0-9.]+ KiB}} ({{[0-9]+}} bytes); what would help: more devices for what is split (the least peak is {{[0-9,.]+}}x the budget){{$}}
 // CHECK: func.func @ffn
 module attributes {sbp.placement = #sbp.placement<cuda, [[0, 1, 2, 3], [4, 5, 6, 7]]>} {
   func.func @ffn(%x: tensor<64x64xf32> {sbp.nd_sbp = #sbp.nd<[S(0), B]>}, %w1: tensor<64x64xf32>, %b1: tensor<64xf32>,
