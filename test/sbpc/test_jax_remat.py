@@ -70,11 +70,18 @@ def equal_jit(d: sbpc.jax.Distributed, fn, args, atol: float = 1e-5) -> None:
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=atol)
 
 
-def planned(remat: str, budget: float | None = None) -> sbpc.jax.Planned:
+def planned(
+    remat, budget: float | None = None, attention: bool = False
+) -> sbpc.jax.Planned:
+    """The tanh stack's step on 8 devices (``attention``: the attention
+    step's on 2), planned greedily."""
+    fn, args, mesh = (
+        (attention_step, attention_args(), 2) if attention else (step, stack_args(), 8)
+    )
     return sbpc.jax.plan(
-        step,
-        *stack_args(),
-        mesh=8,
+        fn,
+        *args,
+        mesh=mesh,
         strategy="greedy",
         memory_budget=budget,
         quiet=True,
@@ -216,21 +223,9 @@ def attention_args():
     return ws, normal(ATT_BATCH, SEQ, WIDTH), normal(ATT_BATCH, SEQ, WIDTH)
 
 
-def planned_attention(remat, budget: float | None = None) -> sbpc.jax.Planned:
-    return sbpc.jax.plan(
-        attention_step,
-        *attention_args(),
-        mesh=2,
-        strategy="greedy",
-        memory_budget=budget,
-        quiet=True,
-        remat=remat,
-    )
-
-
 @pytest.fixture(scope="module")
 def attention_plans() -> dict[str, sbpc.jax.Planned]:
-    return {r: planned_attention(r) for r in ("none", "all")}
+    return {r: planned(r, attention=True) for r in ("none", "all")}
 
 
 def test_the_dots_policy_recomputes_attention_but_not_weight_products(
@@ -265,13 +260,13 @@ def test_the_dots_policy_recomputes_attention_but_not_weight_products(
 def test_auto_with_dots_tries_it_before_whole_layers(attention_plans) -> None:
     """Under a budget that ``dots`` on every layer meets, auto recomputes
     no layer whole, where ``full``'s auto must."""
-    dots = planned_attention("dots").peak_memory
+    dots = planned("dots", attention=True).peak_memory
     kept = attention_plans["none"].peak_memory
     budget = (dots + kept) / 2
-    fine = planned_attention(("auto", "dots"), budget)
+    fine = planned(("auto", "dots"), budget, attention=True)
     assert fine.recomputed_layers and set(fine.remat_policies) == {"dots"}
     assert fine.peak_memory <= budget
-    whole = planned_attention("auto", budget)
+    whole = planned("auto", budget, attention=True)
     assert set(whole.remat_policies) == {"full"}
     # recomputing less, its modelled step is the shorter
     assert fine.step_time < whole.step_time
