@@ -38,6 +38,7 @@ first 1, 2 ... layers, then on all of them with the first 1, 2 ... whole
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -144,8 +145,9 @@ class SbpRematPass(ModulePass):
         whole core.  The search interpolates: each saved layer frees about
         the same bytes (under ``dots``: on each half of the ladder), so the count where the peak meets the budget is
         read off the bracket's two peaks, then that count and its
-        neighbour are tried (``_search``); a 32-layer step then takes 4 or
-        5 propagations, where bisection took 7."""
+        neighbour are tried (``fewest_fitting``); a 32-layer step then takes 4 or
+        5 propagations, where bisection took 7.  ``dots``' ladder has two
+        such halves, each searched alone after the step between them."""
         most = max(
             (len(ladder(len(_found(f)), self.policy)) for f in _functions(op)),
             default=0,
@@ -154,6 +156,7 @@ class SbpRematPass(ModulePass):
             strategy=self.strategy, cost_model=unbounded_memory(self.cost_model)
         )
 
+        @functools.cache
         def peak(count: int) -> float:
             trial = op.clone()
             for f in _functions(trial):
@@ -162,7 +165,14 @@ class SbpRematPass(ModulePass):
             return max((p.plan.peak_memory for p in plans), default=0.0)
 
         budget = float(self.memory_budget)  # type: ignore[arg-type]
-        return fewest_fitting(peak, most, budget)
+        if self.policy == FULL or most < 2:
+            return fewest_fitting(peak, most, budget)
+        # Two near-linear halves (dots on more layers; then more of them
+        # whole): the middle step says which half to search.
+        half = most // 2
+        if peak(half) <= budget:
+            return fewest_fitting(peak, half, budget)
+        return half + fewest_fitting(lambda k: peak(half + k), most - half, budget)
 
 
 def fewest_fitting(peak: Callable[[int], float], most: int, budget: float) -> int:
