@@ -25,6 +25,8 @@ its plan's peak:
 
 * ``free``: parameters free, the device's 80 GB the budget;
 * ``remat``: every layer recomputed in the backward pass (``remat="all"``);
+* ``dots``: every layer's attention scores, softmax, norms and elementwise
+  ops recomputed, its weight products kept (``remat="dots"``);
 * ``budget``: a memory budget of ``--fraction`` of ``free``'s peak (0.6),
   recomputation left to the search (``remat="auto"``: its storage,
   per-use gathers and recomputation);
@@ -58,7 +60,7 @@ from jax_only import (  # bench/
 
 _BENCH = Path(__file__).resolve().parent
 
-VARIANTS = ("free", "remat", "budget", "fsdp")
+VARIANTS = ("free", "remat", "dots", "budget", "fsdp")
 
 
 def _config(args: argparse.Namespace):
@@ -73,7 +75,8 @@ def _plan(cfg, devices: int, variant: str, budget: float | None):
     from scale_models import CONFIGS, _layouts
 
     args = llama.abstract_train_args(cfg)
-    options: dict = {"remat": "all"} if variant == "remat" else {}
+    recompute = {"remat": "all", "dots": "dots"}
+    options: dict = {"remat": recompute[variant]} if variant in recompute else {}
     if variant == "budget":
         options |= {"memory_budget": budget, "remat": "auto"}
     pinned = CONFIGS["fsdp"] if variant == "fsdp" else None

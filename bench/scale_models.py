@@ -3,6 +3,7 @@
     python bench/scale_models.py                       # the three models, full depth
     python bench/scale_models.py --layers 2 --budget   # shallower, under mem=
     python bench/scale_models.py --budget --remat auto --config sbpc
+    python bench/scale_models.py --layers 2 --remat all --remat-policy dots
 
 Llama-3-8B on 8 H100s (one node), Llama-3-70B and Mixtral-8x7B on 64 (8
 nodes): a bf16 training step (forward, backward, AdamW with f32 moments;
@@ -28,7 +29,8 @@ device has 80 GB), modelled step seconds, MFU (6 x active parameters but
 the embedding x tokens plus attention, over step time x devices x 989
 Tflop/s), the optimal strategy's proven gap (of its own plan under the
 plain model when the search that sees combining kept an improvement of
-it), how many layers are recomputed (``--remat``) and the layout in
+it), how many layers are recomputed (``--remat``) with which policy
+(``--remat-policy``: ``full`` or ``dots``) and the layout in
 words.  Without ``--budget`` the device memory is lifted (``mem=1e15``)
 so that every configuration plans and its memory can be read; with it a
 plan must fit 80 GB, and a row that cannot says the smallest budget sbpc
@@ -164,6 +166,7 @@ def row(
     layers: int | None,
     budget: bool,
     remat: str = "none",
+    policy: str = "full",
 ):
     cfg = llama.CONFIGS[name]
     if layers:
@@ -180,7 +183,7 @@ def row(
             mesh=mesh,
             in_layouts=_layouts(args, make, tuple(mesh)),
             cost_model=cost,
-            remat=remat,
+            remat=(remat, policy),
             quiet=True,
         )
     except sbpc.jax.SbpcError as e:
@@ -192,10 +195,11 @@ def row(
     mfu = model_flops(cfg) / (planned.step_time * devices * BF16_PEAK)
     n_params = len(jax.tree.leaves(args[0]))
     recomputed = len(planned.recomputed_layers)
+    policies = "/".join(sorted(set(planned.remat_policies)))
     print(
         f"{name:13} {devices:3} {config:10} {seconds:7.1f} "
         f"{planned.peak_memory / 2**30:9.1f} {planned.step_time:8.3f} "
-        f"{100 * mfu:5.1f}% {gap_text(planned):>7} {recomputed:5}  "
+        f"{100 * mfu:5.1f}% {gap_text(planned):>7} {recomputed:2} {policies:9}  "
         f"{_words(planned, n_params)}",
         flush=True,
     )
@@ -215,12 +219,20 @@ def main(argv: list[str] | None = None) -> None:
         "--budget: the fewest that fit) or indices",
     )
     parser.add_argument(
+        "--remat-policy",
+        choices=["full", "dots"],
+        default="full",
+        help="what a recomputed layer recomputes: full (the whole layer) or "
+        "dots (all but its weight products: attention scores, softmax, norms; "
+        "with --remat auto, dots on more layers before any is whole)",
+    )
+    parser.add_argument(
         "--config", action="append", help="only these rows (sbpc, fsdp, ...)"
     )
     opts = parser.parse_args(argv)
     print(
         f"{'model':13} {'dev':>3} {'config':10} {'plan s':>7} {'peak GiB':>9} "
-        f"{'step s':>8} {'MFU':>6} {'gap':>7} {'remat':>5}  layout"
+        f"{'step s':>8} {'MFU':>6} {'gap':>7} {'remat':12}  layout"
     )
     for name, devices in ROWS:
         if opts.model and name not in opts.model:
@@ -230,7 +242,15 @@ def main(argv: list[str] | None = None) -> None:
         for config in configs:
             if opts.config and config not in opts.config:
                 continue
-            row(name, devices, config, opts.layers, opts.budget, opts.remat)
+            row(
+                name,
+                devices,
+                config,
+                opts.layers,
+                opts.budget,
+                opts.remat,
+                opts.remat_policy,
+            )
 
 
 if __name__ == "__main__":

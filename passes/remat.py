@@ -22,31 +22,51 @@ peak memory per device within ``memory_budget`` (default: the cost model's
 the budgeted propagation names what would), found by interpolating
 between the counts tried (``fewest_fitting``).  A step
 that carries remat already (an ``optimization_barrier``) keeps its own.
-The recomputed layers are written on the function as
-``sbp.recomputed_layers``.
+
+``policy``: what a chosen layer recomputes.  ``full``: every saved value,
+from the layer's inputs (the whole layer).  ``dots``: the forward keeps
+the products with no batch dimensions (the weight products) and the rest
+(attention scores and probabilities, norms, elementwise ops) is recomputed
+from the layer's inputs and those products, which the barrier carries
+(JAX's ``dots_with_no_batch_dims_saveable``).  Under ``layers=auto``,
+``dots`` searches a ladder that recomputes least first: ``dots`` on the
+first 1, 2 ... layers, then on all of them with the first 1, 2 ... whole
+(``ladder``).  The recomputed layers are written on the function as
+``sbp.recomputed_layers``, their policies beside them as
+``sbp.remat_policies``.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.stablehlo import OptimizationBarrierOp
-from sbpc.pipeline.remat import Layer, carries_remat, layers, turn
+from sbpc.pipeline.remat import (
+    FULL,
+    POLICIES,
+    Cone,
+    Layer,
+    carries_remat,
+    layers,
+    turn,
+)
 
 from .bridge.function import ReadFunction, read_function
 from .options import OptionError, positive_number
 from .propagate import SbpPropagatePass
 
 RECOMPUTED = "sbp.recomputed_layers"
+POLICIES_ATTR = "sbp.remat_policies"  # beside RECOMPUTED: each layer's policy
 
 
 @dataclass(frozen=True)
@@ -57,6 +77,7 @@ class SbpRematPass(ModulePass):
 
     # ``layers=0,2`` reaches the pass as a tuple of ints, ``layers=1`` as one
     layers: str | int | tuple[int, ...] = "none"
+    policy: str = FULL
     memory_budget: int | float | str | None = None
     strategy: str = "greedy"
     cost_model: str = "default"
@@ -73,6 +94,10 @@ class SbpRematPass(ModulePass):
                     "layers must be none, all, auto or layer indices such as 0,2, "
                     f"not '{self.layers}'"
                 )
+        if self.policy not in POLICIES:
+            raise OptionError(
+                f"policy must be {' or '.join(POLICIES)}, not '{self.policy}'"
+            )
         budget = positive_number("memory_budget", self.memory_budget, "bytes")
         # checked here, as the pipeline is parsed
         propagate = SbpPropagatePass(strategy=self.strategy, cost_model=self.cost_model)
@@ -85,13 +110,16 @@ class SbpRematPass(ModulePass):
         object.__setattr__(self, "memory_budget", budget)
 
     @staticmethod
-    def along(layers: str, propagate: SbpPropagatePass) -> SbpRematPass | None:
-        """The pass for ``layers`` before ``propagate`` (its strategy, cost
-        model and budget); None for ``none``."""
+    def along(
+        layers: str, propagate: SbpPropagatePass, policy: str = FULL
+    ) -> SbpRematPass | None:
+        """The pass for ``layers`` and ``policy`` before ``propagate`` (its
+        strategy, cost model and budget); None for ``none``."""
         if layers == "none":
             return None
         return SbpRematPass(
             layers=layers,
+            policy=policy,
             memory_budget=propagate.limits()[0],
             strategy=propagate.strategy,
             cost_model=propagate.cost_model,
@@ -101,37 +129,50 @@ class SbpRematPass(ModulePass):
         choice = str(self.layers).strip()
         wanted: str | int = self._fewest(op) if choice == "auto" else choice
         for f in _functions(op):
-            recompute(f, wanted)
+            recompute(f, wanted, self.policy)
 
     def _fewest(self, op: ModuleOp) -> int:
-        """The fewest leading layers to recompute for the plan to fit: none
-        when it fits, all when that does not; between, searched taking
-        recomputing more never to need more memory (so the answer is the
-        one count that fits where one fewer does not, however it is found).
+        """The first step of ``ladder`` (with ``full``: the fewest leading
+        layers to recompute) for the plan to fit: none when it fits, the
+        last when that does not; between, searched taking each step never
+        to need more memory than the one before (so the answer is the one
+        step that fits where the one before does not, however it is found).
 
         Each count's plan is propagated as ``remat=k`` would be with nothing
         holding it to memory: no budget and the cost model's ``mem=``
         lifted, so the optimal strategy solves the repeated layers once
         (``docs/planning-time.md``) instead of the budgeted program of the
         whole core.  The search interpolates: each saved layer frees about
-        the same bytes, so the count where the peak meets the budget is
+        the same bytes (under ``dots``: on each half of the ladder), so the count where the peak meets the budget is
         read off the bracket's two peaks, then that count and its
-        neighbour are tried (``_search``); a 32-layer step then takes 4 or
-        5 propagations, where bisection took 7."""
-        most = max((len(_found(f)) for f in _functions(op)), default=0)
+        neighbour are tried (``fewest_fitting``); a 32-layer step then takes 4 or
+        5 propagations, where bisection took 7.  ``dots``' ladder has two
+        such halves, each searched alone after the step between them."""
+        most = max(
+            (len(ladder(len(_found(f)), self.policy)) for f in _functions(op)),
+            default=0,
+        )
         propagate = SbpPropagatePass(
             strategy=self.strategy, cost_model=unbounded_memory(self.cost_model)
         )
 
+        @functools.cache
         def peak(count: int) -> float:
             trial = op.clone()
             for f in _functions(trial):
-                recompute(f, count)
+                recompute(f, count, self.policy)
             plans = propagate.plan_module(trial)
             return max((p.plan.peak_memory for p in plans), default=0.0)
 
         budget = float(self.memory_budget)  # type: ignore[arg-type]
-        return fewest_fitting(peak, most, budget)
+        if self.policy == FULL or most < 2:
+            return fewest_fitting(peak, most, budget)
+        # Two near-linear halves (dots on more layers; then more of them
+        # whole): the middle step says which half to search.
+        half = most // 2
+        if peak(half) <= budget:
+            return fewest_fitting(peak, half, budget)
+        return half + fewest_fitting(lambda k: peak(half + k), most - half, budget)
 
 
 def fewest_fitting(peak: Callable[[int], float], most: int, budget: float) -> int:
@@ -214,14 +255,34 @@ def _is_barrier(op: Operation) -> bool:
     return isinstance(op, OptimizationBarrierOp)
 
 
-def _named(f: func.FuncOp, found: list[Layer], choice: str | int) -> list[Layer]:
-    """The layers ``choice`` names (a number: that many leading ones)."""
+def ladder(count: int, policy: str) -> list[dict[int, str]]:
+    """``layers=auto``'s choices for ``count`` layers under ``policy``, from
+    recomputing least to most (each step's peak no higher than the one
+    before's): step ``k`` recomputes ``ladder(...)[k - 1]`` (a layer's
+    position among the found ones to its policy).  ``full``: the first ``k`` layers whole.  ``dots``: ``dots``
+    on the first ``k`` layers, then on every layer with the first ``k -
+    count`` whole (the saved values ``dots`` keeps are a subset of those
+    recomputing keeps none of)."""
+    steps = [{j: policy for j in range(k)} for k in range(1, count + 1)]
+    if policy != FULL:
+        every = steps[-1] if steps else {}
+        steps += [{**every, **{j: FULL for j in range(k)}} for k in range(1, count + 1)]
+    return steps
+
+
+def _named(
+    f: func.FuncOp, found: list[Layer], choice: str | int, policy: str
+) -> dict[int, str]:
+    """The layers ``choice`` names with their policies (a number: that step
+    of ``ladder``)."""
     if isinstance(choice, int):
-        return found[:choice]
+        steps = ladder(len(found), policy)
+        step = steps[min(choice, len(steps)) - 1] if choice > 0 and steps else {}
+        return {found[j].index: p for j, p in step.items()}
     if choice == "none":
-        return []
+        return {}
     if choice == "all":
-        return found
+        return {layer.index: policy for layer in found}
     wanted = sorted({int(p) for p in choice.split(",")})
     by_index = {layer.index: layer for layer in found}
     missing = [k for k in wanted if k not in by_index]
@@ -231,38 +292,45 @@ def _named(f: func.FuncOp, found: list[Layer], choice: str | int) -> list[Layer]
             f"sbp-remat: no layer {missing[0]} to recompute: the step has "
             f"{len(found)} repeated layers whose backward reads activations",
         )
-    return [by_index[k] for k in wanted]
+    return {k: policy for k in wanted}
 
 
-def recompute(f: func.FuncOp, choice: str | int) -> list[int]:
-    """Recompute the layers ``choice`` names (``layers``' syntax, or a number
-    of leading layers) among ``f``'s; write and return their indices (a
-    step carrying remat already: none)."""
+def recompute(f: func.FuncOp, choice: str | int, policy: str = FULL) -> list[int]:
+    """Recompute the layers ``choice`` names (``layers``' syntax, or a step
+    of ``ladder``) among ``f``'s under ``policy``; write and return their
+    indices (a step carrying remat already: none)."""
     read = read_function(f)
     if carries_remat(read.function, lambda n: _is_barrier(read.ops[n])):
         return []
-    chosen = _named(f, layers(read.function), choice)
+    found = layers(read.function)
+    chosen = _named(f, found, choice, policy)
     end = turn(read.function)
-    barriers = [(layer.index, _rewrite(read, layer, end)) for layer in chosen]
-    done = [index for index, barrier in barriers if barrier is not None]
+    barriers = []
+    for layer in found:
+        if layer.index not in chosen:
+            continue
+        cone = layer.cone(read.function, chosen[layer.index])
+        barrier = None if cone is None else _rewrite(read, cone, end)
+        if barrier is not None:
+            barriers.append((layer.index, barrier))
+    done = [index for index, _ in barriers]
     if done:
         f.attributes[RECOMPUTED] = ArrayAttr([IntAttr(k) for k in done])
-        _pin_sinks(f, [b for _, b in barriers if b is not None])
+        f.attributes[POLICIES_ATTR] = ArrayAttr([StringAttr(chosen[k]) for k in done])
+        _pin_sinks(f, [b for _, b in barriers])
     return done
 
 
-def _rewrite(
-    read: ReadFunction, layer: Layer, end: int
-) -> OptimizationBarrierOp | None:
-    """Clone ``layer``'s recompute before its first backward use, reading its
+def _rewrite(read: ReadFunction, cone: Cone, end: int) -> OptimizationBarrierOp | None:
+    """Clone ``cone``'s ops before its first backward use, reading its
     inputs through a barrier, and point the backward at the clones; the
-    barrier (None: the layer's inputs are not all tensors)."""
-    inputs = [read.values[v] for v in layer.inputs]
+    barrier (None: the inputs are not all tensors)."""
+    inputs = [read.values[v] for v in cone.inputs]
     if not all(isinstance(v.type, TensorType) for v in inputs):
         return None
-    anchor = _anchor(read, layer.first_use, end)
+    anchor = _anchor(read, cone.first_use, end)
     fenced = inputs + ([anchor] if anchor is not None else [])
-    at = read.ops[layer.first_use]
+    at = read.ops[cone.first_use]
     block = at.parent_block()
     assert block is not None
     barrier = OptimizationBarrierOp(fenced)
@@ -272,13 +340,13 @@ def _rewrite(
     )
     if anchor is not None:  # its readers read it through the barrier
         _read_through(anchor, barrier.results[-1], barrier)
-    for n in layer.recompute:
+    for n in cone.ops:
         clone = read.ops[n].clone(value_mapper=mapping)
         block.insert_op_before(clone, at)
         for old, new in zip(read.ops[n].results, clone.results, strict=True):
             mapping[old] = new
     backward = set(read.ops[end:])
-    for v in layer.saved:
+    for v in cone.recomputed:
         old = read.values[v]
         for use in list(old.uses):
             if use.operation in backward:

@@ -61,7 +61,7 @@ class PlanOptions:
     ``quiet``: no progress lines (shown only when stderr is a terminal).
     ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run the
     step as (``sbpc.jax_pipeline``, docs/pipeline.md).  ``remat``:
-    ``remat_pass``'s ``layers``: which layers to recompute.
+    what ``remat_pass`` takes: which layers to recompute, and how.
     """
 
     mesh: MeshArg | None = None
@@ -75,7 +75,7 @@ class PlanOptions:
     tie_state: bool = True
     quiet: bool = False
     pipeline: Pipeline | None = None
-    remat: str = "none"
+    remat: str | tuple[str, str] = "none"
 
     @classmethod
     def split(cls, kwargs: Mapping[str, Any]) -> tuple[PlanOptions, dict[str, Any]]:

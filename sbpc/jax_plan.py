@@ -32,7 +32,8 @@ from sbpc.output import OutputError, write_file
 from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline_target import with_section
 from sbpc.passes.propagate import FunctionPlan, SbpPropagatePass
-from sbpc.passes.remat import RECOMPUTED, SbpRematPass
+from sbpc.passes.remat import POLICIES_ATTR, RECOMPUTED, SbpRematPass
+from sbpc.pipeline.remat import DOTS, FULL
 from sbpc.propagation.report.dot import ReportError
 from sbpc.propagation.report.summary import format_report
 from sbpc.timing import Timer
@@ -147,8 +148,7 @@ class Planned:
     def report(self) -> str:
         text = "\n".join(format_report(p.plan, "text") for p in self.plans)
         if self.recomputed_layers:
-            layers = ", ".join(str(k) for k in self.recomputed_layers)
-            text += f"\nrecomputed layers: {layers}"
+            text += "\n" + recomputed_text(self.recomputed_layers, self.remat_policies)
         if self.pipeline_search is not None:
             text += "\n" + self.pipeline_search
         if self.pipeline is not None:
@@ -163,6 +163,17 @@ class Planned:
         (``remat``; docs/memory.md)."""
         for f in self.module.ops:
             got = f.attributes.get(RECOMPUTED)
+            if isinstance(got, ArrayAttr):
+                return tuple(a.data for a in got.data)
+        return ()
+
+    @property
+    def remat_policies(self) -> tuple[str, ...]:
+        """Each recomputed layer's policy, beside ``recomputed_layers``:
+        ``full`` (the whole layer) or ``dots`` (all but its weight
+        products)."""
+        for f in self.module.ops:
+            got = f.attributes.get(POLICIES_ATTR)
             if isinstance(got, ArrayAttr):
                 return tuple(a.data for a in got.data)
         return ()
@@ -261,12 +272,38 @@ def divisible(
     return PartitionSpec(*dims)
 
 
-def remat_pass(layers: Any, propagate: SbpPropagatePass) -> SbpRematPass | None:
-    """``sbp-remat`` for ``remat=`` (docs/memory.md): a training step's
-    repeated layers to recompute in its backward pass (``"none"``,
-    ``"all"``, indices ``"0,2"``, or ``"auto"``: the fewest that fit the
-    memory budget), planned with ``propagate``'s options."""
+def recomputed_text(layers: Sequence[int], policies: Sequence[str]) -> str:
+    """The report's line: ``recomputed layers: 0, 1 (policy full)``, or with
+    several policies ``recomputed layers: 0, 1, 2 (policy full: 0; dots:
+    1, 2)``."""
+    numbers = ", ".join(str(k) for k in layers)
+    by_policy: dict[str, list[int]] = {}
+    for k, p in zip(layers, policies, strict=True):
+        by_policy.setdefault(p, []).append(k)
+    if len(by_policy) == 1:
+        return f"recomputed layers: {numbers} (policy {policies[0]})"
+    parts = "; ".join(
+        f"{p}: {', '.join(str(k) for k in ks)}" for p, ks in by_policy.items()
+    )
+    return f"recomputed layers: {numbers} (policy {parts})"
+
+
+def remat_pass(remat: Any, propagate: SbpPropagatePass) -> SbpRematPass | None:
+    """``sbp-remat`` for ``remat=`` (docs/memory.md), planned with
+    ``propagate``'s options.  ``remat``: the repeated layers of a training
+    step to recompute whole in its backward pass (``"none"``, ``"all"``,
+    indices ``"0,2"``, or ``"auto"``: the fewest that fit the memory
+    budget); ``"dots"``: every layer, keeping its weight products (products
+    with no batch dimensions) and recomputing the rest; or ``(layers,
+    policy)``, ``policy`` ``"full"`` or ``"dots"`` (``("auto", "dots")``:
+    ``dots`` on more and more layers before any is recomputed whole)."""
+    if isinstance(remat, tuple | list) and len(remat) == 2:
+        layers, policy = (str(part) for part in remat)
+    elif remat == DOTS:
+        layers, policy = "all", DOTS
+    else:
+        layers, policy = str(remat), FULL
     try:
-        return SbpRematPass.along(str(layers), propagate)
+        return SbpRematPass.along(layers, propagate, policy)
     except OptionError as e:
         raise SbpcError(f"remat: {e}") from e

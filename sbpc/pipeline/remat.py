@@ -16,10 +16,16 @@ flat) is read as a ``Function``:
   its block's first argument to the first use of the next block's (the
   last layer: to the next argument's first use, or to the turn);
 - a layer's *saved* values are the results of its ops that a backward op
-  reads; its *recompute* is the layer ops those are computed from, and its
-  *inputs* the values they read from outside (the layer's input, its
-  parameters): recomputing them there, from the inputs, just before the
-  first backward use (``first_use``) gives the same values.
+  reads.  A *policy* says which of them the forward keeps; its ``cone`` is
+  the layer ops the others are computed from, stopping at kept values, and
+  its *inputs* the values those ops read from outside (the layer's input,
+  its parameters, the kept values): recomputing them there, from the
+  inputs, just before the first backward use gives the same values.
+  ``full`` keeps nothing (the whole layer is recomputed); ``dots`` keeps
+  the products with no batch dimensions (the weight products: projections,
+  MLP), as JAX's ``dots_with_no_batch_dims_saveable`` does, so that what
+  is recomputed is the rest: attention scores and probabilities (products
+  with batch dimensions), norms, elementwise ops.
 
 A step that already carries remat (``optimization_barrier``: flax
 ``nn.remat``, ``jax.checkpoint``) keeps its own: ``carries_remat``.
@@ -30,7 +36,35 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .function import Function, ValueId
+from .function import Function, Node, ValueId
+
+FULL, DOTS = "full", "dots"
+POLICIES = (FULL, DOTS)
+
+
+def keeps(policy: str, node: Node) -> bool:
+    """Whether ``policy`` keeps ``node``'s results for the backward instead
+    of recomputing them: ``dots`` keeps a ``dot_general`` with no batch
+    dimensions (a weight product), ``full`` nothing."""
+    spec = node.spec
+    return (
+        policy == DOTS
+        and spec is not None
+        and spec.name == "stablehlo.dot_general"
+        and not spec.attr("lhs_batching_dimensions")
+    )
+
+
+@dataclass(frozen=True)
+class Cone:
+    """What recomputing a layer under one policy takes."""
+
+    kept: tuple[ValueId, ...]  # saved values the forward keeps
+    recomputed: tuple[ValueId, ...]  # saved values recomputed
+    ops: tuple[int, ...]  # the layer ops cloned, in program order
+    inputs: tuple[ValueId, ...]  # what they read from outside: the layer's
+    # input and parameters, and kept values (saved or not)
+    first_use: int  # the first backward op reading a recomputed value
 
 
 @dataclass(frozen=True)
@@ -40,14 +74,52 @@ class Layer:
     index: int
     nodes: tuple[int, ...]  # its forward ops, in program order
     saved: tuple[ValueId, ...]  # results a backward op reads
-    recompute: tuple[int, ...]  # the ops the saved values are computed from
-    inputs: tuple[ValueId, ...]  # what those read from outside the layer
-    first_use: int  # the first backward op reading a saved value
+    first_reads: tuple[int, ...]  # each saved value's first backward reader
+
+    @property
+    def first_use(self) -> int:
+        """The first backward op reading a saved value."""
+        return min(self.first_reads)
 
     def saved_bytes(self, nbytes: Callable[[ValueId], int]) -> int:
         """Bytes kept from the forward to the backward (``nbytes``: one
         value's)."""
         return sum(nbytes(v) for v in self.saved)
+
+    def cone(self, f: Function, policy: str = FULL) -> Cone | None:
+        """The recomputation of the saved values ``policy`` does not keep,
+        from the layer's inputs and the values it keeps (None: it keeps
+        every saved value)."""
+        mine = set(self.nodes)
+        kept = tuple(v for v in self.saved if keeps(policy, f.nodes[f.producer[v]]))
+        recomputed = [
+            (v, use)
+            for v, use in zip(self.saved, self.first_reads, strict=True)
+            if v not in kept
+        ]
+        if not recomputed:
+            return None
+        need: set[int] = set()
+        todo = [f.producer[v] for v, _ in recomputed]
+        while todo:
+            n = todo.pop()
+            if n in need or n not in mine or keeps(policy, f.nodes[n]):
+                continue
+            need.add(n)
+            todo.extend(f.producer[v] for v in f.nodes[n].operands if v in f.producer)
+        ops = tuple(sorted(need))
+        inputs: list[ValueId] = []
+        for n in ops:
+            for v in f.nodes[n].operands:
+                if f.producer.get(v) not in need and v not in inputs:
+                    inputs.append(v)
+        return Cone(
+            kept,
+            tuple(v for v, _ in recomputed),
+            ops,
+            tuple(inputs),
+            min(use for _, use in recomputed),
+        )
 
 
 def forward_nodes(f: Function) -> set[int]:
@@ -138,31 +210,14 @@ def _repeat(keys: list[str]) -> tuple[int, int, int]:
 def _layer(f: Function, k: int, nodes: tuple[int, ...], end: int) -> Layer | None:
     """Layer ``k`` of the ops ``nodes`` (all before ``end``, the turn), or
     None when the backward reads nothing of it."""
-    mine = set(nodes)
     saved: list[ValueId] = []
-    first_use: int | None = None
+    first_reads: list[int] = []
     for n in nodes:
         for r in f.nodes[n].results:
             readers = [c for c, _ in f.uses(r) if c >= end]
             if readers:
                 saved.append(r)
-                first_use = min(
-                    readers + ([first_use] if first_use is not None else [])
-                )
-    if first_use is None:
+                first_reads.append(min(readers))
+    if not saved:
         return None
-    need: set[int] = set()
-    todo = [f.producer[v] for v in saved]
-    while todo:
-        n = todo.pop()
-        if n in need or n not in mine:
-            continue
-        need.add(n)
-        todo.extend(f.producer[v] for v in f.nodes[n].operands if v in f.producer)
-    recompute = tuple(sorted(need))
-    inputs: list[ValueId] = []
-    for n in recompute:
-        for v in f.nodes[n].operands:
-            if f.producer.get(v) not in need and v not in inputs:
-                inputs.append(v)
-    return Layer(k, nodes, tuple(saved), recompute, tuple(inputs), first_use)
+    return Layer(k, nodes, tuple(saved), tuple(first_reads))

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sbpc.boxing.cost_model import CostModel
-from sbpc.passes.remat import LIFTED_MEMORY, fewest_fitting, unbounded_memory
+from sbpc.passes.remat import LIFTED_MEMORY, fewest_fitting, ladder, unbounded_memory
 
 
 def bisected(peak, most: int, budget: float) -> int:
@@ -71,3 +71,15 @@ def test_unbounded_memory_lifts_mem_and_keeps_the_rest() -> None:
         assert lifted.device.flops == kept.device.flops
         assert lifted.links == kept.links
     assert unbounded_memory("mem=5e6|overhead=7e-5").endswith("|overhead=7e-5")
+
+
+def test_the_dots_ladder_recomputes_least_first() -> None:
+    """``layers=auto policy=dots``: ``dots`` on more and more layers, then
+    whole layers over ``dots``; ``full``: whole leading layers only."""
+    assert ladder(2, "full") == [{0: "full"}, {0: "full", 1: "full"}]
+    assert ladder(2, "dots") == [
+        {0: "dots"},
+        {0: "dots", 1: "dots"},
+        {0: "full", 1: "dots"},
+        {0: "full", 1: "full"},
+    ]

@@ -6,6 +6,10 @@ weights fits a budget only when some layers are recomputed: ``auto`` picks
 the fewest, the plan's modelled peak is under the budget, one layer fewer
 is not, and the numbers equal ``jax.jit`` of the original step.  The GPT
 example's Adam step with every layer recomputed equals ``jax.jit`` too.
+A two-layer attention step recomputed under the ``dots`` policy (weight
+products kept, scores and softmax recomputed) needs less than keeping
+everything and no less than recomputing whole layers, and equals
+``jax.jit``.
 """
 
 from __future__ import annotations
@@ -66,11 +70,18 @@ def equal_jit(d: sbpc.jax.Distributed, fn, args, atol: float = 1e-5) -> None:
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=atol)
 
 
-def planned(remat: str, budget: float | None = None) -> sbpc.jax.Planned:
+def planned(
+    remat, budget: float | None = None, attention: bool = False
+) -> sbpc.jax.Planned:
+    """The tanh stack's step on 8 devices (``attention``: the attention
+    step's on 2), planned greedily."""
+    fn, args, mesh = (
+        (attention_step, attention_args(), 2) if attention else (step, stack_args(), 8)
+    )
     return sbpc.jax.plan(
-        step,
-        *stack_args(),
-        mesh=8,
+        fn,
+        *args,
+        mesh=mesh,
         strategy="greedy",
         memory_budget=budget,
         quiet=True,
@@ -165,6 +176,7 @@ def test_the_gpt_adam_step_with_every_layer_recomputed_equals_jit() -> None:
         ("some", None, "layers must be none, all, auto or layer indices"),
         ("auto", None, "layers=auto needs a memory_budget"),
         ("7", None, "no layer 7 to recompute"),
+        (("all", "some"), None, "policy must be full or dots, not 'some'"),
     ],
 )
 def test_bad_remat_options_are_errors(remat, budget, message) -> None:
@@ -182,3 +194,79 @@ def test_recomputed_layers_equal_jit_under_every_strategy(strategy: str) -> None
     )
     assert d.recomputed_layers == tuple(range(LAYERS))
     equal_jit(d, step, args)
+
+
+# A two-layer attention step whose scores (batch x seq x seq) dwarf its
+# projections (batch x seq x width), on 2 devices.
+ATT_BATCH, SEQ, WIDTH, QK = 4, 32, 4, 8
+
+
+def attention(x, w):
+    wq, wk, wv = w
+    q, k, v = x @ wq, x @ wk, x @ wv
+    p = jax.nn.softmax(jnp.einsum("bqd,bkd->bqk", q, k), axis=-1)
+    return x + jnp.einsum("bqk,bkd->bqd", p, v)
+
+
+attention_step = make_step(attention)
+
+
+def attention_args():
+    rng = np.random.default_rng(1)
+
+    def normal(*shape):
+        return (rng.standard_normal(shape) * 0.5).astype(np.float32)
+
+    ws = [
+        (normal(WIDTH, QK), normal(WIDTH, QK), normal(WIDTH, WIDTH)) for _ in range(2)
+    ]
+    return ws, normal(ATT_BATCH, SEQ, WIDTH), normal(ATT_BATCH, SEQ, WIDTH)
+
+
+@pytest.fixture(scope="module")
+def attention_plans() -> dict[str, sbpc.jax.Planned]:
+    return {r: planned(r, attention=True) for r in ("none", "all")}
+
+
+def test_the_dots_policy_recomputes_attention_but_not_weight_products(
+    attention_plans,
+) -> None:
+    d = sbpc.jax.distribute(
+        attention_step,
+        *attention_args(),
+        mesh=2,
+        strategy="greedy",
+        quiet=True,
+        remat="dots",
+    )
+    assert d.recomputed_layers == (0, 1)
+    assert d.remat_policies == ("dots", "dots")
+    assert "recomputed layers: 0, 1 (policy dots)" in d.report
+    equal_jit(d, attention_step, attention_args())
+    kept, whole = attention_plans["none"], attention_plans["all"]
+    # each layer keeps q, k and v, not its scores: between the two
+    assert whole.peak_memory <= d.peak_memory < kept.peak_memory
+
+    # dots clones the products with batch dimensions (the scores, their
+    # product with v), full also the 3 weight products of each layer
+    def products(p: sbpc.jax.Planned) -> int:
+        return p.mlir.count("stablehlo.dot_general")
+
+    assert products(kept) < products(d) == products(whole) - 6
+    text = d.step.lower(*d.place(*attention_args())).as_text()
+    assert text.count("optimization_barrier") == 2
+
+
+def test_auto_with_dots_tries_it_before_whole_layers(attention_plans) -> None:
+    """Under a budget that ``dots`` on every layer meets, auto recomputes
+    no layer whole, where ``full``'s auto must."""
+    dots = planned("dots", attention=True).peak_memory
+    kept = attention_plans["none"].peak_memory
+    budget = (dots + kept) / 2
+    fine = planned(("auto", "dots"), budget, attention=True)
+    assert fine.recomputed_layers and set(fine.remat_policies) == {"dots"}
+    assert fine.peak_memory <= budget
+    whole = planned("auto", budget, attention=True)
+    assert set(whole.remat_policies) == {"full"}
+    # recomputing less, its modelled step is the shorter
+    assert fine.step_time < whole.step_time

@@ -4,6 +4,7 @@ activations their backward reads, on a hand-made two-layer step."""
 from __future__ import annotations
 
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.ops.spec import OpSpec
 from sbpc.pipeline.function import Function, Node
 from sbpc.pipeline.remat import carries_remat, forward_nodes, layers, turn
 
@@ -40,13 +41,63 @@ def test_the_forward_is_what_the_loss_is_computed_from() -> None:
 
 
 def test_each_layer_keeps_what_its_backward_reads() -> None:
-    first, second = layers(step())
+    f = step()
+    first, second = layers(f)
     assert (first.index, first.nodes, first.saved) == (0, (0, 1), (5, 6))
-    assert (first.recompute, first.inputs, first.first_use) == ((0, 1), (0, 1), 7)
+    whole = first.cone(f)
+    assert whole is not None and whole.kept == ()
+    assert (whole.ops, whole.inputs, whole.first_use) == ((0, 1), (0, 1), 7)
     # layer 1 ends where y (no layer's argument) is first used
     assert (second.nodes, second.saved) == ((2, 3), (8,))
-    assert (second.recompute, second.inputs, second.first_use) == ((2, 3), (6, 2), 6)
-    assert first.saved_bytes(lambda v: step().types[v].nbytes) == 2 * 16 * 4 * 4
+    whole = second.cone(f)
+    assert whole is not None
+    assert (whole.ops, whole.inputs, whole.first_use) == ((2, 3), (6, 2), 6)
+    assert first.saved_bytes(lambda v: f.types[v].nbytes) == 2 * 16 * 4 * 4
+
+
+def dot(lhs: TensorType, rhs: TensorType, out: TensorType, batch=()) -> OpSpec:
+    """A ``dot_general`` contracting lhs's last dim, with ``batch`` dims."""
+    return OpSpec(
+        "stablehlo.dot_general",
+        (lhs, rhs),
+        (out,),
+        {"lhs_batching_dimensions": batch, "rhs_batching_dimensions": batch},
+    )
+
+
+def test_the_dots_policy_keeps_weight_products_and_recomputes_the_rest() -> None:
+    """Layer 0's product with its weight is kept (an input of the cone,
+    read from the forward), its tanh recomputed from it; a product with a
+    batch dimension (attention's scores) is recomputed."""
+    f = step()
+    nodes = list(f.nodes)
+    nodes[0] = Node(dot(ACT, W, ACT), (0, 1), (5,), "dot")
+    f = Function(f.args, nodes, f.returns, f.types)
+    first = layers(f)[0]
+    fine = first.cone(f, "dots")
+    assert fine is not None
+    assert (fine.kept, fine.recomputed, fine.ops, fine.inputs) == (
+        (5,),
+        (6,),
+        (1,),
+        (5,),
+    )
+    # the backward's first reader of the recomputed tanh, not of the product
+    assert fine.first_use == 7
+    nodes[0] = Node(dot(ACT, W, ACT, batch=(0,)), (0, 1), (5,), "dot")
+    f = Function(f.args, nodes, f.returns, f.types)
+    scores = layers(f)[0].cone(f, "dots")
+    assert scores is not None and scores.kept == () and scores.ops == (0, 1)
+
+
+def test_a_layer_whose_saved_values_are_all_kept_has_no_cone() -> None:
+    f = step()
+    nodes = list(f.nodes)
+    nodes[1] = Node(dot(ACT, W, ACT), (5, 1), (6,), "dot")  # tanh -> a product
+    nodes[0] = Node(dot(ACT, W, ACT), (0, 1), (5,), "dot")
+    f = Function(f.args, nodes, f.returns, f.types)
+    first = layers(f)[0]
+    assert first.cone(f, "dots") is None and first.cone(f, "full") is not None
 
 
 def test_a_step_without_repeated_layers_has_none() -> None:
