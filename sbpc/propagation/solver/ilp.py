@@ -205,26 +205,29 @@ class Ilp:
             h.setOptionValue("time_limit", float(time_limit))
         if threads is not None:
             h.setOptionValue("threads", threads)
-        lp = highspy.HighsLp()
-        lp.num_col_ = self.n_cols
-        lp.num_row_ = self.n_rows
-        lp.col_cost_ = self.cost
-        lp.col_lower_ = np.zeros(self.n_cols)
-        lp.col_upper_ = self.col_upper
-        lp.row_lower_ = self.row_lower
-        lp.row_upper_ = self.row_upper
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.num_col_ = self.n_cols
-        lp.a_matrix_.num_row_ = self.n_rows
-        lp.a_matrix_.start_ = self.a_start
-        lp.a_matrix_.index_ = self.a_index
-        lp.a_matrix_.value_ = self.a_value
+        # The arrays go to HiGHS as they are (``passModel``'s array form):
+        # filling a ``HighsLp`` field by field converted every entry, a
+        # tenth of a second on the decoders' 291,040 columns; the same model.
+        integrality = np.zeros(self.n_cols, dtype=np.int32)  # kContinuous
         if integer:
-            integrality = [highspy.HighsVarType.kContinuous] * self.n_cols
-            for i in range(self.n_x):
-                integrality[i] = highspy.HighsVarType.kInteger
-            lp.integrality_ = integrality
-        h.passModel(lp)
+            integrality[: self.n_x] = int(highspy.HighsVarType.kInteger)
+        h.passModel(
+            self.n_cols,
+            self.n_rows,
+            len(self.a_value),
+            int(highspy.MatrixFormat.kRowwise),
+            int(highspy.ObjSense.kMinimize),
+            0.0,
+            self.cost,
+            np.zeros(self.n_cols),
+            self.col_upper,
+            self.row_lower,
+            self.row_upper,
+            self.a_start,
+            self.a_index,
+            self.a_value,
+            integrality,
+        )
         return h
 
     def solve_relaxation(
