@@ -112,6 +112,7 @@ def refine_with_combining(
     the least positive scale tried (a plan of many combinable collectives
     is found at a low scale, which a plan of few uncombined ones never
     points to), and stops once that is below ``SAME_SCALE``."""
+    price = priced_once(price)
     plan = solve(1.0)
     tried = [Candidate(1.0, plan, price(plan))]
     scales = [1.0]
@@ -129,6 +130,26 @@ def refine_with_combining(
             if all(p.options != c.plan.options for c in tried)
         ]
     return split_work(tried), tried
+
+
+def priced_once(
+    price: Callable[[Plan], CombinedCost],
+) -> Callable[[Plan], CombinedCost]:
+    """``price``, computed once per distinct options: a round's two starts
+    often end on one plan (on every library decoder of
+    ``bench/planning_time.py``, the latency-free round's), and a plan's
+    combined price reads only its options (its layout changes and compute
+    follow from them), so the second is the first's price."""
+    known: dict[tuple[int, ...], CombinedCost] = {}
+
+    def once(plan: Plan) -> CombinedCost:
+        key = tuple(plan.options)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = price(plan)
+        return found
+
+    return once
 
 
 def split_work(tried: list[Candidate]) -> Candidate:

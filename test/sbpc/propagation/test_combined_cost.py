@@ -302,3 +302,27 @@ def test_the_default_search_refines_the_plain_plan_at_lower_scales() -> None:
     assert refined == pytest.approx([0.0, 0.125])
     assert len(tried) == 2  # the split plan once; the others were priced
     assert best is tried[1] and best.cost.groups == 1
+
+
+def test_a_plan_found_twice_is_priced_once() -> None:
+    """A round's two starts ending on one plan (the latency-free round of
+    every library decoder) are both candidates, priced once: the price
+    reads the options only, so it is the same number either way."""
+    graph = replicate_or_reduce(8)
+    priced: list[tuple[int, ...]] = []
+
+    def price(p: Plan):
+        priced.append(tuple(p.options))
+        return combined_cost(p, PLACEMENT, MODEL)
+
+    def refine(scale: float, plan: Plan) -> list[Plan]:
+        split = plan_of(graph, "optimal", 0.0)
+        return [split, plan_of(graph, "optimal", 0.0)]  # equal, not the same
+
+    _, tried = refine_with_combining(
+        lambda s: plan_of(graph, "optimal", s), refine, price
+    )
+    assert len(tried) == 3 and tried[1].plan is not tried[2].plan
+    assert tried[1].cost == tried[2].cost
+    assert tried[1].cost == combined_cost(tried[2].plan, PLACEMENT, MODEL)
+    assert sorted(priced) == sorted(set(priced)) and len(priced) == 2

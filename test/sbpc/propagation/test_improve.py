@@ -233,3 +233,25 @@ def test_equal_blocks_are_solved_once(monkeypatch) -> None:
     assert fresh == memoised
     for key in ("improve_blocks", "improve_block_moves", "node_moves"):
         assert again[key] == stats[key]
+
+
+def test_ops_sharing_an_option_list_get_its_replicated_option() -> None:
+    """The replicated start searches each option list once for ops that
+    share it; an op whose constraint leaves another list (its first all-B
+    option at another index, or none) still gets its own."""
+    cands = (
+        Signature(((S(0),),), ((S(0),),)),
+        Signature(((B,),), ((B,),)),
+        Signature(((S(1),),), ((B,),)),
+    )
+    g = SbpGraph((4,))
+    v = g.add_argument("x", T, layout=(S(0),))
+    (a,) = g.add_op("a", [v], [T], cands)
+    (b,) = g.add_op("b", [a], [T], cands)
+    (c,) = g.add_op("c", [b], [T], cands, result_layouts={0: (B,)})
+    (d,) = g.add_op("d", [c], [T], cands, operand_layouts={0: (S(1),)})
+    g.add_result("y", d)
+    assert g.nodes[1].options is g.nodes[2].options
+    start = replicated_options(g, [0, 0, 0, 0, 0, -1])
+    assert start[1:5] == [1, 1, 0, 0]  # c's list: cands[1:]; d has none
+    assert g.nodes[3].options[start[3]] == cands[1]
