@@ -143,27 +143,18 @@ def test_combined_collectives_transpose_each_piece_at_most_once() -> None:
             )
         )
 
-    def gather(*xs):
-        return rt._all_gather_many(xs, "d", dims, 2)
-
-    def gather_apart(*xs):
-        return tuple(
-            lax.all_gather(x, "d", axis=d, tiled=True)
-            for x, d in zip(xs, dims, strict=True)
+    cases = (  # (combined helper, one collective on x along d)
+        (rt._all_gather_many, lambda x, d: lax.all_gather(x, "d", axis=d, tiled=True)),
+        (
+            rt._psum_scatter_many,
+            lambda x, d: lax.psum_scatter(x, "d", scatter_dimension=d, tiled=True),
+        ),
+    )
+    for helper, one in cases:
+        many = per_device(lambda *xs, helper=helper: helper(xs, "d", dims, 2))
+        apart = per_device(
+            lambda *xs, one=one: tuple(one(x, d) for x, d in zip(xs, dims, strict=True))
         )
-
-    def scatter(*xs):
-        return rt._psum_scatter_many(xs, "d", dims, 2)
-
-    def scatter_apart(*xs):
-        return tuple(
-            lax.psum_scatter(x, "d", scatter_dimension=d, tiled=True)
-            for x, d in zip(xs, dims, strict=True)
-        )
-
-    for many, apart in ((gather, gather_apart), (scatter, scatter_apart)):
-        got = per_device(many)(*xs)
-        want = per_device(apart)(*xs)
-        for g, w in zip(got, want, strict=True):
+        for g, w in zip(many(*xs), apart(*xs), strict=True):
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
-        assert _transposes(per_device(many), *xs) == 1  # the dim-2 piece only
+        assert _transposes(many, *xs) == 1  # the dim-2 piece only
