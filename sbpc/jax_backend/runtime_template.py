@@ -500,23 +500,41 @@ def _split_flat(flat, shapes):
 
 
 def _all_gather_many(xs, axes, dims, group):
-    """``lax.all_gather(x, axes, axis=d, tiled=True)`` for each x, d: one collective."""
-    moved = [jnp.moveaxis(x, d, 0) for x, d in zip(xs, dims, strict=True)]
-    flat = jnp.concatenate([m.reshape(1, -1) for m in moved], axis=1)
+    """``lax.all_gather(x, axes, axis=d, tiled=True)`` for each x, d: one
+    collective.  Each piece goes in flat as it is laid out; only a result
+    gathered along a dim other than its first is transposed, once, to put
+    the devices' blocks in place (XLA's own all-gather along such a dim
+    does the same; moving the dim first too cost a second transpose)."""
+    flat = jnp.concatenate([x.reshape(1, -1) for x in xs], axis=1)
     whole = lax.all_gather(flat, axes, axis=0, tiled=True)
-    shapes = [(group * m.shape[0], *m.shape[1:]) for m in moved]
-    parts = _split_flat(whole, shapes)
-    return tuple(jnp.moveaxis(p, 0, d) for p, d in zip(parts, dims, strict=True))
+    parts = _split_flat(whole, [(group, *x.shape) for x in xs])
+    return tuple(_merge_blocks(p, d) for p, d in zip(parts, dims, strict=True))
+
+
+def _merge_blocks(blocks, d):
+    """``(group, *shape)`` device blocks as one array, concatenated along ``d``."""
+    group, shape = blocks.shape[0], blocks.shape[1:]
+    whole = (*shape[:d], group * shape[d], *shape[d + 1 :])
+    return jnp.moveaxis(blocks, 0, d).reshape(whole)
 
 
 def _psum_scatter_many(xs, axes, dims, group):
-    """``lax.psum_scatter(x, axes, scatter_dimension=d, tiled=True)``: one collective."""
-    moved = [jnp.moveaxis(x, d, 0) for x, d in zip(xs, dims, strict=True)]
-    flat = jnp.concatenate([m.reshape(group, -1) for m in moved], axis=1)
-    piece = lax.psum_scatter(flat, axes, scatter_dimension=0, tiled=True)
-    shapes = [(m.shape[0] // group, *m.shape[1:]) for m in moved]
-    parts = _split_flat(piece, shapes)
-    return tuple(jnp.moveaxis(p, 0, d) for p, d in zip(parts, dims, strict=True))
+    """``lax.psum_scatter(x, axes, scatter_dimension=d, tiled=True)``: one
+    collective.  A piece scattered along a dim other than its first is
+    transposed once, before, so each device's block is contiguous; the
+    result needs none."""
+    blocks = []
+    for x, d in zip(xs, dims, strict=True):
+        split = (*x.shape[:d], group, x.shape[d] // group, *x.shape[d + 1 :])
+        blocks.append(jnp.moveaxis(x.reshape(split), d, 0).reshape(group, -1))
+    piece = lax.psum_scatter(
+        jnp.concatenate(blocks, axis=1), axes, scatter_dimension=0, tiled=True
+    )
+    shapes = [
+        (1, *x.shape[:d], x.shape[d] // group, *x.shape[d + 1 :])
+        for x, d in zip(xs, dims, strict=True)
+    ]
+    return tuple(p[0] for p in _split_flat(piece, shapes))
 
 
 def _reduce_many(reduce, xs, axes):

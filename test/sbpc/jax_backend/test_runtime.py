@@ -105,3 +105,56 @@ def test_pipeline_donates_each_argument_to_its_last_reader(tmp_path: Path) -> No
     np.testing.assert_array_equal(got[1], np.zeros_like(xs))
     np.testing.assert_array_equal(got[2], xs + 1)
     assert placed[0].is_deleted() and not placed[1].is_deleted()
+
+
+def _transposes(fn, *args) -> int:
+    """Transposes in ``fn``'s jaxpr (shard_map bodies included)."""
+    import jax
+
+    return str(jax.make_jaxpr(fn)(*args)).count(" transpose[")
+
+
+def test_combined_collectives_transpose_each_piece_at_most_once() -> None:
+    """``_all_gather_many`` / ``_psum_scatter_many`` on pieces split along
+    a dim other than their first equal the separate collectives and
+    transpose each such piece once (the blocks into place), not twice: on
+    the CPU these transposes cost more than the collective (the MoE 2d
+    step's weight all-gathers, docs/performance.md)."""
+    import jax
+    from jax import lax
+    from jax.sharding import Mesh
+    from jax.sharding import PartitionSpec as P
+
+    from sbpc.jax_backend import runtime_template as rt
+
+    mesh = Mesh(np.array(jax.devices()[:2]), ("d",))
+    rng = np.random.default_rng(0)
+    xs = (
+        rng.standard_normal((2, 3, 8)).astype(np.float32),
+        rng.standard_normal((4, 6)).astype(np.float32),
+    )
+    dims = (2, 0)
+
+    def per_device(body):
+        # Every device's result, stacked along dim 0.
+        return jax.jit(
+            jax.shard_map(
+                body, mesh=mesh, in_specs=(P(), P()), out_specs=(P("d"), P("d"))
+            )
+        )
+
+    cases = (  # (combined helper, one collective on x along d)
+        (rt._all_gather_many, lambda x, d: lax.all_gather(x, "d", axis=d, tiled=True)),
+        (
+            rt._psum_scatter_many,
+            lambda x, d: lax.psum_scatter(x, "d", scatter_dimension=d, tiled=True),
+        ),
+    )
+    for helper, one in cases:
+        many = per_device(lambda *xs, helper=helper: helper(xs, "d", dims, 2))
+        apart = per_device(
+            lambda *xs, one=one: tuple(one(x, d) for x, d in zip(xs, dims, strict=True))
+        )
+        for g, w in zip(many(*xs), apart(*xs), strict=True):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+        assert _transposes(many, *xs) == 1  # the dim-2 piece only
