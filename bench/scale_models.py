@@ -164,6 +164,7 @@ def row(
     layers: int | None,
     budget: bool,
     remat: str = "none",
+    timing: bool = False,
 ):
     cfg = llama.CONFIGS[name]
     if layers:
@@ -199,6 +200,10 @@ def row(
         f"{_words(planned, n_params)}",
         flush=True,
     )
+    if timing:  # where the seconds went, and how the strategy solved
+        print(planned.timing.format(f"{name} {config}"))
+        stats = planned.plans[0].plan.stats if planned.plans else {}
+        print({k: v for k, v in stats.items() if not isinstance(v, list | dict)})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -217,6 +222,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--config", action="append", help="only these rows (sbpc, fsdp, ...)"
     )
+    parser.add_argument(
+        "--timing", action="store_true", help="print each row's phases and stats"
+    )
     opts = parser.parse_args(argv)
     print(
         f"{'model':13} {'dev':>3} {'config':10} {'plan s':>7} {'peak GiB':>9} "
@@ -230,7 +238,15 @@ def main(argv: list[str] | None = None) -> None:
         for config in configs:
             if opts.config and config not in opts.config:
                 continue
-            row(name, devices, config, opts.layers, opts.budget, opts.remat)
+            row(
+                name,
+                devices,
+                config,
+                opts.layers,
+                opts.budget,
+                opts.remat,
+                opts.timing,
+            )
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -57,7 +58,7 @@ from sbpc.propagation.solver.bound import (
 from sbpc.propagation.solver.content_memo import ContentMemo
 from sbpc.propagation.solver.ilp import Ilp, IlpResult, percent
 from sbpc.propagation.solver.layers import Copies, find_copies
-from sbpc.propagation.solver.memory_price import within_budget
+from sbpc.propagation.solver.memory_price import Solver, within_budget
 from sbpc.propagation.solver.pairwise import PairwiseProblem, condition, lp_columns
 from sbpc.propagation.solver.shrink import (
     Record,
@@ -150,10 +151,25 @@ class Optimal(Strategy):
         with phase("pairwise problem"):
             pairwise = PairwiseProblem.from_graph(graph, problem.costs)
         built = time.perf_counter()
-        memory = MemoryRows.of(graph) if memory_budget is not None else None
+        memory = None
+        if memory_budget is not None:
+            with phase("memory rows"):
+                memory = MemoryRows.of(graph)
         frozen = memory.frozen if memory is not None else set()
         nodes_before = len(pairwise)
         factors_before = len(pairwise.factors)
+        if (
+            memory is not None
+            and memory_budget is not None
+            and len(graph.nodes) > self.price_above
+            and memory.floor() <= memory_budget
+        ):  # a memory price: its own problems, each shrunk (not this one)
+            stats = {"nodes": nodes_before, "factors": factors_before}
+            full = within_budget(
+                graph, problem.costs, memory, memory_budget, stats,
+                self._price_solver(stats),
+            )  # fmt: skip
+            return self._done(full, stats, started, built, built)
         records: list[Record] = []
         if self.shrink_graph:
             with phase("shrink"):
@@ -196,13 +212,6 @@ class Optimal(Strategy):
                 and memory.floor() > memory_budget
             ):
                 raise no_plan_fits()
-            if memory is not None and len(graph.nodes) > self.price_above:
-                assert memory_budget is not None
-                full = within_budget(
-                    problem.graph, problem.costs, memory, memory_budget, stats,
-                    lambda p: solve_exact(p, self.mip_rel_gap, self.threads),
-                )  # fmt: skip
-                return self._done(full, stats, started, built, shrunk)
             result = None
             if self.cluster and memory is None and time_limit is None:
                 accept = accepted_gap(pairwise, core, self.mip_rel_gap)
@@ -260,6 +269,26 @@ class Optimal(Strategy):
                     raise budget_error(memory_budget, peak_bytes, proven=True)
         expand(records, labels)
         return self._done(labels, stats, started, built, shrunk)
+
+    def _price_solver(self, stats: dict) -> Solver:
+        """The memory price's solver: through the repeated layers
+        (``solve_repeated``) when ``cluster``, else the core's LP
+        (``solve_exact``); ``stats["memory_price_paths"]`` counts the path
+        that solved each price."""
+        paths: list[str] = []
+
+        def solve(problem: PairwiseProblem) -> tuple[list[int], float] | None:
+            if self.cluster:
+                solved = solve_repeated(problem, self.mip_rel_gap, self.threads, paths)
+            else:
+                solved = solve_exact(problem, self.mip_rel_gap, self.threads)
+                paths.append("whole core LP")
+            stats["memory_price_paths"] = "; ".join(
+                f"{n} x {path}" for path, n in Counter(paths).items()
+            )
+            return solved
+
+        return solve
 
     @staticmethod
     def _done(
@@ -415,21 +444,76 @@ def solve_exact(
     ``time_limit``: seconds per HiGHS solve (the MIP's labels then unproven)."""
     records = shrink_all(problem, set(), prune)
     core = [v for v in range(len(problem)) if problem.alive[v]]
-    labels = [0] * len(problem)
-    bound = problem.constant
+    solved = _core_lp(problem, core, rel_gap, threads, time_limit)
+    return None if solved is None else _expanded(problem, core, records, *solved)
+
+
+def solve_repeated(
+    problem: PairwiseProblem,
+    rel_gap: float,
+    threads: int | None,
+    paths: list[str] | None = None,
+) -> tuple[list[int], float] | None:
+    """``solve_exact`` through the repeated layers when they are there: after
+    the shrink, ``_clustered``, its plan kept within ``accepted_gap`` (the
+    strategy's own gap on a core of ordinary size: proven there; 1% on a
+    large one, as the unbudgeted path keeps it); the core's LP when it
+    declines.  ``paths`` gets the path that solved it (for the stats).  The
+    memory price's solver (``memory_price.within_budget``): its priced
+    problems repeat as the model does."""
+    records = shrink_all(problem, set())
+    core = [v for v in range(len(problem)) if problem.alive[v]]
+    path = "solved by shrinking"
+    solved: tuple[list[int], float] | None = ([], problem.constant)
     if core:
-        ilp = Ilp(problem, core, None, None)
-        result = ilp.solve_relaxation(time_limit, rel_gap, threads)
-        if result is not None:  # integral: its bound is the LP's optimum
-            objective = result.stats["objective"]
-            bound = objective - result.stats["gap"] * abs(objective)
+        accept = accepted_gap(problem, core, rel_gap)
+        result = _clustered(problem, core, rel_gap, threads, accept)
+        path = f"repeated layers, {result.stats['cluster']}"
+        if result.labels is not None:
+            energy = result.objective
+            solved = result.labels, energy - result.stats["gap"] * abs(energy)
         else:
-            result = ilp.solve(time_limit, rel_gap, threads)
-            bound = -math.inf
-        if result.labels is None:
-            return None
-        for v, label in zip(core, result.labels, strict=True):
-            labels[v] = label
+            path = f"whole core LP ({result.stats['cluster']})"
+            solved = _core_lp(problem, core, rel_gap, threads, None)
+    if paths is not None:
+        paths.append(path)
+    return None if solved is None else _expanded(problem, core, records, *solved)
+
+
+def _core_lp(
+    problem: PairwiseProblem,
+    core: list[int],
+    rel_gap: float,
+    threads: int | None,
+    time_limit: float | None,
+) -> tuple[list[int], float] | None:
+    """(labels of ``core``, a lower bound on the optimum): the LP, or when it
+    is fractional the MIP's labels and no bound (``-inf``); None when HiGHS
+    finds no labelling."""
+    if not core:
+        return [], problem.constant
+    ilp = Ilp(problem, core, None, None)
+    result = ilp.solve_relaxation(time_limit, rel_gap, threads)
+    if result is not None:  # integral: its bound is the LP's optimum
+        objective = result.stats["objective"]
+        bound = objective - result.stats["gap"] * abs(objective)
+    else:
+        result = ilp.solve(time_limit, rel_gap, threads)
+        bound = -math.inf
+    return None if result.labels is None else (result.labels, bound)
+
+
+def _expanded(
+    problem: PairwiseProblem,
+    core: list[int],
+    records: list[Record],
+    core_labels: list[int],
+    bound: float,
+) -> tuple[list[int], float]:
+    """(labels of every node, ``bound``) from the core's, through the shrink."""
+    labels = [0] * len(problem)
+    for v, label in zip(core, core_labels, strict=True):
+        labels[v] = label
     expand(records, labels)
     return labels, bound
 

@@ -97,13 +97,9 @@ def priced_problem(
     if lam <= 0 or not hot:
         return problem
     weight = lam / len(hot)
-    for r in hot:
-        for node, b in memory.rows[r].items():
-            problem.unary[node] = problem.unary[node] + weight * b
-    spans: dict[int, int] = {}  # box -> hot rows it spans
-    for r in hot:
-        for i in memory.row_boxes[r]:
-            spans[i] = spans.get(i, 0) + 1
+    for node, b in memory.hot_bytes(hot).items():
+        problem.unary[node] = problem.unary[node] + weight * b
+    spans = memory.box_spans(hot)  # box -> hot rows it spans
     tables: dict[tuple[int, int], np.ndarray] = {}  # (producer, reader) -> price
     for i, count in spans.items():
         box = memory.boxes[i]
