@@ -78,6 +78,12 @@ from sbpc.timing import phase
 WINDOW_HOPS = (2, 4, 8)
 WINDOW_DUAL_TOLERANCE = 1e-10
 MIN_COVERED = 0.25
+# A priced problem (the memory price's) prices each layer's values by the
+# hot rows they span, which differ from layer to layer: fewer factors repeat
+# (10-16% on 8 layers of Llama-3-70B with every layer recomputed), yet the
+# repeated layers' plan was within 1e-6 of its bound there in 180 s, where
+# the whole core's LP took 992 s.  So it is tried down to this share.
+PRICED_MIN_COVERED = 0.05
 # A core whose LP would have more columns than this (a 2-D mesh's factor
 # tables times tens of layers: 745k columns for 4 layers of Llama-3-70B on
 # 8 x 8, most of a minute per solve) keeps the repeated layers' plan when
@@ -278,11 +284,17 @@ class Optimal(Strategy):
         paths: list[str] = []
 
         def solve(problem: PairwiseProblem) -> tuple[list[int], float] | None:
+            started = time.perf_counter()
             if self.cluster:
                 solved = solve_repeated(problem, self.mip_rel_gap, self.threads, paths)
             else:
                 solved = solve_exact(problem, self.mip_rel_gap, self.threads)
                 paths.append("whole core LP")
+            progress.current().done(
+                f"optimal: memory price {len(paths)}",
+                time.perf_counter() - started,
+                paths[-1],
+            )
             stats["memory_price_paths"] = "; ".join(
                 f"{n} x {path}" for path, n in Counter(paths).items()
             )
@@ -455,19 +467,20 @@ def solve_repeated(
     paths: list[str] | None = None,
 ) -> tuple[list[int], float] | None:
     """``solve_exact`` through the repeated layers when they are there: after
-    the shrink, ``_clustered``, its plan kept within ``accepted_gap`` (the
-    strategy's own gap on a core of ordinary size: proven there; 1% on a
-    large one, as the unbudgeted path keeps it); the core's LP when it
-    declines.  ``paths`` gets the path that solved it (for the stats).  The
-    memory price's solver (``memory_price.within_budget``): its priced
-    problems repeat as the model does."""
+    the shrink, ``_clustered`` (down to ``PRICED_MIN_COVERED``), its plan
+    kept within ``accepted_gap`` (the strategy's own gap on a core of
+    ordinary size: proven there; 1% on a large one, as the unbudgeted path
+    keeps it); the core's LP when it declines.  ``paths`` gets the path
+    that solved it (for the stats).  The memory price's solver
+    (``memory_price.within_budget``): its priced problems repeat much as
+    the model does."""
     records = shrink_all(problem, set())
     core = [v for v in range(len(problem)) if problem.alive[v]]
     path = "solved by shrinking"
     solved: tuple[list[int], float] | None = ([], problem.constant)
     if core:
         accept = accepted_gap(problem, core, rel_gap)
-        result = _clustered(problem, core, rel_gap, threads, accept)
+        result = _clustered(problem, core, rel_gap, threads, accept, PRICED_MIN_COVERED)
         path = f"repeated layers, {result.stats['cluster']}"
         if result.labels is not None:
             energy = result.objective
@@ -542,6 +555,7 @@ def _clustered(
     rel_gap: float,
     threads: int | None,
     accept: float | None = None,
+    min_covered: float = MIN_COVERED,
 ) -> IlpResult:
     """The core's optimum through its repeated layers, when they prove it.
 
@@ -557,7 +571,8 @@ def _clustered(
     bound within ``rel_gap``; kept, unproven, with its gap in the stats,
     when within ``accept`` (default ``rel_gap``); otherwise the result has
     no labels and its ``cluster`` stat says why (then the caller solves the
-    whole core).
+    whole core).  Tried only when the copies' inner factors are at least
+    ``min_covered`` of the core's.
     """
     accept = rel_gap if accept is None else accept
     with phase("find layers"):
@@ -568,7 +583,7 @@ def _clustered(
         "cluster_parts": len(copies.tuples) if copies else 0,
         "cluster_covered_factors": len(covered),
     }
-    if copies is None or len(covered) < MIN_COVERED * len(pairwise.factors):
+    if copies is None or len(covered) < min_covered * len(pairwise.factors):
         return _declined("too few repeated factors", stats)
     started = time.perf_counter()
     for hops in WINDOW_HOPS:
