@@ -480,7 +480,9 @@ def solve_repeated(
     solved: tuple[list[int], float] | None = ([], problem.constant)
     if core:
         accept = accepted_gap(problem, core, rel_gap)
-        result = _clustered(problem, core, rel_gap, threads, accept, PRICED_MIN_COVERED)
+        result = _clustered(
+            problem, core, rel_gap, threads, accept, PRICED_MIN_COVERED, prove=False
+        )
         path = f"repeated layers, {result.stats['cluster']}"
         if result.labels is not None:
             energy = result.objective
@@ -556,6 +558,7 @@ def _clustered(
     threads: int | None,
     accept: float | None = None,
     min_covered: float = MIN_COVERED,
+    prove: bool = True,
 ) -> IlpResult:
     """The core's optimum through its repeated layers, when they prove it.
 
@@ -572,7 +575,10 @@ def _clustered(
     when within ``accept`` (default ``rel_gap``); otherwise the result has
     no labels and its ``cluster`` stat says why (then the caller solves the
     whole core).  Tried only when the copies' inner factors are at least
-    ``min_covered`` of the core's.
+    ``min_covered`` of the core's.  ``prove``: a bound its residual's own
+    copies left above ``rel_gap`` is tightened by the residual's LP; off,
+    only one above ``accept`` (a plan kept within ``accept`` needs no
+    proof: the memory price's, where that LP took most of a price's time).
     """
     accept = rel_gap if accept is None else accept
     with phase("find layers"):
@@ -589,7 +595,14 @@ def _clustered(
     for hops in WINDOW_HOPS:
         stats["cluster_window_hops"] = hops
         result = _clustered_at(
-            pairwise, core, copies, covered, hops, rel_gap, accept, threads, stats
+            pairwise,
+            core,
+            copies,
+            covered,
+            hops,
+            (rel_gap, accept, rel_gap if prove else accept),
+            threads,
+            stats,
         )
         stats["seconds_cluster"] = time.perf_counter() - started
         if result is not None:
@@ -603,13 +616,15 @@ def _clustered_at(
     copies: Copies,
     covered: set[tuple[int, int]],
     hops: int,
-    rel_gap: float,
-    accept: float,
+    gaps: tuple[float, float, float],
     threads: int | None,
     stats: dict,
 ) -> IlpResult | None:
     """``_clustered`` with a window of ``hops``: the result within
-    ``accept`` of its bound, or None (``stats["cluster_why"]`` says why)."""
+    ``accept`` of its bound, or None (``stats["cluster_why"]`` says why).
+    ``gaps``: (``rel_gap``, ``accept``, the gap above which a bound from
+    the residual's copies is tightened by its LP)."""
+    rel_gap, accept, tighten = gaps
     started = time.perf_counter()
     with phase("window lp"):
         nodes, relaxed, messages = _window_messages(
@@ -636,7 +651,7 @@ def _clustered_at(
         return None
     energy = pairwise.energy(labels)
     gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
-    if by_copies and gap > rel_gap:
+    if by_copies and gap > tighten:
         # the residual's own copies bounded it too loosely: its exact LP
         with phase("residual"):
             rest, _ = residual(pairwise, messages)
