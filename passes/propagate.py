@@ -351,9 +351,7 @@ class SbpPropagatePass(ModulePass):
         the latency scales combining leaves (``refine_with_combining``).
         Under a memory budget, which only the strategy honours, or with
         ``improve=0`` (the strategy's own plans only), the strategy plans
-        every scale instead (``search_with_combining``); but a budget on a
-        graph above ``Optimal.price_above`` nodes is planned once, its
-        improvements kept within it (``_refined``)."""
+        every scale instead (``search_with_combining``)."""
 
         cost_model = problem.cost_model
 
@@ -363,11 +361,7 @@ class SbpPropagatePass(ModulePass):
         def price(plan: Plan) -> CombinedCost:
             return combined_cost(plan, problem.placement, cost_model)
 
-        # A budget on a graph the strategy prices memory on (a model at
-        # scale: each budgeted plan is a search of many solves) is planned
-        # once, at the plain model, and improved as the device's memory is.
-        priced = len(problem.graph.nodes) > Optimal.price_above
-        if (problem.budget is not None and not priced) or not self.improve:
+        if problem.budget is not None or not self.improve:
             return search_with_combining(solve, price)
 
         def refine(scale: float, plan: Plan) -> list[Plan]:
@@ -457,11 +451,9 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
     ``scale``; block sweeps at ``scale`` 0 only), from itself and from the
     replicated plan: each a candidate
     (``improve.improve_each``); those with no finite price, or over the
-    memory budget (else the device's memory, ``mem=``), are dropped."""
+    device's memory (``mem=``), are dropped."""
     graph, costs = problem.graph, problem.edge_costs()
-    capacity = problem.budget
-    if capacity is None:
-        capacity = problem.cost_model.memory_capacity
+    capacity = problem.cost_model.memory_capacity
     out = []
     # Blocks are solved in the latency-free round only: later rounds' prices
     # differ from it by latency alone, and node moves follow them (on the
