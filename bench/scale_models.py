@@ -167,6 +167,7 @@ def row(
     budget: bool,
     remat: str = "none",
     policy: str = "full",
+    timing: bool = False,
 ):
     cfg = llama.CONFIGS[name]
     if layers:
@@ -203,6 +204,10 @@ def row(
         f"{_words(planned, n_params)}",
         flush=True,
     )
+    if timing:  # where the seconds went, and how the strategy solved
+        print(planned.timing.format(f"{name} {config}"))
+        stats = planned.plans[0].plan.stats if planned.plans else {}
+        print({k: v for k, v in stats.items() if not isinstance(v, list | dict)})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -229,6 +234,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--config", action="append", help="only these rows (sbpc, fsdp, ...)"
     )
+    parser.add_argument(
+        "--timing", action="store_true", help="print each row's phases and stats"
+    )
     opts = parser.parse_args(argv)
     print(
         f"{'model':13} {'dev':>3} {'config':10} {'plan s':>7} {'peak GiB':>9} "
@@ -250,6 +258,7 @@ def main(argv: list[str] | None = None) -> None:
                 opts.budget,
                 opts.remat,
                 opts.remat_policy,
+                opts.timing,
             )
 
 

@@ -9,7 +9,7 @@ strategies are priced by the same code.  Strategies are found by name in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from sbpc.propagation.bfs import Bfs
 from sbpc.propagation.edge_costs import EdgeCosts, EdgeTable
@@ -68,6 +68,7 @@ def propagate(
     time_limit: float | None = None,
     memory_capacity: float | None = None,
     improve: bool = True,
+    unbudgeted: Sequence[int] | None = None,
 ) -> Plan:
     """Plan ``graph`` with ``strategy`` (a registered name or an instance).
 
@@ -77,12 +78,13 @@ def propagate(
     that price tables use it.  ``memory_capacity``: the device's memory,
     the budget when ``memory_budget`` is None (``_within_capacity``).
     ``improve``: move an improvable strategy's choice downhill
-    (``improve.py``); off, its plan is exactly its choice.
+    (``improve.py``); off, its plan is exactly its choice.  ``unbudgeted``:
+    this graph's plan without the budget (``Problem.unbudgeted``).
     """
     chosen = strategy_named(strategy) if isinstance(strategy, str) else strategy
     if memory_capacity is not None and memory_budget is None:
         return _within_capacity(
-            lambda budget: propagate(
+            lambda budget, unbudgeted=None: propagate(
                 graph,
                 edge_cost,
                 chosen,
@@ -91,6 +93,7 @@ def propagate(
                 memory_budget=budget,
                 time_limit=time_limit,
                 improve=improve,
+                unbudgeted=unbudgeted,
             ),
             chosen,
             memory_capacity,
@@ -99,7 +102,7 @@ def propagate(
     budget = memory_budget if chosen.honours_memory_budget else None
     if graph.is_single_device:
         return _single_device_plan(graph, costs, chosen.name, budget)
-    problem = Problem(graph, costs, budget, time_limit)
+    problem = Problem(graph, costs, budget, time_limit, unbudgeted)
     # Under a budget the search sees every argument's gathers per use (the
     # time model prices a change per reading operand either way).
     graph.gathered_per_use = _arguments(graph) if budget is not None else frozenset()
@@ -142,7 +145,9 @@ def mark_gathers_per_use(
 
 
 def _within_capacity(
-    plan_under: Callable[[float | None], Plan], chosen: Strategy, capacity: float
+    plan_under: Callable[[float | None, Sequence[int] | None], Plan],
+    chosen: Strategy,
+    capacity: float,
 ) -> Plan:
     """A plan that fits the device's memory ``capacity``.
 
@@ -151,9 +156,10 @@ def _within_capacity(
     one (repeated layers solved once).  Otherwise a strategy that honours a
     budget plans again under ``capacity`` (when nothing fits, its error
     names the smallest budget that does); one that does not is refused,
-    since its plan does not fit the device.
+    since its plan does not fit the device.  The plan under ``capacity``
+    is told the one without it (``Problem.unbudgeted``).
     """
-    plan = plan_under(None)
+    plan = plan_under(None, None)
     if plan.peak_memory <= capacity:
         return plan
     where = (
@@ -169,7 +175,7 @@ def _within_capacity(
             "names the smallest memory that fits), or give memory_budget"
         )
     try:
-        return plan_under(capacity)
+        return plan_under(capacity, plan.options)
     except BudgetError as e:
         raise e.within(where) from e
     except PropagationError as e:

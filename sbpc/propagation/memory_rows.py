@@ -40,12 +40,14 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from sbpc.algebra.sbp import NdSbp
+from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.graph import OpNode, SbpGraph, SinkNode, SourceNode
 from sbpc.propagation.liveness import Liveness, Storage
 from sbpc.propagation.memory import local_bytes, sliced
@@ -88,15 +90,26 @@ class MemoryRows:
     bytes per option, and the boxes it holds (indices into ``boxes``);
     ``least``: a lower bound of every plan's peak; ``frozen``: the nodes
     whose bytes vary or that boxes read (the shrink keeps them, so their
-    labels stay the graph's options)."""
+    labels stay the graph's options).
+
+    Kept as intervals: the arguments (in every row), each term's rows
+    (``spans``: node, bytes per option, first row, row after its last) and
+    each box's (``box_first``, ``box_after``).  A long-lived term or box
+    covers most rows, so the rows written out (``rows``, ``row_boxes``:
+    made when first read, for the budgeted program of small graphs) grow
+    as rows times terms: 93 million box entries at 8 layers of
+    Llama-3-70B.  The memory price reads sums over its hot rows from the
+    intervals (``hot_bytes``, ``box_spans``)."""
 
     half_steps: list[int]
-    rows: list[dict[int, np.ndarray]]
     liveness: Liveness
+    arguments: dict[int, np.ndarray]
+    spans: list[tuple[int, np.ndarray, int, int]]
     least: float = 0.0
     frozen: set[int] = field(default_factory=set)
     boxes: list[Box] = field(default_factory=list)
-    row_boxes: list[list[int]] = field(default_factory=list)
+    box_first: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    box_after: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
 
     @staticmethod
     def of(graph: SbpGraph, liveness: Liveness | None = None) -> MemoryRows:
@@ -110,34 +123,18 @@ class MemoryRows:
             | {min(b.last, last) for b in boxes}
             | {last}
         )
-        rows: list[dict[int, np.ndarray]] = []
-        by_start = sorted(events, key=lambda t: t[2])
-        k = 0
-        live: list[Term] = []
-        for h in ends:  # a row holds the terms started by h, ending at or after
-            while k < len(by_start) and by_start[k][2] <= h:
-                live.append(by_start[k])
-                k += 1
-            live = [t for t in live if t[3] >= h]
-            row = dict(arguments)
-            for node, b, _, _ in live:
-                row[node] = row[node] + b if node in row else b
-            rows.append(row)
-        frozen = {
-            node
-            for row in rows
-            for node, b in row.items()
-            if len(b) > 1 and float(np.ptp(b)) > 0
-        }
+        # A row holds the terms started by its half-step and ending at or
+        # after it; summed in the order they start.
+        spans = [
+            (node, b, bisect.bisect_left(ends, first), bisect.bisect_right(ends, end))
+            for node, b, first, end in sorted(events, key=lambda t: t[2])
+        ]
+        box_first = np.searchsorted(ends, [b.first for b in boxes], side="left")
+        box_after = np.searchsorted(ends, [b.last for b in boxes], side="right")
+        frozen = _varying(arguments, spans, len(ends))
         for box in boxes:
             frozen.add(box.producer)
             frozen.update(node for a, _, b, _, _ in box.pairs for node in (a, b))
-        row_boxes: list[list[int]] = [[] for _ in ends]
-        for i, box in enumerate(boxes):
-            lo = bisect.bisect_left(ends, box.first)
-            hi = bisect.bisect_right(ends, box.last)
-            for r in range(lo, hi):
-                row_boxes[r].append(i)
         donated = sum(
             float(arguments[n.id].max())
             for n in graph.sources()
@@ -149,12 +146,60 @@ class MemoryRows:
             - donated
         )
         return MemoryRows(
-            ends, rows, liveness, max(least, 0.0), frozen, boxes, row_boxes
+            ends,
+            liveness,
+            arguments,
+            spans,
+            max(least, 0.0),
+            frozen,
+            boxes,
+            np.asarray(box_first, dtype=int),
+            np.asarray(box_after, dtype=int),
         )
+
+    @cached_property
+    def rows(self) -> list[dict[int, np.ndarray]]:
+        """Per row, each node's bytes per option summed over its terms there."""
+        rows = [dict(self.arguments) for _ in self.half_steps]
+        for node, b, first, after in self.spans:
+            for row in rows[first:after]:
+                row[node] = row[node] + b if node in row else b
+        return rows
+
+    @cached_property
+    def row_boxes(self) -> list[list[int]]:
+        """Per row, the boxes that may be held there."""
+        row_boxes: list[list[int]] = [[] for _ in self.half_steps]
+        for i, (first, after) in enumerate(
+            zip(self.box_first.tolist(), self.box_after.tolist(), strict=True)
+        ):
+            for r in range(first, after):
+                row_boxes[r].append(i)
+        return row_boxes
+
+    def hot_bytes(self, hot: Sequence[int]) -> dict[int, np.ndarray]:
+        """Per node, its bytes per option summed over the rows ``hot``."""
+        order = sorted(hot)
+        out = {node: len(order) * b for node, b in self.arguments.items()}
+        if not self.spans:
+            return out
+        _, _, first, after = zip(*self.spans, strict=True)
+        counts = _rows_in(order, np.array(first), np.array(after))
+        for (node, b, _, _), n in zip(self.spans, counts.tolist(), strict=True):
+            if n:
+                out[node] = out[node] + n * b if node in out else n * b
+        return out
+
+    def box_spans(self, hot: Sequence[int]) -> dict[int, int]:
+        """Per box held in some row of ``hot``: how many of them it spans."""
+        counts = _rows_in(sorted(hot), self.box_first, self.box_after)
+        return {int(i): int(counts[i]) for i in np.flatnonzero(counts)}
 
     def row_of(self, half_step: int) -> int:
         """The row that covers ``half_step``: the first at or after it."""
-        return min(bisect.bisect_left(self.half_steps, half_step), len(self.rows) - 1)
+        return min(
+            bisect.bisect_left(self.half_steps, half_step), len(self.half_steps) - 1
+        )
 
     def floor(self) -> float:
         """A lower bound on every plan's peak (``least``)."""
@@ -172,6 +217,39 @@ class MemoryRows:
     def peak(self, labels: Mapping[int, int]) -> float:
         """The largest row (see ``values``)."""
         return max(self.values(labels), default=0.0)
+
+
+def _rows_in(order: list[int], first: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """How many rows of ``order`` (sorted) each interval [first, after) holds."""
+    return np.searchsorted(order, after) - np.searchsorted(order, first)
+
+
+def _varying(
+    arguments: dict[int, np.ndarray],
+    spans: list[tuple[int, np.ndarray, int, int]],
+    n_rows: int,
+) -> set[int]:
+    """The nodes whose summed bytes differ between their options in some row."""
+    terms: dict[int, list[tuple[np.ndarray, int, int]]] = {
+        node: [(b, 0, n_rows)] for node, b in arguments.items()
+    }
+    for node, b, first, after in spans:
+        if first < after:
+            terms.setdefault(node, []).append((b, first, after))
+    varying: set[int] = set()
+    for node, own in terms.items():
+        # the terms live in a row change only where one starts or ends
+        for r in sorted({t[1] for t in own} | {t[2] for t in own if t[2] < n_rows}):
+            live = [b for b, first, after in own if first <= r < after]
+            if not live:
+                continue
+            total = live[0]
+            for b in live[1:]:
+                total = total + b
+            if len(total) > 1 and float(np.ptp(total)) > 0:
+                varying.add(node)
+                break
+    return varying
 
 
 def _terms(
@@ -223,6 +301,77 @@ def _terms(
     return arguments, outputs, stored
 
 
+class _Layouts:
+    """The layouts a producer's options make, numbered, and what a read in
+    one layout needs of each (memoised: a 2-D mesh's few dozen layouts meet
+    each other millions of times on a model at full depth)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[NdSbp, int] = {}
+        self.of_id: list[NdSbp] = []
+        self.outputs: dict[tuple[int, int], tuple[int, ...]] = {}
+        self.inputs: dict[tuple[int, int], tuple[np.ndarray, set[NdSbp]]] = {}
+        self.copies: dict[tuple[tuple[int, ...], NdSbp, bool], np.ndarray] = {}
+        self.sizes: dict[tuple[tuple[int, ...], TensorType], np.ndarray] = {}
+
+    def made(self, producer: OpNode | SourceNode, index: int) -> tuple[int, ...]:
+        """The numbers of the layouts ``producer``'s options make of its
+        result ``index``."""
+        key = (producer.id, index)
+        found = self.outputs.get(key)
+        if found is None:
+            found = self.outputs[key] = tuple(
+                self._id(producer.out_layout(i, index))
+                for i in range(len(producer.options))
+            )
+        return found
+
+    def wanted(self, consumer: OpNode, index: int) -> tuple[np.ndarray, set[NdSbp]]:
+        """(per option of ``consumer``, the number of the layout it reads its
+        operand ``index`` in, -1 for none; the layouts read)."""
+        key = (consumer.id, index)
+        found = self.inputs.get(key)
+        if found is None:
+            read = [consumer.in_layout(j, index) for j in range(len(consumer.options))]
+            ids = [-1 if nd is None else self._id(nd) for nd in read]
+            found = self.inputs[key] = (
+                np.array(ids, dtype=int),
+                {nd for nd in read if nd is not None},
+            )
+        return found
+
+    def _id(self, layout: NdSbp) -> int:
+        found = self.ids.get(layout)
+        if found is None:
+            found = self.ids[layout] = len(self.of_id)
+            self.of_id.append(layout)
+        return found
+
+    def no_copy(self, made: tuple[int, ...], layout: NdSbp, fuses: bool) -> np.ndarray:
+        """Per option: it makes ``layout``, or a reader that fuses (``fuses``)
+        slices it from what the option makes (``memory.sliced``)."""
+        key = (made, layout, fuses)
+        found = self.copies.get(key)
+        if found is None:
+            want = self.ids.get(layout, -1)
+            found = self.copies[key] = np.array(
+                [m == want or (fuses and sliced(self.of_id[m], layout)) for m in made]
+            )
+        return found
+
+    def made_bytes(
+        self, made: tuple[int, ...], tensor: TensorType, hierarchy: Sequence[int]
+    ) -> np.ndarray:
+        """Per option, the bytes of what it makes of ``tensor`` per device."""
+        key = (made, tensor)
+        found = self.sizes.get(key)
+        if found is None:
+            found = self.sizes[key] = np.array(
+                [local_bytes(tensor, self.of_id[m], hierarchy) for m in made]
+            )
+        return found
+
+
 # A boxed copy read by more consumers than this is cut per read instead
 # of per stretch between reads (the pairs grow as their square).
 MAX_PAIRS = 64
@@ -244,17 +393,13 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
     # (value, layout) -> per read: (consumer, wants, no copy, first, last)
     found: dict[tuple[int, NdSbp], list] = {}
     boxes: list[Box] = []
+    layouts = _Layouts()
     for e in graph.edges:
         consumer = nodes[e.dst]
         if not isinstance(consumer, OpNode):
             continue
-        producer = nodes[e.src]
-        made = [
-            producer.out_layout(i, e.src_index) for i in range(len(producer.options))
-        ]
-        wanted = [
-            consumer.in_layout(j, e.dst_index) for j in range(len(consumer.options))
-        ]
+        made = layouts.made(nodes[e.src], e.src_index)
+        wanted, read = layouts.wanted(consumer, e.dst_index)
         fuses = not liveness.from_buffer[e.id]
         # a value computed from arguments alone: its copy first
         start = 0
@@ -263,17 +408,13 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
         per_use = e.value in graph.gathered_per_use  # an argument's
         at_use = max(2 * step[e.dst] - 1, 0)
         end = max(liveness.use_end[e.id], start)
-        for layout in {nd for nd in wanted if nd is not None}:
-            no_copy = np.array(
-                [m == layout or (fuses and sliced(m, layout)) for m in made]
-            )
-            wants = np.array([nd == layout for nd in wanted])
+        for layout in read:
+            no_copy = layouts.no_copy(made, layout, fuses)
+            wants = wanted == layouts.ids[layout]
             if per_use:  # gathers: a copy per read (memory.per_use_copies)
                 tensor = values[e.value].tensor
                 size = local_bytes(tensor, layout, hierarchy)
-                gather = np.array(
-                    [local_bytes(tensor, m, hierarchy) < size for m in made]
-                )
+                gather = layouts.made_bytes(made, tensor, hierarchy) < size
                 if not (no_copy | ~gather).all():
                     pair = (e.dst, wants, e.dst, wants, no_copy | ~gather)
                     boxes.append(Box(e.src, (pair,), size, at_use, max(end, at_use)))

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -57,7 +58,7 @@ from sbpc.propagation.solver.bound import (
 from sbpc.propagation.solver.content_memo import ContentMemo
 from sbpc.propagation.solver.ilp import Ilp, IlpResult, percent
 from sbpc.propagation.solver.layers import Copies, find_copies
-from sbpc.propagation.solver.memory_price import within_budget
+from sbpc.propagation.solver.memory_price import Solver, within_budget
 from sbpc.propagation.solver.pairwise import PairwiseProblem, condition, lp_columns
 from sbpc.propagation.solver.shrink import (
     Record,
@@ -77,6 +78,12 @@ from sbpc.timing import phase
 WINDOW_HOPS = (2, 4, 8)
 WINDOW_DUAL_TOLERANCE = 1e-10
 MIN_COVERED = 0.25
+# A priced problem (the memory price's) prices each layer's values by the
+# hot rows they span, which differ from layer to layer: fewer factors repeat
+# (10-16% on 8 layers of Llama-3-70B with every layer recomputed), yet the
+# repeated layers' plan was within 1e-6 of its bound there in 180 s, where
+# the whole core's LP took 992 s.  So it is tried down to this share.
+PRICED_MIN_COVERED = 0.05
 # A core whose LP would have more columns than this (a 2-D mesh's factor
 # tables times tens of layers: 745k columns for 4 layers of Llama-3-70B on
 # 8 x 8, most of a minute per solve) keeps the repeated layers' plan when
@@ -150,10 +157,25 @@ class Optimal(Strategy):
         with phase("pairwise problem"):
             pairwise = PairwiseProblem.from_graph(graph, problem.costs)
         built = time.perf_counter()
-        memory = MemoryRows.of(graph) if memory_budget is not None else None
+        memory = None
+        if memory_budget is not None:
+            with phase("memory rows"):
+                memory = MemoryRows.of(graph)
         frozen = memory.frozen if memory is not None else set()
         nodes_before = len(pairwise)
         factors_before = len(pairwise.factors)
+        if (
+            memory is not None
+            and memory_budget is not None
+            and len(graph.nodes) > self.price_above
+            and memory.floor() <= memory_budget
+        ):  # a memory price: its own problems, each shrunk (not this one)
+            stats = {"nodes": nodes_before, "factors": factors_before}
+            full = within_budget(
+                graph, problem.costs, memory, memory_budget, stats,
+                self._price_solver(stats), problem.unbudgeted,
+            )  # fmt: skip
+            return self._done(full, stats, started, built, built)
         records: list[Record] = []
         if self.shrink_graph:
             with phase("shrink"):
@@ -196,13 +218,6 @@ class Optimal(Strategy):
                 and memory.floor() > memory_budget
             ):
                 raise no_plan_fits()
-            if memory is not None and len(graph.nodes) > self.price_above:
-                assert memory_budget is not None
-                full = within_budget(
-                    problem.graph, problem.costs, memory, memory_budget, stats,
-                    lambda p: solve_exact(p, self.mip_rel_gap, self.threads),
-                )  # fmt: skip
-                return self._done(full, stats, started, built, shrunk)
             result = None
             if self.cluster and memory is None and time_limit is None:
                 accept = accepted_gap(pairwise, core, self.mip_rel_gap)
@@ -260,6 +275,32 @@ class Optimal(Strategy):
                     raise budget_error(memory_budget, peak_bytes, proven=True)
         expand(records, labels)
         return self._done(labels, stats, started, built, shrunk)
+
+    def _price_solver(self, stats: dict) -> Solver:
+        """The memory price's solver: through the repeated layers
+        (``solve_repeated``) when ``cluster``, else the core's LP
+        (``solve_exact``); ``stats["memory_price_paths"]`` counts the path
+        that solved each price."""
+        paths: list[str] = []
+
+        def solve(problem: PairwiseProblem) -> tuple[list[int], float] | None:
+            started = time.perf_counter()
+            if self.cluster:
+                solved = solve_repeated(problem, self.mip_rel_gap, self.threads, paths)
+            else:
+                solved = solve_exact(problem, self.mip_rel_gap, self.threads)
+                paths.append("whole core LP")
+            progress.current().done(
+                f"optimal: memory price {len(paths)}",
+                time.perf_counter() - started,
+                paths[-1],
+            )
+            stats["memory_price_paths"] = "; ".join(
+                f"{n} x {path}" for path, n in Counter(paths).items()
+            )
+            return solved
+
+        return solve
 
     @staticmethod
     def _done(
@@ -415,21 +456,79 @@ def solve_exact(
     ``time_limit``: seconds per HiGHS solve (the MIP's labels then unproven)."""
     records = shrink_all(problem, set(), prune)
     core = [v for v in range(len(problem)) if problem.alive[v]]
-    labels = [0] * len(problem)
-    bound = problem.constant
+    solved = _core_lp(problem, core, rel_gap, threads, time_limit)
+    return None if solved is None else _expanded(problem, core, records, *solved)
+
+
+def solve_repeated(
+    problem: PairwiseProblem,
+    rel_gap: float,
+    threads: int | None,
+    paths: list[str] | None = None,
+) -> tuple[list[int], float] | None:
+    """``solve_exact`` through the repeated layers when they are there: after
+    the shrink, ``_clustered`` (down to ``PRICED_MIN_COVERED``), its plan
+    kept within ``accepted_gap`` (the strategy's own gap on a core of
+    ordinary size: proven there; 1% on a large one, as the unbudgeted path
+    keeps it); the core's LP when it declines.  ``paths`` gets the path
+    that solved it (for the stats).  The memory price's solver
+    (``memory_price.within_budget``): its priced problems repeat much as
+    the model does."""
+    records = shrink_all(problem, set())
+    core = [v for v in range(len(problem)) if problem.alive[v]]
+    path = "solved by shrinking"
+    solved: tuple[list[int], float] | None = ([], problem.constant)
     if core:
-        ilp = Ilp(problem, core, None, None)
-        result = ilp.solve_relaxation(time_limit, rel_gap, threads)
-        if result is not None:  # integral: its bound is the LP's optimum
-            objective = result.stats["objective"]
-            bound = objective - result.stats["gap"] * abs(objective)
+        accept = accepted_gap(problem, core, rel_gap)
+        result = _clustered(
+            problem, core, rel_gap, threads, accept, PRICED_MIN_COVERED, prove=False
+        )
+        path = f"repeated layers, {result.stats['cluster']}"
+        if result.labels is not None:
+            energy = result.objective
+            solved = result.labels, energy - result.stats["gap"] * abs(energy)
         else:
-            result = ilp.solve(time_limit, rel_gap, threads)
-            bound = -math.inf
-        if result.labels is None:
-            return None
-        for v, label in zip(core, result.labels, strict=True):
-            labels[v] = label
+            path = f"whole core LP ({result.stats['cluster']})"
+            solved = _core_lp(problem, core, rel_gap, threads, None)
+    if paths is not None:
+        paths.append(path)
+    return None if solved is None else _expanded(problem, core, records, *solved)
+
+
+def _core_lp(
+    problem: PairwiseProblem,
+    core: list[int],
+    rel_gap: float,
+    threads: int | None,
+    time_limit: float | None,
+) -> tuple[list[int], float] | None:
+    """(labels of ``core``, a lower bound on the optimum): the LP, or when it
+    is fractional the MIP's labels and no bound (``-inf``); None when HiGHS
+    finds no labelling."""
+    if not core:
+        return [], problem.constant
+    ilp = Ilp(problem, core, None, None)
+    result = ilp.solve_relaxation(time_limit, rel_gap, threads)
+    if result is not None:  # integral: its bound is the LP's optimum
+        objective = result.stats["objective"]
+        bound = objective - result.stats["gap"] * abs(objective)
+    else:
+        result = ilp.solve(time_limit, rel_gap, threads)
+        bound = -math.inf
+    return None if result.labels is None else (result.labels, bound)
+
+
+def _expanded(
+    problem: PairwiseProblem,
+    core: list[int],
+    records: list[Record],
+    core_labels: list[int],
+    bound: float,
+) -> tuple[list[int], float]:
+    """(labels of every node, ``bound``) from the core's, through the shrink."""
+    labels = [0] * len(problem)
+    for v, label in zip(core, core_labels, strict=True):
+        labels[v] = label
     expand(records, labels)
     return labels, bound
 
@@ -458,6 +557,8 @@ def _clustered(
     rel_gap: float,
     threads: int | None,
     accept: float | None = None,
+    min_covered: float = MIN_COVERED,
+    prove: bool = True,
 ) -> IlpResult:
     """The core's optimum through its repeated layers, when they prove it.
 
@@ -473,7 +574,11 @@ def _clustered(
     bound within ``rel_gap``; kept, unproven, with its gap in the stats,
     when within ``accept`` (default ``rel_gap``); otherwise the result has
     no labels and its ``cluster`` stat says why (then the caller solves the
-    whole core).
+    whole core).  Tried only when the copies' inner factors are at least
+    ``min_covered`` of the core's.  ``prove``: a bound its residual's own
+    copies left above ``rel_gap`` is tightened by the residual's LP; off,
+    only one above ``accept`` (a plan kept within ``accept`` needs no
+    proof: the memory price's, where that LP took most of a price's time).
     """
     accept = rel_gap if accept is None else accept
     with phase("find layers"):
@@ -484,13 +589,20 @@ def _clustered(
         "cluster_parts": len(copies.tuples) if copies else 0,
         "cluster_covered_factors": len(covered),
     }
-    if copies is None or len(covered) < MIN_COVERED * len(pairwise.factors):
+    if copies is None or len(covered) < min_covered * len(pairwise.factors):
         return _declined("too few repeated factors", stats)
     started = time.perf_counter()
     for hops in WINDOW_HOPS:
         stats["cluster_window_hops"] = hops
         result = _clustered_at(
-            pairwise, core, copies, covered, hops, rel_gap, accept, threads, stats
+            pairwise,
+            core,
+            copies,
+            covered,
+            hops,
+            (rel_gap, accept, rel_gap if prove else accept),
+            threads,
+            stats,
         )
         stats["seconds_cluster"] = time.perf_counter() - started
         if result is not None:
@@ -504,13 +616,15 @@ def _clustered_at(
     copies: Copies,
     covered: set[tuple[int, int]],
     hops: int,
-    rel_gap: float,
-    accept: float,
+    gaps: tuple[float, float, float],
     threads: int | None,
     stats: dict,
 ) -> IlpResult | None:
     """``_clustered`` with a window of ``hops``: the result within
-    ``accept`` of its bound, or None (``stats["cluster_why"]`` says why)."""
+    ``accept`` of its bound, or None (``stats["cluster_why"]`` says why).
+    ``gaps``: (``rel_gap``, ``accept``, the gap above which a bound from
+    the residual's copies is tightened by its LP)."""
+    rel_gap, accept, tighten = gaps
     started = time.perf_counter()
     with phase("window lp"):
         nodes, relaxed, messages = _window_messages(
@@ -537,7 +651,7 @@ def _clustered_at(
         return None
     energy = pairwise.energy(labels)
     gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
-    if by_copies and gap > rel_gap:
+    if by_copies and gap > tighten:
         # the residual's own copies bounded it too loosely: its exact LP
         with phase("residual"):
             rest, _ = residual(pairwise, messages)

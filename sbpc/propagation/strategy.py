@@ -31,12 +31,16 @@ class Problem:
 
     ``memory_budget`` is set only for strategies that honour one
     (``Strategy.honours_memory_budget``); ``time_limit`` is advisory.
+    ``unbudgeted``: the plan the caller made of this problem without the
+    budget, when it made one (the device's memory as the budget: that plan
+    came first and did not fit); a search under the budget may start there.
     """
 
     graph: SbpGraph
     costs: EdgeCosts
     memory_budget: float | None = None
     time_limit: float | None = None
+    unbudgeted: Sequence[int] | None = None
 
     def undecided(self) -> list[int]:
         """A fresh per-node option list with nothing decided yet."""

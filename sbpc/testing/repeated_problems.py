@@ -72,3 +72,38 @@ def repeated_chain(
     join(head, parts[0][0], _table(rng, labels))
     join(parts[-1][-1], tail, _table(rng, labels))
     return problem, parts
+
+
+def repeated_cliques(
+    rng: np.random.Generator, layers: int, width: int = 6, labels: int = 3
+) -> tuple[PairwiseProblem, list[list[int]]]:
+    """(problem, the node ids of each layer): ``layers`` copies of one
+    layer whose nodes are all joined (nothing for the shrink to fold), each
+    joined to the next through its first two nodes only, the others inside
+    it.  Costs are whole numbers, so every sum the solvers make is exact and
+    the copies stay equal through the shrink, as a real model's do (on
+    ``repeated_chain`` the shrink folds each copy differently)."""
+    order = rng.permutation(layers * width)
+    parts = [
+        [int(order[layer * width + i]) for i in range(width)] for layer in range(layers)
+    ]
+    unary_of = [np.round(rng.uniform(0.0, 4.0, size=labels)) for _ in range(width)]
+    unary: list[np.ndarray] = [np.zeros(labels)] * (layers * width)
+    for nodes in parts:
+        for i, v in enumerate(nodes):
+            unary[v] = unary_of[i]
+
+    def table() -> np.ndarray:
+        return np.round(_table(rng, labels) * 2)
+
+    inner = {pair: table() for pair in itertools.combinations(range(width), 2)}
+    step = [table() for _ in range(2)]
+    problem = PairwiseProblem(unary)
+    groups = np.arange(labels)
+    for nodes in parts:
+        for (a, b), t in inner.items():
+            problem.add_factor(Factor(nodes[a], nodes[b], groups, groups, t))
+    for here, after in itertools.pairwise(parts):
+        for i, t in enumerate(step):
+            problem.add_factor(Factor(here[i], after[i], groups, groups, t))
+    return problem, parts

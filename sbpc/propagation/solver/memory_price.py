@@ -97,13 +97,9 @@ def priced_problem(
     if lam <= 0 or not hot:
         return problem
     weight = lam / len(hot)
-    for r in hot:
-        for node, b in memory.rows[r].items():
-            problem.unary[node] = problem.unary[node] + weight * b
-    spans: dict[int, int] = {}  # box -> hot rows it spans
-    for r in hot:
-        for i in memory.row_boxes[r]:
-            spans[i] = spans.get(i, 0) + 1
+    for node, b in memory.hot_bytes(hot).items():
+        problem.unary[node] = problem.unary[node] + weight * b
+    spans = memory.box_spans(hot)  # box -> hot rows it spans
     tables: dict[tuple[int, int], np.ndarray] = {}  # (producer, reader) -> price
     for i, count in spans.items():
         box = memory.boxes[i]
@@ -193,13 +189,20 @@ def within_budget(
     budget: float,
     stats: dict,
     solve_exact: Solver,
+    unbudgeted: Sequence[int] | None = None,
 ) -> list[int]:
     """Labels of every node within ``budget``: the unbudgeted optimum when
     it fits (then proven, as ``solve_exact`` proves it), else the cheapest
     plan a memory price found (``search``); raises naming the least peak
-    met.  ``stats`` gets the search's."""
+    met.  ``stats`` gets the search's.  ``unbudgeted``: the plan without
+    the budget, when the caller has it (then not solved again: on a model
+    at full depth that solve is as long as a price's)."""
     liveness = memory.liveness
     reference = PairwiseProblem.from_graph(graph, costs)
+
+    def priced(lam: float, labels: list[int]) -> Priced:
+        held = plan_memory(graph, labels, liveness).held
+        return Priced(lam, labels, reference.energy(labels), max(held), held)
 
     def solve(lam: float, hot: Sequence[int]) -> Priced | None:
         problem = priced_problem(
@@ -207,20 +210,19 @@ def within_budget(
         )
         with phase("memory price"):
             solved = solve_exact(problem)
-        if solved is None:
-            return None
-        labels = solved[0]
-        held = plan_memory(graph, labels, liveness).held
-        return Priced(lam, labels, reference.energy(labels), max(held), held)
+        return None if solved is None else priced(lam, solved[0])
 
     def over(tried: Priced) -> set[int]:
         return over_budget_rows(memory, tried.held, budget)
 
-    first = solve(0.0, ())
+    first = solve(0.0, ()) if unbudgeted is None else priced(0.0, list(unbudgeted))
     if first is None:
         raise PropagationError("no plan of finite cost exists")
     if first.peak <= budget:
-        stats.update(status="Optimal (the unbudgeted plan fits)", proven=True)
+        if unbudgeted is None:
+            stats.update(status="Optimal (the unbudgeted plan fits)", proven=True)
+        else:  # the caller's, as proven as it was
+            stats.update(status="the unbudgeted plan fits", proven=False)
         stats["objective"] = first.cost
         return first.labels
     found = search(solve, first, over(first), over, budget)

@@ -19,8 +19,8 @@ from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import PropagationError
 from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.memory_rows import MemoryRows
-from sbpc.propagation.optimal import Optimal
-from sbpc.propagation.solver.memory_price import priced_problem
+from sbpc.propagation.optimal import Optimal, solve_exact
+from sbpc.propagation.solver.memory_price import priced_problem, within_budget
 from sbpc.propagation.solver.pairwise import PairwiseProblem
 from sbpc.testing.synthetic_graphs import RingCost, transformer_graph
 
@@ -83,3 +83,28 @@ def test_the_price_adds_lam_times_the_mean_hot_row(setup) -> None:
     rows = memory.values(dict(enumerate(labels)))
     want = base.energy(labels) + lam * np.mean([rows[r] for r in keep])
     assert priced.energy(labels) == pytest.approx(want, rel=1e-9)
+
+
+def test_the_unbudgeted_plan_given_is_not_solved_again(setup) -> None:
+    """The device's memory as the budget: the plan without it came first,
+    and the search starts from it instead of solving it again."""
+    g, cost, free = setup
+    memory, costs = MemoryRows.of(g), EdgeCosts(cost)
+    budget = 0.7 * free.peak_memory
+    solved: list[int] = []
+
+    def solver(problem: PairwiseProblem):
+        solved.append(1)
+        return solve_exact(problem, 1e-9, None)
+
+    alone = within_budget(g, costs, memory, budget, {}, solver)
+    solves = len(solved)
+    solved.clear()
+    started = within_budget(g, costs, memory, budget, {}, solver, free.options)
+    assert len(solved) == solves - 1
+    assert plan_memory(g, started).peak <= budget
+    assert costs_of(g, costs, started) == pytest.approx(costs_of(g, costs, alone))
+
+
+def costs_of(g, costs: EdgeCosts, labels: list[int]) -> float:
+    return PairwiseProblem.from_graph(g, costs).energy(labels)

@@ -1,0 +1,75 @@
+"""The memory price through repeated layers (``Optimal._price_solver``):
+each priced problem of a model whose layers are priced alike is solved
+through one layer (``optimal.solve_repeated``), and the search keeps the
+plan the whole core's LP would give it.
+
+The problem is given directly: a chain of identical layers
+(``repeated_cliques``) with one memory row in which every layer's nodes hold
+the same bytes per label, so that each price adds the same unary cost to
+every copy; the exact memory model is that row."""
+
+from __future__ import annotations
+
+import copy
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from sbpc.propagation import optimal
+from sbpc.propagation.memory_rows import MemoryRows
+from sbpc.propagation.optimal import Optimal
+from sbpc.propagation.solver import memory_price
+from sbpc.propagation.solver.memory_price import within_budget
+from sbpc.testing.repeated_problems import repeated_cliques
+
+LAYERS = 8
+SEED = 0
+
+
+@pytest.fixture
+def priced(monkeypatch: pytest.MonkeyPatch):
+    """(search under a budget with a solver, the budget): the chain as the
+    graph's pairwise problem, one row as its memory."""
+    rng = np.random.default_rng(SEED)
+    problem, parts = repeated_cliques(rng, LAYERS)
+    labels = len(problem.unary[0])
+    width = len(parts[0])
+    per_part = [rng.uniform(1.0, 4.0, size=labels) for _ in range(width)]
+    spans = [(v, per_part[i], 0, 1) for nodes in parts for i, v in enumerate(nodes)]
+    memory = MemoryRows([0], None, {}, spans)  # type: ignore[arg-type]
+    monkeypatch.setattr(
+        memory_price.PairwiseProblem,
+        "from_graph",
+        lambda graph, costs: copy.deepcopy(problem),
+    )
+
+    def exact(graph, labels, liveness) -> SimpleNamespace:
+        return SimpleNamespace(held=memory.values(dict(enumerate(labels))))
+
+    monkeypatch.setattr(memory_price, "plan_memory", exact)
+    free = optimal.solve_exact(copy.deepcopy(problem), 1e-9, None)
+    assert free is not None
+    budget = 0.9 * memory.peak(dict(enumerate(free[0])))
+
+    def search(strategy: Optimal) -> tuple[list[int], dict]:
+        stats: dict = {}
+        found = within_budget(
+            None, None, memory, budget, stats, strategy._price_solver(stats)
+        )  # type: ignore[arg-type]
+        return found, stats
+
+    return search, budget, memory, problem
+
+
+def test_each_price_is_solved_through_the_repeated_layers(priced) -> None:
+    search, budget, memory, problem = priced
+    found, stats = search(Optimal())
+    assert stats["memory_price_solves"] >= 3
+    assert stats["memory_price_paths"] == (
+        f"{stats['memory_price_solves']} x repeated layers, proven"
+    )
+    assert memory.peak(dict(enumerate(found))) <= budget
+    whole, whole_stats = search(Optimal(cluster=False))
+    assert whole_stats["memory_price_paths"].endswith("x whole core LP")
+    assert problem.energy(found) == pytest.approx(problem.energy(whole), rel=1e-9)
