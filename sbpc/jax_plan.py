@@ -272,19 +272,31 @@ def divisible(
     return PartitionSpec(*dims)
 
 
+def layer_ranges(layers: Sequence[int]) -> str:
+    """Layer indices with runs of three or more as ranges: ``0-5, 7, 9``
+    (a 32-layer step's line stays short)."""
+    runs: list[list[int]] = []
+    for k in layers:
+        if runs and k == runs[-1][-1] + 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return ", ".join(
+        f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs
+    )
+
+
 def recomputed_text(layers: Sequence[int], policies: Sequence[str]) -> str:
     """The report's line: ``recomputed layers: 0, 1 (policy full)``, or with
-    several policies ``recomputed layers: 0, 1, 2 (policy full: 0; dots:
-    1, 2)``."""
-    numbers = ", ".join(str(k) for k in layers)
+    several policies ``recomputed layers: 0-2 (policy full: 0; dots: 1,
+    2)``."""
     by_policy: dict[str, list[int]] = {}
     for k, p in zip(layers, policies, strict=True):
         by_policy.setdefault(p, []).append(k)
+    numbers = layer_ranges(layers)
     if len(by_policy) == 1:
         return f"recomputed layers: {numbers} (policy {policies[0]})"
-    parts = "; ".join(
-        f"{p}: {', '.join(str(k) for k in ks)}" for p, ks in by_policy.items()
-    )
+    parts = "; ".join(f"{p}: {layer_ranges(ks)}" for p, ks in by_policy.items())
     return f"recomputed layers: {numbers} (policy {parts})"
 
 

@@ -297,3 +297,23 @@ def test_plan_writes_the_source_without_compiling_it(monkeypatch) -> None:
     monkeypatch.undo()
     assert "def build(" in planned.source
     assert planned.program.MESH_SHAPE == (8,)  # compiled when first loaded
+
+
+def test_recomputed_layers_are_named_in_ranges() -> None:
+    """A 32-layer step's report line stays short: runs of three or more
+    layers as ranges, per policy too."""
+    from sbpc.jax_plan import recomputed_text
+
+    assert recomputed_text([0, 1], ["full"] * 2) == (
+        "recomputed layers: 0, 1 (policy full)"
+    )
+    assert recomputed_text(list(range(32)), ["full"] * 32) == (
+        "recomputed layers: 0-31 (policy full)"
+    )
+    policies = ["full"] * 6 + ["dots"] * 26
+    assert recomputed_text(list(range(32)), policies) == (
+        "recomputed layers: 0-31 (policy full: 0-5; dots: 6-31)"
+    )
+    assert recomputed_text([0, 2, 3, 4, 7, 8], ["dots"] * 6) == (
+        "recomputed layers: 0, 2-4, 7, 8 (policy dots)"
+    )
