@@ -143,10 +143,11 @@ class SbpRematPass(ModulePass):
         lifted, so the optimal strategy solves the repeated layers once
         (``docs/planning-time.md``) instead of the budgeted program of the
         whole core.  The search interpolates: each saved layer frees about
-        the same bytes (under ``dots``: on each half of the ladder), so the count where the peak meets the budget is
-        read off the bracket's two peaks, then that count and its
-        neighbour are tried (``fewest_fitting``); a 32-layer step then takes 4 or
-        5 propagations, where bisection took 7.  ``dots``' ladder has two
+        the same bytes (under ``dots``: on each half of the ladder), so the
+        count where the peak meets the budget is read off the bracket's two
+        peaks, then that count and its neighbour are tried
+        (``fewest_fitting``); a 32-layer step then takes 4 or 5
+        propagations, where bisection took 7.  ``dots``' ladder has two
         such halves, each searched alone after the step between them."""
         most = max(
             (len(ladder(len(_found(f)), self.policy)) for f in _functions(op)),
@@ -257,12 +258,12 @@ def _is_barrier(op: Operation) -> bool:
 
 def ladder(count: int, policy: str) -> list[dict[int, str]]:
     """``layers=auto``'s choices for ``count`` layers under ``policy``, from
-    recomputing least to most (each step's peak no higher than the one
-    before's): step ``k`` recomputes ``ladder(...)[k - 1]`` (a layer's
-    position among the found ones to its policy).  ``full``: the first ``k`` layers whole.  ``dots``: ``dots``
-    on the first ``k`` layers, then on every layer with the first ``k -
-    count`` whole (the saved values ``dots`` keeps are a subset of those
-    recomputing keeps none of)."""
+    recomputing least to most: step ``k`` recomputes ``ladder(...)[k - 1]``
+    (a layer's position among the found ones, to its policy).  ``full``:
+    the first ``k`` layers whole.  ``dots``: ``dots`` on the first ``k``
+    layers, then ``dots`` on every layer with the first ``k - count`` whole.
+    Each step keeps a subset of what the step before kept (a whole layer
+    keeps nothing of what ``dots`` would), so its peak is no higher."""
     steps = [{j: policy for j in range(k)} for k in range(1, count + 1)]
     if policy != FULL:
         every = steps[-1] if steps else {}
