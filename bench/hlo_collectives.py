@@ -278,6 +278,8 @@ class _Module:
     entry: str = ""
     num_partitions: int = 1
     replica_count: int = 1
+    # instructions (not collectives) whose text did not parse, verbatim
+    unread: list[str] = field(default_factory=list)
 
 
 _INSTR_START = re.compile(r"^\s*(ROOT\s+)?%?([\w.\-]+)\s*=\s*(?=\(|[a-z][a-z0-9]*\[)")
@@ -326,6 +328,7 @@ def _parse_module(text: str) -> _Module:
         except HloCollectiveError:
             if _COLLECTIVE_CALL.search(text):
                 raise
+            mod.unread.append(text)
 
     for line in _strip_comments(text).splitlines():
         if current is None:

@@ -121,7 +121,9 @@ def dataflow(hlo_text: str) -> str:
     instructions' digests and its root's).  Names, metadata, channel ids,
     the order of independent instructions and the spelling of replica
     groups do not count; numbers and every other attribute do.  Two
-    compilations that run the same work on the same values get one digest."""
+    compilations that run the same work on the same values get one digest.
+    An instruction the parser cannot read counts by its whole text, names
+    included: such modules are the same only when those lines are."""
     module = _parse_module(hlo_text)
     roots = set(_ROOT.findall(hlo_text))
     done: dict[str, str] = {}
@@ -153,7 +155,7 @@ def dataflow(hlo_text: str) -> str:
         operands = [_REF.sub(ref, o) for o in instr.operands]
         return _digest(instr.shape.strip(), instr.opcode, *operands, "attrs", *attrs)
 
-    return computation(module.entry)
+    return _digest(computation(module.entry), "unread", *sorted(module.unread))
 
 
 def compare(a: str, b: str) -> str:

@@ -104,6 +104,16 @@ def test_an_attribute_or_an_op_makes_another_program() -> None:
     assert compare(other_eps, eps) == "same ops, other attributes"
 
 
+def test_an_instruction_the_parser_cannot_read_still_counts() -> None:
+    # no "opcode(" after the shape: the parser skips it, the digest must not
+    odd = MODULE.replace(
+        "  ROOT %t", "  %odd = f32[4,8]{1,0} custom-thing %f, size=1\n  ROOT %t"
+    )
+    assert dataflow(odd) == dataflow(odd)
+    assert compare(odd.replace("size=1", "size=2"), odd) != "same"
+    assert compare(odd, MODULE) != "same"
+
+
 COLLECTIVES = """\
 HloModule m, num_partitions=8
 
