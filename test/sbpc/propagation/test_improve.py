@@ -235,6 +235,57 @@ def test_equal_blocks_are_solved_once(monkeypatch) -> None:
         assert again[key] == stats[key]
 
 
+def test_a_block_seen_from_its_other_end_or_summed_in_another_order_is_solved_once() -> (
+    None
+):
+    """Another layer's block is the same problem though its factors are
+    stored from their other end and the shrink summed its costs in another
+    order (last-bit differences): one solve, and a real difference another."""
+    rng = np.random.default_rng(5)
+    unary = [rng.uniform(0.0, 1e-3, size=4) for _ in range(3)]
+    table = rng.uniform(0.0, 1e-3, size=(4, 4))
+    groups = np.arange(4)
+    memo: improve_module.BlockMemo = {}
+    first = improve_module._solved_block(
+        unary, [Factor(0, 1, groups, groups, table)], memo
+    )
+    noisy = [u * (1 + 1e-15) for u in unary]
+    again = improve_module._solved_block(
+        noisy, [Factor(1, 0, groups, groups, table.T)], memo
+    )
+    assert len(memo) == 1 and again == first
+    other = [unary[0] + 1e-4, *unary[1:]]
+    improve_module._solved_block(other, [Factor(0, 1, groups, groups, table)], memo)
+    assert len(memo) == 2
+
+
+def test_layers_whose_costs_differ_in_the_last_bits_share_their_blocks(
+    monkeypatch,
+) -> None:
+    """Layers equal but for rounding (as a shrink leaves them) are solved
+    once per block, as equal layers are, and the sweep moves as when each
+    block is solved anew."""
+
+    def sweep(noise: float) -> tuple[dict, list[int]]:
+        problem = _layered(8)
+        for v in range(len(problem)):
+            if (v // 6) % 2:  # every other layer
+                problem.unary[v] = problem.unary[v] * (1 + noise)
+        labels = [int(np.argmax(u)) for u in problem.unary]
+        core = list(range(len(problem)))
+        return improve_module._block_sweeps(problem, labels, core, 6, 2), labels
+
+    equal, _ = sweep(0.0)
+    noisy, memoised = sweep(1e-15)
+    assert noisy["improve_block_moves"] > 0
+    assert noisy["improve_distinct_blocks"] == equal["improve_distinct_blocks"]
+    solve = improve_module._solved_block
+    monkeypatch.setattr(
+        improve_module, "_solved_block", lambda u, f, memo: solve(u, f, {})
+    )
+    assert sweep(1e-15)[1] == memoised
+
+
 def test_ops_sharing_an_option_list_get_its_replicated_option() -> None:
     """The replicated start searches each option list once for ops that
     share it; an op whose constraint leaves another list (its first all-B
