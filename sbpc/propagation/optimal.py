@@ -59,7 +59,13 @@ from sbpc.propagation.solver.content_memo import ContentMemo
 from sbpc.propagation.solver.ilp import Ilp, IlpResult, percent
 from sbpc.propagation.solver.layers import Copies, find_copies
 from sbpc.propagation.solver.memory_price import Solver, within_budget
-from sbpc.propagation.solver.pairwise import PairwiseProblem, condition, lp_columns
+from sbpc.propagation.solver.pairwise import (
+    PairwiseProblem,
+    components,
+    condition,
+    lp_columns,
+    subproblem,
+)
 from sbpc.propagation.solver.shrink import (
     Record,
     expand,
@@ -90,6 +96,10 @@ PRICED_MIN_COVERED = 0.05
 # its proven gap is at most ``LARGE_CORE_GAP``, rather than solving the
 # whole LP; smaller cores are solved to the strategy's own gap.
 LARGE_CORE_COLUMNS = 250_000
+# A core whose LP has more columns is solved one connected component at a
+# time (the ends of Mixtral-8x7B's repeated layers: 640,069 columns in 7.8 s
+# whole, 6.3 s apart).
+SPLIT_COLUMNS = 50_000
 LARGE_CORE_GAP = 1e-2
 # Under a memory budget: how often a plan over the exact model's budget
 # tightens the rows and solves again (``Optimal._refine``).
@@ -507,6 +517,24 @@ def _core_lp(
     finds no labelling."""
     if not core:
         return [], problem.constant
+    large = lp_columns(problem, core) > SPLIT_COLUMNS
+    parts = components(problem, core) if large else [core]
+    if len(parts) > 1:  # each apart: HiGHS is faster on the parts than the whole
+        labels: dict[int, int] = {}
+        bound = problem.constant
+        for part in parts:
+            solved = _core_lp(
+                subproblem(problem, part),
+                list(range(len(part))),
+                rel_gap,
+                threads,
+                time_limit,
+            )
+            if solved is None:
+                return None
+            labels.update(zip(part, solved[0], strict=True))
+            bound += solved[1]
+        return [labels[v] for v in core], bound
     ilp = Ilp(problem, core, None, None)
     result = ilp.solve_relaxation(time_limit, rel_gap, threads)
     if result is not None:  # integral: its bound is the LP's optimum

@@ -126,6 +126,44 @@ def condition(problem: PairwiseProblem, fixed: Mapping[int, int]) -> PairwisePro
     return free
 
 
+def components(problem: PairwiseProblem, nodes: Sequence[int]) -> list[list[int]]:
+    """The connected components of ``nodes`` (each in increasing order)."""
+    inside = set(nodes)
+    seen: set[int] = set()
+    out = []
+    for v in nodes:
+        if v in seen:
+            continue
+        seen.add(v)
+        part, stack = [], [v]
+        while stack:
+            u = stack.pop()
+            part.append(u)
+            for w in problem.neighbours[u]:
+                if w in inside and w not in seen:
+                    seen.add(w)
+                    stack.append(w)
+        out.append(sorted(part))
+    return out
+
+
+def subproblem(problem: PairwiseProblem, nodes: Sequence[int]) -> PairwiseProblem:
+    """``nodes`` (increasing) of ``problem`` as a problem of their own,
+    renumbered in that order, with the factors between them as they are
+    (no constant): a component solved apart."""
+    index = {v: i for i, v in enumerate(nodes)}
+    sub = PairwiseProblem([problem.unary[v] for v in nodes])
+    for v in nodes:
+        for w in problem.neighbours[v]:
+            if v < w and w in index:
+                f = problem.factors[(v, w)]
+                a, b = index[v], index[w]
+                sub.factors[(a, b)] = Factor(a, b, f.ga, f.gb, f.table)
+                sub.neighbours[a].add(b)
+                sub.neighbours[b].add(a)
+    return sub
+
+
 class PairwiseProblem:
     """Labels, unary costs and grouped pairwise factors; mutated by shrinking."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 
 from sbpc.algebra.sbp import B, S
 from sbpc.algebra.signature import Signature
@@ -15,9 +16,11 @@ from sbpc.propagation.solver.pairwise import (
     Factor,
     PairwiseProblem,
     compact,
+    components,
     edge_uses,
     merge,
     split_off,
+    subproblem,
 )
 
 
@@ -174,3 +177,25 @@ def test_edge_uses_are_made_once_per_graph_and_again_when_it_grows() -> None:
             for e in g.edges
         )
         assert problem.energy(labels) == want
+
+
+def test_components_and_a_subproblem_keep_the_factors_between_their_nodes() -> None:
+    groups = np.arange(2)
+    problem = PairwiseProblem([np.array([0.0, 1.0]) for _ in range(5)])
+    table = np.array([[0.0, 2.0], [3.0, 0.5]])
+    for a, b in ((0, 3), (3, 4), (1, 2)):
+        problem.add_factor(Factor(a, b, groups, groups, table))
+    assert components(problem, [0, 1, 2, 3, 4]) == [[0, 3, 4], [1, 2]]
+    assert components(problem, [0, 4]) == [[0], [4]]  # only through 3
+    sub = subproblem(problem, [0, 3, 4])
+    assert len(sub) == 3 and sub.constant == 0.0
+    assert sorted(sub.factors) == [(0, 1), (1, 2)]
+    nodes = [0, 3, 4]
+    for labels in itertools.product(range(2), repeat=3):
+        at = dict(zip(nodes, labels, strict=True))
+        expected = sum(float(problem.unary[v][at[v]]) for v in nodes) + sum(
+            float(f.table[f.ga[at[f.a]], f.gb[at[f.b]]])
+            for f in problem.factors.values()
+            if f.a in at and f.b in at
+        )
+        assert sub.energy(list(labels)) == pytest.approx(expected)
