@@ -456,7 +456,9 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
     ``scale``; block sweeps at ``scale`` 0 only), from itself and from the
     replicated plan: each a candidate
     (``improve.improve_each``); those with no finite price, or over the
-    device's memory (``mem=``), are dropped."""
+    device's memory (``mem=``), are dropped, and so is ``plan`` itself
+    come back unmoved (the search has it: on a model at full depth its
+    plan and peak memory cost seconds to build again)."""
     graph, costs = problem.graph, problem.edge_costs()
     capacity = problem.cost_model.memory_capacity
     out = []
@@ -466,6 +468,8 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
     # or more per round: docs/performance.md, "Planning time").
     sweeps = 1 if scale == 0.0 else 0
     for found in improve_each(graph, costs, plan.options, sweeps=sweeps):
+        if found.options == plan.options:
+            continue
         stats = {"refined_at_scale": round(scale, 4), **found.stats}
         try:
             better = build_plan(graph, found.options, costs, plan.strategy, stats)
