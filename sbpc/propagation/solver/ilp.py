@@ -21,6 +21,14 @@ from sbpc.propagation import progress
 from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.solver.pairwise import PairwiseProblem
 
+# HiGHS's dual simplex perturbs the costs to get past degenerate vertices
+# (multiplier 1 by default).  On the decoders' LPs (every label's marginal
+# row degenerate) a tenth of it runs the same number of iterations about a
+# third faster and ends on the same vertex: the same labels on the 33 LPs
+# of three library rows.  Their duals differ (another optimum of the dual),
+# so an LP whose duals are reused as messages keeps the default.
+COST_PERTURBATION = 0.1
+
 
 def percent(gap: float) -> str:
     return f"{100 * gap:.3g}%" if math.isfinite(gap) else "unknown"
@@ -270,6 +278,10 @@ class Ilp:
         h.setOptionValue("simplex_strategy", 1)  # dual
         if dual_tolerance is not None:  # duals reused as messages: keep them exact
             h.setOptionValue("dual_feasibility_tolerance", dual_tolerance)
+        else:  # only the primal answer is read: the lighter perturbation
+            h.setOptionValue(
+                "dual_simplex_cost_perturbation_multiplier", COST_PERTURBATION
+            )
         report = progress.current()
         what = f"optimal: LP relaxation of {self.n_cols} columns"
         started = time.perf_counter()
