@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sbpc.propagation.combined_cost import CombinedCost
-from sbpc.propagation.plan import Plan
+from sbpc.propagation.plan import Deferred, Plan
 
 STARTS = (1.0, 0.0)  # the plain model first, then latency free
 ROUNDS_PER_START = 2  # replans after each start (so at most 6 plans)
@@ -56,6 +56,9 @@ DESCENT = 4  # a stalled refinement tries a quarter of the least scale tried
 # apart ran in the other order (``mlp`` dp: 780 against 812 us, measured
 # 1.15-1.21x the other way; ``gpt`` 2d: 536 against 550 us, 1.04x).
 TOLERANCE = 0.05
+# The fewest-bytes reference plan is solved with every byte this many times
+# dearer: bytes decide it, compute and latency only break its ties.
+BYTES_DEARER = 1e3
 
 
 @dataclass(frozen=True)
@@ -153,35 +156,65 @@ def priced_once(
 
 
 def split_work(tried: list[Candidate]) -> Candidate:
-    """The cheapest candidate, or, among those within ``TOLERANCE`` of it,
-    the one that keeps work split: least compute per device, then least
-    peak memory (ties: the cheaper, then the earlier).  A near-tie then
-    does not flip with calibration noise towards a plan that replicates
-    work to save a collective."""
+    """The cheapest candidate, or, among those within ``TOLERANCE`` of it
+    (the model cannot rank them), the one the model is sure about:
+
+    1. least compute per device, where it saves more than the model's
+       error (``TOLERANCE`` of the cheapest's total): work kept split, so a
+       near tie does not flip with calibration noise towards a plan that
+       replicates work to save a collective;
+    2. then fewest bytes: a byte count is exact, what it is priced at is
+       calibrated, so a trade of bytes for a saving within the model's
+       error is not taken (``mixer_train`` 2d kept a plan of more bytes than
+       XLA's for 8 fewer collectives, priced 3% cheaper and measured no
+       faster, docs/performance.md);
+    3. then least peak memory; then the cheaper, then the earlier.
+    """
     cheapest = min(tried, key=lambda c: c.total_time)
-    close = [c for c in tried if c.total_time <= cheapest.total_time * (1 + TOLERANCE)]
+    error = cheapest.total_time * TOLERANCE
+    close = [c for c in tried if c.total_time <= cheapest.total_time + error]
     least = min(c.plan.compute_time for c in close)
-    close = [c for c in close if c.plan.compute_time <= least * (1 + 1e-9)]
+    close = [c for c in close if c.plan.compute_time <= least + error]
+    fewest = min(_bytes(c) for c in close)
+    close = [c for c in close if _bytes(c) <= fewest]
     if len(close) == 1:  # no tie to break: its peak memory is not computed
         return close[0]
     return min(close, key=lambda c: (c.plan.peak_memory, c.total_time))
 
 
-def combined_plan(best: Candidate, tried: list[Candidate], repriced: Plan) -> Plan:
+def combined_plan(
+    best: Candidate,
+    tried: list[Candidate],
+    repriced: Plan,
+    reference: Callable[[], Candidate] | None = None,
+) -> Plan:
     """``repriced`` (``best``'s options priced by the real model, latency per
-    collective) with its communication priced combined, and the search's stats."""
-    stats = {**repriced.stats, **combining_stats(best, tried, repriced.comm_time)}
+    collective) with its communication priced combined, and the search's
+    stats; ``reference``: the fewest-bytes plan (``combining_stats``)."""
+    stats = {
+        **repriced.stats,
+        **combining_stats(best, tried, repriced.comm_time, reference),
+    }
     return replace(repriced, comm_time=best.cost.comm_time, stats=stats)
 
 
 def combining_stats(
-    best: Candidate, tried: list[Candidate], uncombined: float
+    best: Candidate,
+    tried: list[Candidate],
+    uncombined: float,
+    reference: Callable[[], Candidate] | None = None,
 ) -> dict[str, Any]:
     """What the report says about the search: rounds, scales, and any trade.
 
     A *trade* is a chosen plan that moves more bytes than the fewest-bytes
-    plan the search found: it buys less compute, less memory or fewer
-    (combined) collectives with those bytes, and the report says which.
+    plan: it buys less compute, less memory or fewer (combined) collectives
+    with those bytes, and the report says which.  ``reference()``: the plan
+    of fewest bytes (solved with bytes ``BYTES_DEARER`` times dearer),
+    solved when the report is read (a ``Deferred``: planning does not wait
+    on it), unless the chosen plan moves no bytes.  Without it, the fewest
+    bytes among ``tried``, which named a trade only when the search happened
+    to try a plan of fewer bytes: the same plan was a trade under one
+    calibration and not the next (``moe_einsum`` 2d, docs/performance.md).
     """
     stats: dict[str, Any] = {
         "combining_plans": len(tried),
@@ -195,13 +228,21 @@ def combining_stats(
     plain = tried[0].plan.stats.get("gap")
     if best is not tried[0] and isinstance(plain, int | float):
         stats["strategy_gap"] = plain
-    fewest = min(tried, key=lambda c: (_bytes(c), c.total_time))
-    if _bytes(best) > _bytes(fewest):
-        stats["trade"] = trade_text(best, fewest)
+    if reference is not None and _bytes(best) > 0:
+        stats["trade"] = Deferred(lambda: _trade([*tried, reference()], best))
+    elif trade := _trade(tried, best):
+        stats["trade"] = trade
     cheapest = min(tried, key=lambda c: c.total_time)
     if cheapest.total_time < best.total_time:
         stats["tolerance"] = tie_text(best, cheapest)
     return stats
+
+
+def _trade(plans: list[Candidate], best: Candidate) -> str | None:
+    """``trade_text`` against the plan of fewest bytes in ``plans`` (ties:
+    the cheaper), None when ``best`` moves no more."""
+    fewest = min(plans, key=lambda c: (_bytes(c), c.total_time))
+    return trade_text(best, fewest) if _bytes(best) > _bytes(fewest) else None
 
 
 # What a plan may buy with more bytes: (how to say it, how to measure it).
@@ -213,10 +254,18 @@ _GAINS: tuple[tuple[str, Callable[[Candidate], float]], ...] = (
 )
 
 
+# What a near tie is broken for (``split_work``): compute, bytes, memory.
+_TIE_GAINS = (
+    _GAINS[0],
+    ("{:.0f} B fewer bytes moved per device", lambda c: _bytes(c)),
+    _GAINS[1],
+)
+
+
 def tie_text(kept: Candidate, cheapest: Candidate) -> str:
     """One line saying why ``kept`` won over the cheaper ``cheapest``."""
     above = kept.total_time / cheapest.total_time - 1
-    bought = _bought(kept, cheapest, _GAINS[:2])  # compute, memory
+    bought = _bought(kept, cheapest, _TIE_GAINS)
     return (
         f"kept a plan modeled at {kept.total_time * 1e6:.1f} us over one at "
         f"{cheapest.total_time * 1e6:.1f} us ({above:.1%} more, within the "
@@ -250,4 +299,8 @@ def _bought(
 
 
 def _bytes(c: Candidate) -> float:
-    return c.plan.total_bytes or 0.0
+    return _bytes_of(c.plan)
+
+
+def _bytes_of(plan: Plan) -> float:
+    return plan.total_bytes or 0.0
