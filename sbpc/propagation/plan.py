@@ -42,6 +42,12 @@ class Deferred:
             self._value, self._compute = self._compute(), None
         return self._value
 
+    def __repr__(self) -> str:
+        """Its value once computed; until then, that it waits for a report."""
+        if self._compute is None:
+            return repr(self._value)
+        return "<computed when a report reads it>"
+
 
 def resolved_stats(stats: dict[str, Any]) -> dict[str, Any]:
     """``stats`` with every ``Deferred`` computed; those that come out None
