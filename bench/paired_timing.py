@@ -83,15 +83,17 @@ def paired_interval(
 
 
 def confirmed_times(
-    fns, args, repeats: int, confirm: int = CONFIRM
+    fns, args, repeats: int, confirm: int = CONFIRM, faster_needed: bool = False
 ) -> list[list[list[float]]]:
     """Batches of ``interleaved_times``: one of ``repeats`` rounds, then, if
-    its paired interval excludes 1 (a verdict would follow from it),
-    ``confirm`` more, each timed apart, so that a verdict rests on more
-    pairs and on more than one stretch of the machine's load."""
+    its paired interval excludes 1 (a verdict would follow from it), or
+    ``faster_needed`` (a verdict waits on the first program being measured
+    faster: a trade of bytes), ``confirm`` more, each timed apart, so that
+    a verdict rests on more pairs and on more than one stretch of the
+    machine's load."""
     batches = [interleaved_times(fns, args, repeats)]
     low, high = paired_interval(*batches[0][:2])
-    if low > 1.0 or high < 1.0:
+    if low > 1.0 or high < 1.0 or faster_needed:
         batches += [interleaved_times(fns, args, repeats) for _ in range(confirm)]
     return batches
 

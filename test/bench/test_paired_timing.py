@@ -58,6 +58,9 @@ def test_a_decisive_first_batch_is_confirmed_by_more_batches(monkeypatch):
     ours, theirs = paired_timing.pooled(batches)
     assert len(ours) == len(theirs) == 15
     assert len(paired_timing.confirmed_times([None, None], [(), ()], 5)) == 1
+    # a trade waits on "measurably faster": more pairs even when undecided
+    more = paired_timing.confirmed_times([None, None], [(), ()], 5, faster_needed=True)
+    assert len(more) == 1 + paired_timing.CONFIRM
 
 
 def test_measurably_slower_needs_the_interval_and_every_batch():
