@@ -157,27 +157,27 @@ def priced_once(
 
 def split_work(tried: list[Candidate]) -> Candidate:
     """The cheapest candidate, unless one within ``TOLERANCE`` of it (the
-    model's error) does less compute per device by more than that error:
-    then the cheapest of those that keep work split so (ties: least peak
-    memory, then the earlier).  A near tie then does not flip with
-    calibration noise towards a plan that replicates work to save a
-    collective, and no plan is kept over a cheaper one for a saving the
-    model itself says is within its error: the rule before kept the least
-    compute however small the saving (``mixer_train`` 2d: a plan priced
-    2.8% dearer for 73 us less compute of 4.5 ms, which moved more bytes
-    than XLA's and ran no faster; ``mlp_train`` tp: 4.8% dearer for 31 us,
-    1.10x XLA's step, where the cheapest was XLA's own program;
-    docs/performance.md).  Fewer bytes are no tie-break either: on both
-    rows the plan of fewer bytes was the slower."""
+    model's error) keeps work split: its compute per device is less than
+    the cheapest's by more than that error of the compute itself.  Then the
+    cheapest of those (ties: least peak memory, then the earlier).
+
+    A near tie then does not flip with calibration noise towards a plan
+    that replicates work to save a collective (replicated work costs a
+    multiple of the split work, far beyond 5%), and no plan is kept over a
+    cheaper one for a compute saving within the model's error.  The rule
+    before kept the least compute however small the saving: ``mixer_train``
+    2d, a plan priced 2.8% dearer for 73 us less of 4.6 ms compute, moved
+    more bytes than XLA's and ran no faster than the cheapest did;
+    ``mlp_train`` tp, 4.8% dearer for 31 us of 2.1 ms, ran 1.10x XLA's step
+    where the cheapest was XLA's own program (docs/performance.md)."""
     cheapest = min(tried, key=lambda c: c.total_time)
-    error = cheapest.total_time * TOLERANCE
-    close = [c for c in tried if c.total_time <= cheapest.total_time + error]
-    least = min(c.plan.compute_time for c in close)
-    if cheapest.plan.compute_time <= least + error:
+    close = [c for c in tried if c.total_time <= cheapest.total_time * (1 + TOLERANCE)]
+    split = min(c.plan.compute_time for c in close) * (1 + TOLERANCE)
+    if cheapest.plan.compute_time <= split:
         return cheapest  # no saving beyond the error: the model's ranking
-    split = [c for c in close if c.plan.compute_time <= least + error]
-    best = min(c.total_time for c in split)
-    tied = [c for c in split if c.total_time <= best * (1 + 1e-9)]
+    close = [c for c in close if c.plan.compute_time <= split]
+    best = min(c.total_time for c in close)
+    tied = [c for c in close if c.total_time <= best * (1 + 1e-9)]
     if len(tied) == 1:  # no tie to break: its peak memory is not computed
         return tied[0]
     return min(tied, key=lambda c: c.plan.peak_memory)
