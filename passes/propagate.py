@@ -378,16 +378,20 @@ class SbpPropagatePass(ModulePass):
 
         return refine_with_combining(solve, refine, price)
 
-    def _fewest_bytes(self, problem: _Problem) -> Candidate:
+    def _fewest_bytes(self, problem: _Problem) -> Candidate | None:
         """The strategy's plan with every byte ``BYTES_DEARER`` times dearer
         (the fewest bytes it can move), priced combined under the problem's
         cost model: what a chosen plan's extra bytes are reported against.
         Solved when a report is read, after the plan was kept: the graph's
-        per-use gathers (which a budgeted solve marks) are put back."""
+        per-use gathers (which a budgeted solve marks) are put back, and a
+        solve that fails (no plan under the budget) leaves the report
+        without a reference (None), not without a report."""
         graph, kept = problem.graph, problem.graph.gathered_per_use
         try:
             model = problem.cost_model.with_bytes_dearer(BYTES_DEARER)
             plan = self._propagate(problem.under(model))
+        except (BudgetError, PropagationError):
+            return None
         finally:
             graph.gathered_per_use = kept
         return Candidate(

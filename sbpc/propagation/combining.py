@@ -187,7 +187,7 @@ def combined_plan(
     best: Candidate,
     tried: list[Candidate],
     repriced: Plan,
-    reference: Callable[[], Candidate] | None = None,
+    reference: Callable[[], Candidate | None] | None = None,
 ) -> Plan:
     """``repriced`` (``best``'s options priced by the real model, latency per
     collective) with its communication priced combined, and the search's
@@ -203,7 +203,7 @@ def combining_stats(
     best: Candidate,
     tried: list[Candidate],
     uncombined: float,
-    reference: Callable[[], Candidate] | None = None,
+    reference: Callable[[], Candidate | None] | None = None,
 ) -> dict[str, Any]:
     """What the report says about the search: rounds, scales, and any trade.
 
@@ -239,10 +239,13 @@ def combining_stats(
     return stats
 
 
-def _trade(plans: list[Candidate], best: Candidate) -> str | None:
+def _trade(plans: list[Candidate | None], best: Candidate) -> str | None:
     """``trade_text`` against the plan of fewest bytes in ``plans`` (ties:
-    the cheaper), None when ``best`` moves no more."""
-    fewest = min(plans, key=lambda c: (_bytes(c), c.total_time))
+    the cheaper; None: a reference that could not be solved), None when
+    ``best`` moves no more."""
+    fewest = min(
+        (c for c in plans if c is not None), key=lambda c: (_bytes(c), c.total_time)
+    )
     return trade_text(best, fewest) if _bytes(best) > _bytes(fewest) else None
 
 

@@ -293,6 +293,10 @@ def test_the_trade_line_names_the_fewest_bytes_plan_when_the_report_reads_it():
     # the reference moves no fewer bytes: nothing to say, no line
     same = combining_stats(kept, [kept], 0.0, lambda: other)
     assert "trade" not in resolved_stats(same)
+    # no reference (its solve failed): the fewest bytes the search tried
+    cheaper = candidate(90.0, 20.0, 10.0, nbytes=1000.0)
+    failed = combining_stats(kept, [kept, cheaper], 0.0, lambda: None)
+    assert "another plan moves 1000 B" in resolved_stats(failed)["trade"]
     # a plan moving no bytes has nothing to trade: no reference solved
     free = candidate(100.0, 20.0, 10.0)
     assert "trade" not in combining_stats(free, [free], 0.0, reference)
