@@ -295,8 +295,4 @@ def _bought(
 
 
 def _bytes(c: Candidate) -> float:
-    return _bytes_of(c.plan)
-
-
-def _bytes_of(plan: Plan) -> float:
-    return plan.total_bytes or 0.0
+    return c.plan.total_bytes or 0.0
