@@ -17,6 +17,11 @@ import jax
 import numpy as np
 
 WARM_UP = 5  # untimed rounds before the timed ones
+# Batches timed after a first batch whose interval excludes 1.  One 20-round
+# batch of two 1 ms steps whose programs do the same work put its whole 90%
+# interval above 1 in two runs of three (``mlp`` tp, 1.06 (1.01-1.10)); the
+# next batches of the same two programs read 0.97-1.02 (docs/performance.md).
+CONFIRM = 2
 
 
 def paired_ratio(ours: list[float], theirs: list[float]) -> float:
@@ -75,3 +80,41 @@ def paired_interval(
     tail = (1.0 - level) / 2
     low, high = np.quantile(medians, [tail, 1.0 - tail])
     return float(low), float(high)
+
+
+def confirmed_times(
+    fns, args, repeats: int, confirm: int = CONFIRM, faster_needed: bool = False
+) -> list[list[list[float]]]:
+    """Batches of ``interleaved_times``: one of ``repeats`` rounds, then, if
+    its paired interval excludes 1 (a verdict would follow from it), or
+    ``faster_needed`` (a verdict waits on the first program being measured
+    faster: a trade of bytes), ``confirm`` more, each timed apart, so that
+    a verdict rests on more pairs and on more than one stretch of the
+    machine's load."""
+    batches = [interleaved_times(fns, args, repeats)]
+    low, high = paired_interval(*batches[0][:2])
+    if low > 1.0 or high < 1.0 or faster_needed:
+        batches += [interleaved_times(fns, args, repeats) for _ in range(confirm)]
+    return batches
+
+
+def pooled(batches: list[list[list[float]]]) -> list[list[float]]:
+    """Every batch's rounds, per program, in one list each."""
+    return [[t for b in batches for t in b[k]] for k in range(len(batches[0]))]
+
+
+def batch_ratios(batches: list[list[list[float]]]) -> tuple[float, ...]:
+    """Each batch's paired ratio of the first program to the second."""
+    return tuple(paired_ratio(b[0], b[1]) for b in batches)
+
+
+def measurably(interval: tuple[float, float], ratios: tuple[float, ...] = ()) -> int:
+    """+1: measurably slower (the whole interval above 1 and every batch's
+    ratio above 1), -1: measurably faster (the mirror), 0: neither.  A load
+    spike in one batch moves its rounds, not the next batch's."""
+    low, high = interval
+    if low > 1.0 and all(r > 1.0 for r in ratios):
+        return 1
+    if high < 1.0 and all(r < 1.0 for r in ratios):
+        return -1
+    return 0

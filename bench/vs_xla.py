@@ -64,9 +64,12 @@ from hlo_ops import compare  # noqa: E402
 from models import EXAMPLES, SCHEMES, moe  # noqa: E402
 from models.example import Example  # noqa: E402
 from paired_timing import (  # noqa: E402
-    interleaved_times,
+    batch_ratios,
+    confirmed_times,
+    measurably,
     paired_interval,
     paired_ratio,
+    pooled,
 )
 
 import sbpc.jax  # noqa: E402
@@ -97,6 +100,9 @@ class Row:
     paired: float = float("nan")  # median per-round step ratio sbpc / XLA
     # its 90% bootstrap interval: the spread the machine's noise leaves
     paired_interval: tuple[float, float] = (float("nan"), float("nan"))
+    # each batch's paired ratio: one batch, or three when the first's
+    # interval excluded 1 (``paired_timing.confirmed_times``)
+    batches: tuple[float, ...] = ()
     hlo: str = ""  # compiled programs compared: "same" or what sbpc has more of
     trade: str = ""  # the plan report's ``trade:`` line: what extra bytes buy
 
@@ -108,9 +114,11 @@ class Row:
     @property
     def slower(self) -> bool:
         """sbpc's step is measurably slower than XLA's: the whole interval of
-        the paired ratio lies above 1, and the two compiled programs differ
-        (the same program cannot be slower)."""
-        return self.paired_interval[0] > 1.0 and not self.same_program
+        the paired ratio lies above 1, so does every batch's ratio, and the
+        two compiled programs differ (the same program cannot be slower)."""
+        return (
+            measurably(self.paired_interval, self.batches) > 0 and not self.same_program
+        )
 
     @property
     def within_noise(self) -> bool:
@@ -122,8 +130,8 @@ class Row:
     def traded(self) -> bool:
         """More bytes than XLA, bought on purpose: the report names what they
         buy and the step is measurably faster (the whole paired interval
-        lies below 1)."""
-        return bool(self.trade) and self.paired_interval[1] < 1.0
+        lies below 1, and every batch's ratio)."""
+        return bool(self.trade) and measurably(self.paired_interval, self.batches) < 0
 
     @property
     def byte_loss(self) -> bool:
@@ -200,12 +208,17 @@ def bench_one(
         dist.out_tree, list(xla_compiled(*xla_placed))
     )
 
-    sbpc_times, xla_times = interleaved_times(
-        [sbpc_compiled, xla_compiled], [placed, xla_placed], repeats
-    )
-    sbpc_step, xla_step = float(np.median(sbpc_times)), float(np.median(xla_times))
     s_bytes, s_count, s_counts = _hlo_side(sbpc_compiled)
     x_bytes, x_count, x_counts = _hlo_side(xla_compiled)
+    trade = trade_line(dist.report) if s_bytes > x_bytes else ""
+    batches = confirmed_times(
+        [sbpc_compiled, xla_compiled],
+        [placed, xla_placed],
+        repeats,
+        faster_needed=bool(trade),  # a trade holds only if measured faster
+    )
+    sbpc_times, xla_times = pooled(batches)
+    sbpc_step, xla_step = float(np.median(sbpc_times)), float(np.median(xla_times))
     return Row(
         name,
         scheme,
@@ -222,8 +235,9 @@ def bench_one(
         ),
         paired=paired_ratio(sbpc_times, xla_times),
         paired_interval=paired_interval(sbpc_times, xla_times),
+        batches=batch_ratios(batches),
         hlo=compare(sbpc_compiled.as_text(), xla_compiled.as_text()),
-        trade=trade_line(dist.report),
+        trade=trade,
     )
 
 
@@ -266,7 +280,10 @@ def _counts(c: dict[str, int]) -> str:
 
 def _interval(r: Row) -> str:
     low, high = r.paired_interval
-    return f"{r.paired:.2f} ({low:.2f}-{high:.2f})"
+    text = f"{r.paired:.2f} ({low:.2f}-{high:.2f})"
+    if len(r.batches) > 1:  # confirmed: each batch's ratio
+        text += " [" + " ".join(f"{b:.2f}" for b in r.batches) + "]"
+    return text
 
 
 def brief(hlo: str) -> str:

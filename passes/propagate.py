@@ -53,6 +53,7 @@ from sbpc.output import OutputError, write_file
 from sbpc.propagation.collective_memory import combined_collectives
 from sbpc.propagation.combined_cost import CombinedCost, combined_cost
 from sbpc.propagation.combining import (
+    BYTES_DEARER,
     Candidate,
     combined_plan,
     refine_with_combining,
@@ -323,7 +324,9 @@ class SbpPropagatePass(ModulePass):
                     return plan
                 best, tried = self._search_combined(problem)
                 repriced = _reprice(problem, best.plan)
-                plan = combined_plan(best, tried, repriced)
+                plan = combined_plan(
+                    best, tried, repriced, lambda: self._fewest_bytes(problem)
+                )
                 free = next((c.plan for c in tried if c.scale == 0.0), None)
                 plan.bound = _combined_bound(problem, free)
                 return plan
@@ -374,6 +377,26 @@ class SbpPropagatePass(ModulePass):
             return _refined(problem.under(model), plan, scale)
 
         return refine_with_combining(solve, refine, price)
+
+    def _fewest_bytes(self, problem: _Problem) -> Candidate | None:
+        """The strategy's plan with every byte ``BYTES_DEARER`` times dearer
+        (the fewest bytes it can move), priced combined under the problem's
+        cost model: what a chosen plan's extra bytes are reported against.
+        Solved when a report is read, after the plan was kept: the graph's
+        per-use gathers (which a budgeted solve marks) are put back, and a
+        solve that fails (no plan under the budget) leaves the report
+        without a reference (None), not without a report."""
+        graph, kept = problem.graph, problem.graph.gathered_per_use
+        try:
+            model = problem.cost_model.with_bytes_dearer(BYTES_DEARER)
+            plan = self._propagate(problem.under(model))
+        except (BudgetError, PropagationError):
+            return None
+        finally:
+            graph.gathered_per_use = kept
+        return Candidate(
+            1.0, plan, combined_cost(plan, problem.placement, problem.cost_model)
+        )
 
     def _solve_scenarios(self, problem: _Problem) -> Plan:
         """Plan under every scenario, price every plan found under every

@@ -133,9 +133,21 @@ class Levels:
             self, inside=_scaled(self.inside, scale), across=_scaled(self.across, scale)
         )
 
+    def slowed(self, factor: float) -> Levels:
+        """Both links with their bandwidth divided by ``factor``."""
+        return replace(
+            self,
+            inside=_slowed(self.inside, factor),
+            across=_slowed(self.across, factor),
+        )
+
 
 def _scaled(link: Link, scale: float) -> Link:
     return Link(link.bandwidth, link.latency * scale, link.overhead * scale)
+
+
+def _slowed(link: Link, factor: float) -> Link:
+    return Link(link.bandwidth / factor, link.latency, link.overhead)
 
 
 # Flop-rate classes of element types: a product of operands of one class
@@ -279,6 +291,17 @@ class CostModel:
         links = tuple(_scaled(x, scale) for x in self.links)
         levels = None if self.levels is None else self.levels.scaled(scale)
         return replace(self, links=links, levels=levels)
+
+    def with_bytes_dearer(self, factor: float) -> CostModel:
+        """The same machine with every link's bandwidth divided by
+        ``factor``: a search under it moves the fewest bytes it can and
+        only then weighs compute and latency (the fewest-bytes reference
+        plan a chosen plan's extra bytes are reported against)."""
+        links = tuple(_slowed(x, factor) for x in self.links)
+        levels = None if self.levels is None else self.levels.slowed(factor)
+        return replace(
+            self, links=links, levels=levels, transfer=_slowed(self.transfer, factor)
+        )
 
     def link(self, dim: int, hierarchy: Sequence[int] | int) -> Link:
         """The link of hierarchy dimension ``dim`` of ``hierarchy`` (its

@@ -28,6 +28,38 @@ from sbpc.propagation.graph import (
 from sbpc.propagation.memory import Collectives, Memory, plan_memory
 
 
+class Deferred:
+    """A ``Plan.stats`` value computed when a report first reads it
+    (``resolved_stats``): work only a report needs, such as solving a
+    reference plan, so that planning never waits on it (as ``Plan.bound``)."""
+
+    def __init__(self, compute: Callable[[], Any]) -> None:
+        self._compute: Callable[[], Any] | None = compute
+        self._value: Any = None
+
+    def __call__(self) -> Any:
+        if self._compute is not None:
+            self._value, self._compute = self._compute(), None
+        return self._value
+
+    def __repr__(self) -> str:
+        """Its value once computed; until then, that it waits for a report."""
+        if self._compute is None:
+            return repr(self._value)
+        return "<computed when a report reads it>"
+
+
+def resolved_stats(stats: dict[str, Any]) -> dict[str, Any]:
+    """``stats`` with every ``Deferred`` computed; those that come out None
+    (nothing to say) left out."""
+    out = {k: v() if isinstance(v, Deferred) else v for k, v in stats.items()}
+    return {
+        k: v
+        for k, v in out.items()
+        if v is not None or not isinstance(stats[k], Deferred)
+    }
+
+
 @dataclass(frozen=True)
 class LayoutChange:
     """A value's layout changes on its way into one operand (boxing)."""

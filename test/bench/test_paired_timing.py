@@ -41,3 +41,34 @@ def test_rounds_alternate_which_program_runs_first():
     warm = 2 * paired_timing.WARM_UP
     assert calls[:warm] == ["a", "b"] * paired_timing.WARM_UP
     assert calls[warm:] == ["a", "b", "b", "a", "a", "b", "b", "a"]
+
+
+def test_a_decisive_first_batch_is_confirmed_by_more_batches(monkeypatch):
+    """A first batch whose interval excludes 1 is followed by ``CONFIRM``
+    more; one that does not decide anything is not."""
+    runs: list[list[float]] = [[1.1] * 5, [1.0] * 5, [1.0] * 5]
+
+    def timed(fns, args, repeats):
+        return [runs.pop(0) if runs else [1.0] * repeats, [1.0] * repeats]
+
+    monkeypatch.setattr(paired_timing, "interleaved_times", timed)
+    batches = paired_timing.confirmed_times([None, None], [(), ()], 5)
+    assert len(batches) == 1 + paired_timing.CONFIRM
+    assert paired_timing.batch_ratios(batches) == (1.1, 1.0, 1.0)
+    ours, theirs = paired_timing.pooled(batches)
+    assert len(ours) == len(theirs) == 15
+    assert len(paired_timing.confirmed_times([None, None], [(), ()], 5)) == 1
+    # a trade waits on "measurably faster": more pairs even when undecided
+    more = paired_timing.confirmed_times([None, None], [(), ()], 5, faster_needed=True)
+    assert len(more) == 1 + paired_timing.CONFIRM
+
+
+def test_measurably_slower_needs_the_interval_and_every_batch():
+    measurably = paired_timing.measurably
+    assert measurably((1.01, 1.10)) == 1
+    assert measurably((1.01, 1.10), (1.06, 1.02, 1.03)) == 1
+    # one batch's load spike: the others read below 1
+    assert measurably((1.01, 1.10), (1.06, 0.99, 1.03)) == 0
+    assert measurably((0.90, 0.97), (0.95, 0.93)) == -1
+    assert measurably((0.90, 0.97), (0.95, 1.01)) == 0
+    assert measurably((0.97, 1.03), (1.06,)) == 0

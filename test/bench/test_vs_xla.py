@@ -42,6 +42,12 @@ def test_a_row_is_slower_only_when_measurably_so_and_the_programs_differ():
     assert not row.slower and row.within_noise
     row.paired, row.paired_interval = 0.99, (0.95, 1.01)
     assert not row.slower and not row.within_noise
+    # pooled over three batches, one of which read faster: not measurably
+    row.paired, row.paired_interval = 1.03, (1.01, 1.05)
+    row.batches = (1.06, 0.99, 1.03)
+    assert not row.slower and row.within_noise
+    row.batches = (1.06, 1.01, 1.03)
+    assert row.slower
     assert vs_xla.brief("+8 add -3 copy +1 all-gather") == (
         "differs: +9 -3 instructions"
     )
@@ -83,6 +89,8 @@ def test_more_bytes_are_a_trade_only_when_named_and_measured_faster():
     assert not row.byte_loss and row.traded
     row.paired_interval = (0.9, 1.01)  # not measurably faster
     assert row.byte_loss and not row.traded
+    row.paired_interval, row.batches = (0.8, 0.9), (0.85, 1.02, 0.8)
+    assert row.byte_loss and not row.traded  # one batch read slower
     report = "total: 1 ms\ntrade: moves 2 B for 1 us less compute\nstats: x=1"
     assert vs_xla.trade_line(report) == "moves 2 B for 1 us less compute"
     assert vs_xla.trade_line("total: 1 ms") == ""

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from sbpc.algebra.sbp import NdSbp, format_nd_sbp
 from sbpc.propagation.graph import OpNode, SinkNode, SourceNode
-from sbpc.propagation.plan import LayoutChange, Plan
+from sbpc.propagation.plan import LayoutChange, Plan, resolved_stats
 from sbpc.propagation.report.padding import padding_rows
 
 
@@ -144,7 +144,7 @@ def plan_totals(plan: Plan) -> dict[str, Any]:
 
 def jsonable_stats(plan: Plan) -> dict[str, Any]:
     """The solver's statistics, infinities written as strings (JSON has none)."""
-    return {k: _jsonable(v) for k, v in plan.stats.items()}
+    return {k: _jsonable(v) for k, v in resolved_stats(plan.stats).items()}
 
 
 def _jsonable(v: Any) -> Any:
