@@ -13,15 +13,20 @@ and solves as fast as the unbudgeted one:
   (arguments, outputs written by then, stored values live then);
 - a boxed copy (``memory_rows.Box``) pays, on the factor between the value's
   producer and each reader that wants the copy, ``lam`` times its bytes
-  times its share of the hot rows it spans, split among its readers.
+  times its share of the hot rows it spans, split among its readers;
+- every repeated layer (the copies ``layers.find_copies`` finds in the
+  unpriced problem) pays the mean of its copies' prices (``alike``), so
+  that each priced problem repeats as the model does and is solved
+  through one layer (``optimal.solve_repeated``).
 
 ``search`` raises ``lam`` (times ``GROWTH``) from the unbudgeted plan's
 scale until a plan's *exact* peak (``memory.plan_memory``) fits, then
 bisects between the last plan over the budget and the first that fits
-(``BISECTIONS`` times), and keeps the cheapest plan that fits.  Rows that a
-later plan exceeds join the hot ones.  Deterministic; not proven optimal
-(the optimal strategy says so in its stats), and when no price fits the
-caller falls back to the exact program or names the least peak met.
+(``BISECTIONS`` times, or until their costs are ``CLOSE_ENOUGH``), and
+keeps the cheapest plan that fits.  Rows that a later plan exceeds join
+the hot ones.  Deterministic; not proven optimal (the optimal strategy
+says so in its stats), and when no price fits the caller falls back to
+the exact program or names the least peak met.
 """
 
 from __future__ import annotations
@@ -44,8 +49,12 @@ from sbpc.timing import phase
 # lam grows by this factor per try until a plan fits; at most this many tries
 GROWTH = 4.0
 MAX_RAISES = 12
-# then this many bisections (in log lam) between over and fitting
+# then this many bisections (in log lam) between over and fitting, stopped
+# early once the fitting plan costs at most this share more than the plan
+# over the budget (a price between them gives a plan costing between the
+# two: on a model at full depth each price is a long solve)
 BISECTIONS = 6
+CLOSE_ENOUGH = 1e-3
 
 
 @dataclass
@@ -223,6 +232,7 @@ def search(
     found = PriceSearch(budget, [first])
     lam = max(first.cost, 1e-30) / max(first.peak, 1.0)
     low, high = 0.0, math.inf
+    costs = [first.cost, math.inf]  # the plans' at low and at high
     raises = bisections = 0
     while True:
         tried = solve(lam, sorted(hot))
@@ -230,13 +240,14 @@ def search(
             break
         found.tries.append(tried)
         if tried.peak <= budget:
-            high = lam
+            high, costs[1] = lam, tried.cost
         else:
-            low = lam
+            low, costs[0] = lam, tried.cost
             if not math.isfinite(high):
                 hot |= over(tried)
         if math.isfinite(high):  # bisect in log lam
-            if bisections == BISECTIONS:
+            close = costs[1] - costs[0] <= CLOSE_ENOUGH * abs(costs[1])
+            if bisections == BISECTIONS or close:
                 break
             bisections += 1
             lam = math.sqrt(low * high) if low > 0 else high / GROWTH
