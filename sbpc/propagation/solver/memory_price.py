@@ -43,6 +43,7 @@ from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.solver.layers import Copies, find_copies
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
+from sbpc.propagation.solver.shrink import shrink
 from sbpc.propagation.strategy import budget_error
 from sbpc.timing import phase
 
@@ -55,6 +56,8 @@ MAX_RAISES = 12
 # two: on a model at full depth each price is a long solve)
 BISECTIONS = 6
 CLOSE_ENOUGH = 1e-3
+# copy counts tried for the repeated layers (``layers.find_copies``)
+LAYER_COUNTS = 4
 
 
 @dataclass
@@ -259,6 +262,19 @@ def search(
     return found
 
 
+def repeated_layers(problem: PairwiseProblem, memory: MemoryRows) -> Copies | None:
+    """The repeated layers of the unpriced ``problem`` (shrunk here), every
+    node a price can touch kept through the shrink so that the copies can
+    hold it (the shrink folds most of a layer's nodes away, and the copies
+    of the whole problem are many small ones: 32 of 92 nodes, holding 303
+    of the 2,070 priced nodes, on 16 layers of Llama-3-70B)."""
+    priced = set(memory.frozen) | set(memory.arguments)
+    priced.update(node for node, *_ in memory.spans)
+    shrink(problem, priced)
+    core = [v for v, alive in enumerate(problem.alive) if alive]
+    return find_copies(problem, core, counts=LAYER_COUNTS)
+
+
 # Solves a pairwise problem: labels of every node (None: no labelling found)
 # and a lower bound of its optimum.
 Solver = Callable[[PairwiseProblem], tuple[list[int], float] | None]
@@ -282,7 +298,7 @@ def within_budget(
     liveness = memory.liveness
     reference = PairwiseProblem.from_graph(graph, costs)
     with phase("find layers"):  # of the unpriced problem: it repeats
-        layers = find_copies(reference, range(len(reference)))
+        layers = repeated_layers(PairwiseProblem.from_graph(graph, costs), memory)
     stats["memory_price_layers"] = layers.count if layers is not None else 0
 
     def priced(lam: float, labels: list[int]) -> Priced:
