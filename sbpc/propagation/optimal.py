@@ -84,6 +84,12 @@ MIN_COVERED = 0.25
 # repeated layers' plan was within 1e-6 of its bound there in 180 s, where
 # the whole core's LP took 992 s.  So it is tried down to this share.
 PRICED_MIN_COVERED = 0.05
+# A large priced core's repeated-layer plan is kept at any gap its
+# residual's own copies prove (it is reported): the memory price needs a
+# good plan, not a proof, and the residual's exact LP that would tighten a
+# loose bound took minutes a price on 16 layers of Llama-3-70B (the plans it
+# proved were within 0.1%).  Cores of ordinary size are still proven.
+PRICED_ACCEPT = math.inf
 # A core whose LP would have more columns than this (a 2-D mesh's factor
 # tables times tens of layers: 745k columns for 4 layers of Llama-3-70B on
 # 8 x 8, most of a minute per solve) keeps the repeated layers' plan when
@@ -469,8 +475,9 @@ def solve_repeated(
     """``solve_exact`` through the repeated layers when they are there: after
     the shrink, ``_clustered`` (down to ``PRICED_MIN_COVERED``), its plan
     kept within ``accepted_gap`` (the strategy's own gap on a core of
-    ordinary size: proven there; 1% on a large one, as the unbudgeted path
-    keeps it); the core's LP when it declines.  ``paths`` gets the path
+    ordinary size: proven there), on a large core within ``PRICED_ACCEPT``
+    of the bound its residual's own copies give; the core's LP when it
+    declines.  ``paths`` gets the path
     that solved it (for the stats).  The memory price's solver
     (``memory_price.within_budget``): its priced problems repeat much as
     the model does."""
@@ -480,6 +487,7 @@ def solve_repeated(
     solved: tuple[list[int], float] | None = ([], problem.constant)
     if core:
         accept = accepted_gap(problem, core, rel_gap)
+        accept = PRICED_ACCEPT if accept > rel_gap else accept  # a large core
         result = _clustered(
             problem, core, rel_gap, threads, accept, PRICED_MIN_COVERED, prove=False
         )
