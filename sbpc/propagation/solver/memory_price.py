@@ -104,13 +104,15 @@ def priced_problem(
     hot: Sequence[int],
     lam: float,
     layers: Copies | None = None,
+    outside: Sequence[int] = (),
 ) -> PairwiseProblem:
     """``base()`` with the hot rows' bytes priced at ``lam`` per byte (their
     mean: a plan's cost grows by ``lam`` times its mean hot row).
 
     ``layers``: the model's repeated layers (copies of the unpriced
     problem); each copy then pays the mean of the copies' prices
-    (``alike``), so the priced problem repeats as the model does."""
+    (``alike``, the nodes outside them at their labels in ``outside``), so
+    the priced problem repeats as the model does."""
     problem = base()
     if lam <= 0 or not hot:
         return problem
@@ -135,7 +137,7 @@ def priced_problem(
             key = (box.producer, reader)
             tables[key] = tables[key] + table if key in tables else table
     if layers is not None and layers.count > 1:
-        unary, tables = alike(layers, unary, tables)
+        unary, tables = alike(layers, unary, tables, outside)
     for node, price in unary.items():
         problem.unary[node] = problem.unary[node] + price
     for (producer, reader), table in sorted(tables.items()):
@@ -146,34 +148,47 @@ def priced_problem(
     return problem
 
 
-# Where a node lies in the repeated layers: (part, copy), or (node, None)
-# for one outside them.
-_Place = tuple[int, int | None]
-
-
 def alike(
     layers: Copies,
     unary: dict[int, np.ndarray],
     tables: dict[tuple[int, int], np.ndarray],
+    outside: Sequence[int],
 ) -> tuple[dict[int, np.ndarray], dict[tuple[int, int], np.ndarray]]:
     """The prices with every repeated layer priced alike: each part's
-    unary price the mean over the copies, each table the mean over the
-    pairs that play the same parts at the same copy offset (or the same
-    part and the same node outside the layers).
+    unary price the mean over the copies, each table between copies the
+    mean over the pairs that play the same parts at the same copy offset.
 
     A value pays for the hot rows it spans, and those depend on its layer
     (layer 0's checkpoint lives longer than the last's), so the priced
     problem does not repeat and the repeated-layer solve covers little of
     it (10-16% on Llama-3-70B).  Averaged, a plan that labels every copy
-    alike pays the same total price; the exact peak still decides fit."""
+    alike pays the same total price; the exact peak still decides fit.
+
+    A table between a copy and a node outside the layers is folded into
+    the copy's node with the outside node at its label in ``outside`` (the
+    plan without the price): kept as a factor, such a node read by every
+    layer joins them all, and the window around one copy
+    (``optimal._window_messages``) becomes the whole core."""
     count = layers.count
     place: dict[int, tuple[int, int]] = {
         v: (t, j) for t, part in enumerate(layers.tuples) for j, v in enumerate(part)
     }
-
-    def where(v: int) -> _Place:
-        return place.get(v, (v, None))
-
+    unary = dict(unary)
+    groups: dict[tuple[int, int, int], np.ndarray] = {}
+    kept: dict[tuple[int, int], np.ndarray] = {}
+    for (p, r), table in tables.items():
+        in_p, in_r = place.get(p), place.get(r)
+        if in_p is not None and in_r is not None:
+            key = (in_p[0], in_r[0], in_r[1] - in_p[1])
+            groups[key] = groups[key] + table if key in groups else table
+        elif in_p is not None:  # r outside
+            price = table[:, outside[r]]
+            unary[p] = unary[p] + price if p in unary else price
+        elif in_r is not None:  # p outside
+            price = table[outside[p], :]
+            unary[r] = unary[r] + price if r in unary else price
+        else:
+            kept[(p, r)] = table
     averaged: dict[int, np.ndarray] = {}
     sums: dict[int, np.ndarray] = {}
     for v, price in unary.items():
@@ -185,24 +200,11 @@ def alike(
     for t, total in sums.items():
         for v in layers.tuples[t]:
             averaged[v] = total / count
-    groups: dict[tuple, np.ndarray] = {}
-    kept: dict[tuple[int, int], np.ndarray] = {}
-    for (p, r), table in tables.items():
-        (tp, jp), (tr, jr) = where(p), where(r)
-        if jp is None and jr is None:
-            kept[(p, r)] = table
-            continue
-        offset = jr - jp if jp is not None and jr is not None else None
-        key = (tp, jp is None, tr, jr is None, offset)
-        groups[key] = groups[key] + table if key in groups else table
-    for (tp, p_out, tr, r_out, offset), total in groups.items():
-        pairs = []
-        for j in range(count):
-            k = j if offset is None else j + offset
-            if 0 <= k < count:
-                p = tp if p_out else layers.tuples[tp][j]
-                r = tr if r_out else layers.tuples[tr][k]
-                pairs.append((p, r))
+    for (tp, tr, offset), total in groups.items():
+        pairs = [
+            (layers.tuples[tp][j], layers.tuples[tr][j + offset])
+            for j in range(max(0, -offset), min(count, count - offset))
+        ]
         for pair in pairs:
             kept[pair] = total / len(pairs)
     return averaged, kept
@@ -305,9 +307,16 @@ def within_budget(
         held = plan_memory(graph, labels, liveness).held
         return Priced(lam, labels, reference.energy(labels), max(held), held)
 
+    plain: list[int] = []  # the plan without the price (set below)
+
     def solve(lam: float, hot: Sequence[int]) -> Priced | None:
         problem = priced_problem(
-            lambda: PairwiseProblem.from_graph(graph, costs), memory, hot, lam, layers
+            lambda: PairwiseProblem.from_graph(graph, costs),
+            memory,
+            hot,
+            lam,
+            layers,
+            plain,
         )
         with phase("memory price"):
             solved = solve_exact(problem)
@@ -319,6 +328,7 @@ def within_budget(
     first = solve(0.0, ()) if unbudgeted is None else priced(0.0, list(unbudgeted))
     if first is None:
         raise PropagationError("no plan of finite cost exists")
+    plain.extend(first.labels)
     if first.peak <= budget:
         if unbudgeted is None:
             stats.update(status="Optimal (the unbudgeted plan fits)", proven=True)

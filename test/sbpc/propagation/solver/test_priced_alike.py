@@ -93,22 +93,28 @@ def test_layers_priced_alike_repeat_again(stack) -> None:
 
 def test_alike_keeps_each_groups_total() -> None:
     """Unary prices and tables (inside a copy, between consecutive
-    copies, to a node outside) are replaced by their group's mean."""
+    copies) are replaced by their group's mean; a table to a node outside
+    the copies is folded into the copy's node at the outside node's label
+    (kept, it would join every copy through that node)."""
     layers = SimpleNamespace(tuples=[(0, 1, 2), (3, 4, 5)], count=3)
     unary = {0: np.array([3.0, 0.0]), 2: np.array([0.0, 3.0]), 9: np.ones(2)}
     tables = {
         (0, 3): np.full((2, 2), 6.0),  # parts 0 -> 1, same copy
         (0, 4): np.full((2, 2), 2.0),  # parts 0 -> 1, next copy
         (1, 5): np.full((2, 2), 4.0),
-        (9, 5): np.full((2, 2), 9.0),  # outside -> part 1
+        (9, 5): np.array([[9.0, 0.0], [0.0, 3.0]]),  # outside -> part 1
+        (9, 8): np.full((2, 2), 1.0),  # both outside
     }
-    u, t = memory_price.alike(layers, unary, tables)  # type: ignore[arg-type]
+    outside = [0] * 10
+    outside[9] = 1
+    u, t = memory_price.alike(layers, unary, tables, outside)  # type: ignore[arg-type]
     assert all(np.allclose(u[v], [1.0, 1.0]) for v in (0, 1, 2))
+    assert all(np.allclose(u[v], [0.0, 1.0]) for v in (3, 4, 5))
     assert np.allclose(u[9], 1.0)
     assert all(np.allclose(t[(v, v + 3)], 2.0) for v in (0, 1, 2))
     assert all(np.allclose(t[(v, v + 4)], 3.0) for v in (0, 1))
-    assert all(np.allclose(t[(9, v)], 3.0) for v in (3, 4, 5))
-    assert len(t) == 3 + 2 + 3
+    assert np.allclose(t[(9, 8)], 1.0)
+    assert len(t) == 3 + 2 + 1
 
 
 def test_the_search_solves_each_price_through_the_layers(
