@@ -21,6 +21,7 @@ from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.optimal import Optimal, solve_exact
 from sbpc.propagation.solver.memory_price import (
+    BoxTables,
     Priced,
     priced_problem,
     search,
@@ -132,3 +133,32 @@ def test_bisection_stops_when_over_and_fitting_cost_alike(
     raises = 4  # lam 0.05, 0.2, 0.8, then 3.2 fits
     assert len(found.tries) == 1 + raises + bisections
     assert found.best is not None and found.best.peak <= 10.0
+
+
+def test_box_tables_made_once_price_as_each_box_does(setup) -> None:
+    """``BoxTables`` (made once per search) gives the tables summed box by
+    box, each box's price split among its readers."""
+    g, _, _ = setup
+    memory = MemoryRows.of(g)
+    assert memory.boxes
+    hot = list(range(0, len(memory.half_steps), 2))
+    weight = 1e-9
+    want: dict[tuple[int, int], np.ndarray] = {}
+    for i, count in memory.box_spans(hot).items():
+        box = memory.boxes[i]
+        readers: dict[int, np.ndarray] = {}
+        no_copy = np.zeros(len(box.pairs[0][4]), dtype=bool)
+        for a, wants_a, b, wants_b, made in box.pairs:
+            readers[a] = readers.get(a, wants_a) | wants_a
+            readers[b] = readers.get(b, wants_b) | wants_b
+            no_copy |= made
+        price = weight * count * box.nbytes / len(readers)
+        for reader, wants in readers.items():
+            if reader != box.producer:
+                table = np.outer(price * ~no_copy, wants)
+                key = (box.producer, reader)
+                want[key] = want[key] + table if key in want else table
+    got = BoxTables.of(memory).tables(memory.box_counts(hot), weight)
+    assert got.keys() == want.keys()
+    for key, table in want.items():
+        np.testing.assert_allclose(got[key], table, rtol=1e-12, atol=0)
