@@ -192,8 +192,12 @@ class MemoryRows:
 
     def box_spans(self, hot: Sequence[int]) -> dict[int, int]:
         """Per box held in some row of ``hot``: how many of them it spans."""
-        counts = _rows_in(sorted(hot), self.box_first, self.box_after)
+        counts = self.box_counts(hot)
         return {int(i): int(counts[i]) for i in np.flatnonzero(counts)}
+
+    def box_counts(self, hot: Sequence[int]) -> np.ndarray:
+        """Per box: how many rows of ``hot`` it spans."""
+        return _rows_in(sorted(hot), self.box_first, self.box_after)
 
     def row_of(self, half_step: int) -> int:
         """The row that covers ``half_step``: the first at or after it."""

@@ -90,6 +90,13 @@ MIN_COVERED = 0.25
 # repeated layers' plan was within 1e-6 of its bound there in 180 s, where
 # the whole core's LP took 992 s.  So it is tried down to this share.
 PRICED_MIN_COVERED = 0.05
+# A large priced core's repeated-layer plan is kept without a bound (no
+# residual solved): the memory price needs a good plan, not a proof, and
+# the residual's exact LP (its own copies bounding it too loosely, or
+# covering too little of it) took 30-110 s a price on 16 layers of
+# Llama-3-70B, where the plans it bounded were within 0.1%.  Cores of
+# ordinary size are still proven.
+PRICED_ACCEPT = math.inf
 # A core whose LP would have more columns than this (a 2-D mesh's factor
 # tables times tens of layers: 745k columns for 4 layers of Llama-3-70B on
 # 8 x 8, most of a minute per solve) keeps the repeated layers' plan when
@@ -479,17 +486,18 @@ def solve_repeated(
     """``solve_exact`` through the repeated layers when they are there: after
     the shrink, ``_clustered`` (down to ``PRICED_MIN_COVERED``), its plan
     kept within ``accepted_gap`` (the strategy's own gap on a core of
-    ordinary size: proven there; 1% on a large one, as the unbudgeted path
-    keeps it); the core's LP when it declines.  ``paths`` gets the path
-    that solved it (for the stats).  The memory price's solver
-    (``memory_price.within_budget``): its priced problems repeat much as
-    the model does."""
+    ordinary size: proven there), on a large core unbounded
+    (``PRICED_ACCEPT``); the core's LP when it declines.  ``paths`` gets
+    the path that solved it (for the stats).  The memory price's solver
+    (``memory_price.within_budget``): its priced problems repeat as the
+    model does (``memory_price.alike``)."""
     records = shrink_all(problem, set())
     core = [v for v in range(len(problem)) if problem.alive[v]]
     path = "solved by shrinking"
     solved: tuple[list[int], float] | None = ([], problem.constant)
     if core:
         accept = accepted_gap(problem, core, rel_gap)
+        accept = PRICED_ACCEPT if accept > rel_gap else accept  # a large core
         result = _clustered(
             problem, core, rel_gap, threads, accept, PRICED_MIN_COVERED, prove=False
         )
@@ -607,6 +615,7 @@ def _clustered(
     copies left above ``rel_gap`` is tightened by the residual's LP; off,
     only one above ``accept`` (a plan kept within ``accept`` needs no
     proof: the memory price's, where that LP took most of a price's time).
+    An infinite ``accept`` keeps the plan unbounded: no residual is solved.
     """
     accept = rel_gap if accept is None else accept
     with phase("find layers"):
@@ -662,9 +671,10 @@ def _clustered_at(
     if relaxed is None or messages is None:
         stats["cluster_why"] = "window LP not integral"
         return None
-    with phase("residual"):
-        rest, covered_min = residual(pairwise, messages)
-        rest_bound, by_copies = _residual_bound(rest, rel_gap, threads)
+    if math.isfinite(accept):
+        with phase("residual"):
+            rest, covered_min = residual(pairwise, messages)
+            rest_bound, by_copies = _residual_bound(rest, rel_gap, threads)
     source = dict(zip(nodes, relaxed.labels, strict=True))
     # The stack's first and last copies meet what comes before and after it
     # and may want other labels than its middle: they are solved exactly
@@ -678,6 +688,13 @@ def _clustered_at(
         stats["cluster_why"] = "no plan found"
         return None
     energy = pairwise.energy(labels)
+    if not math.isfinite(accept):  # any plan kept: no bound asked for
+        if not math.isfinite(energy):
+            stats["cluster_why"] = "no plan of finite cost"
+            return None
+        stats.update(objective=energy, gap=math.inf, proven=False)
+        stats.update(status="repeated layers, not bounded", cluster="not bounded")
+        return IlpResult([labels[v] for v in core], energy, stats["status"], stats)
     gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
     if by_copies and gap > tighten:
         # the residual's own copies bounded it too loosely: its exact LP

@@ -95,10 +95,21 @@ def _colours(keys: _FactorKeys, base: dict[int, bytes]) -> dict[int, bytes]:
 
 
 def find_copies(
-    problem: PairwiseProblem, core: Sequence[int], min_count: int = 3, seeds: int = 4
+    problem: PairwiseProblem,
+    core: Sequence[int],
+    min_count: int = 3,
+    seeds: int = 4,
+    counts: int = 1,
 ) -> Copies | None:
     """The largest set of repeated copies found from a few seed colours, or
-    None when no colour occurs ``min_count`` or more times."""
+    None when no colour occurs ``min_count`` or more times.
+
+    ``counts``: how many copy counts to try, those whose colours cover the
+    most nodes first; the copies holding the most nodes are kept.  Where
+    a layer's forward pass is recomputed in its backward one, twice the
+    layer count covers more nodes by colour (each forward node twice),
+    yet its copies stop where forward and recomputation part: the whole
+    problem of 16 layers of Llama-3-70B gave 32 copies of 92 nodes."""
     keys = _FactorKeys(problem)
     base = _unary_keys(problem, core)
     colour = _colours(keys, base)
@@ -109,14 +120,20 @@ def find_copies(
     if not sizes:
         return None
     # The copy count covering the most nodes: the number of layers.
-    count = max(sizes, key=lambda n: (n * sizes[n], n))
-    candidates = [m for m in classes.values() if len(m) == count]
+    tried = sorted(sizes, key=lambda n: (n * sizes[n], n), reverse=True)[:counts]
     best: Copies | None = None
-    for members in candidates[:seeds]:
-        copies = _grow(keys, base, tuple(sorted(members)))
-        if best is None or len(copies.tuples) > len(best.tuples):
-            best = copies
+    for count in tried:
+        candidates = [m for m in classes.values() if len(m) == count]
+        for members in candidates[:seeds]:
+            copies = _grow(keys, base, tuple(sorted(members)))
+            if best is None or _held(copies) > _held(best):
+                best = copies
     return best
+
+
+def _held(copies: Copies) -> tuple[int, int]:
+    """(nodes the copies hold, parts per copy): the larger the better."""
+    return len(copies.tuples) * copies.count, len(copies.tuples)
 
 
 def _grow(

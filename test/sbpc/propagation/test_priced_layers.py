@@ -73,3 +73,27 @@ def test_each_price_is_solved_through_the_repeated_layers(priced) -> None:
     whole, whole_stats = search(Optimal(cluster=False))
     assert whole_stats["memory_price_paths"].endswith("x whole core LP")
     assert problem.energy(found) == pytest.approx(problem.energy(whole), rel=1e-9)
+
+
+def test_a_large_priced_core_keeps_its_plan_unbounded(
+    priced, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a core counted large, no residual is solved for a bound: each
+    price keeps the repeated layers' plan (here the plan found proven on
+    the same problems)."""
+    search, budget, memory, problem = priced
+    proven, _ = search(Optimal())
+    monkeypatch.setattr(optimal, "LARGE_CORE_COLUMNS", 0)
+    residuals: list[int] = []
+    bound = optimal._residual_bound
+    monkeypatch.setattr(
+        optimal,
+        "_residual_bound",
+        lambda *a: residuals.append(1) or bound(*a),
+    )
+    found, stats = search(Optimal())
+    paths = stats["memory_price_paths"]
+    assert paths == f"{stats['memory_price_solves']} x repeated layers, not bounded"
+    assert not residuals
+    assert memory.peak(dict(enumerate(found))) <= budget
+    assert problem.energy(found) == pytest.approx(problem.energy(proven), rel=1e-9)

@@ -45,3 +45,47 @@ def test_no_repetition_no_copies() -> None:
             Factor(a, a + 1, np.arange(3), np.arange(3), rng.uniform(size=(3, 3)))
         )
     assert find_copies(problem, range(6)) is None
+
+
+def recomputed_layers(layers: int, width: int = 6) -> PairwiseProblem:
+    """Each layer: a forward clique, the same clique again (its
+    recomputation), and two nodes of their own joining them, so the
+    cliques' inner nodes come twice per layer."""
+    rng = np.random.default_rng(0)
+    labels = 3
+    clique_unary = [np.round(rng.uniform(0, 4, labels)) for _ in range(width)]
+    join_unary = [np.round(rng.uniform(5, 9, labels)) for _ in range(2)]
+    tables = {
+        (a, b): np.round(rng.uniform(1, 6, (labels, labels)))
+        for a in range(width)
+        for b in range(a + 1, width)
+    }
+    link = np.round(rng.uniform(1, 6, (labels, labels)))
+    unary = []
+    for _ in range(layers):
+        unary += clique_unary + clique_unary + join_unary
+    problem = PairwiseProblem(unary)
+    groups = np.arange(labels)
+    size = 2 * width + 2
+    for layer in range(layers):
+        base = layer * size
+        for start in (base, base + width):
+            for (a, b), t in tables.items():
+                problem.add_factor(Factor(start + a, start + b, groups, groups, t))
+        joins = (base + 2 * width, base + 2 * width + 1)
+        problem.add_factor(Factor(base, joins[0], groups, groups, link))
+        problem.add_factor(Factor(joins[0], joins[1], groups, groups, link))
+        problem.add_factor(Factor(joins[1], base + width, groups, groups, link))
+    return problem
+
+
+def test_more_copy_counts_find_the_recomputed_layer_whole() -> None:
+    """Twice the layer count covers the most nodes by colour, but its
+    copies are half layers; trying the next count finds whole layers."""
+    layers, width = 8, 6
+    problem = recomputed_layers(layers, width)
+    halves = find_copies(problem, range(len(problem)))
+    assert halves is not None and halves.count == 2 * layers
+    whole = find_copies(problem, range(len(problem)), counts=2)
+    assert whole is not None and whole.count == layers
+    assert len(whole.tuples) == 2 * width + 2

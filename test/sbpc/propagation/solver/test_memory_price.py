@@ -20,7 +20,13 @@ from sbpc.propagation.graph import PropagationError
 from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.optimal import Optimal, solve_exact
-from sbpc.propagation.solver.memory_price import priced_problem, within_budget
+from sbpc.propagation.solver.memory_price import (
+    BoxTables,
+    Priced,
+    priced_problem,
+    search,
+    within_budget,
+)
 from sbpc.propagation.solver.pairwise import PairwiseProblem
 from sbpc.testing.synthetic_graphs import RingCost, transformer_graph
 
@@ -108,3 +114,51 @@ def test_the_unbudgeted_plan_given_is_not_solved_again(setup) -> None:
 
 def costs_of(g, costs: EdgeCosts, labels: list[int]) -> float:
     return PairwiseProblem.from_graph(g, costs).energy(labels)
+
+
+@pytest.mark.parametrize("slope, bisections", [(1e-5, 0), (0.1, 6)])
+def test_bisection_stops_when_over_and_fitting_cost_alike(
+    slope: float, bisections: int
+) -> None:
+    """Between a plan over the budget and one that fits, a price gives a
+    plan costing between the two: when they differ by at most
+    ``CLOSE_ENOUGH``, no bisection is worth a solve."""
+
+    def solve(lam: float, hot) -> Priced:
+        peak = 10.0 / lam  # fits the budget of 10 from lam = 1
+        return Priced(lam, [], 1.0 + slope * lam, peak, [peak])
+
+    first = Priced(0.0, [], 1.0, 20.0, [20.0])
+    found = search(solve, first, {0}, lambda tried: {0}, 10.0)
+    raises = 4  # lam 0.05, 0.2, 0.8, then 3.2 fits
+    assert len(found.tries) == 1 + raises + bisections
+    assert found.best is not None and found.best.peak <= 10.0
+
+
+def test_box_tables_made_once_price_as_each_box_does(setup) -> None:
+    """``BoxTables`` (made once per search) gives the tables summed box by
+    box, each box's price split among its readers."""
+    g, _, _ = setup
+    memory = MemoryRows.of(g)
+    assert memory.boxes
+    hot = list(range(0, len(memory.half_steps), 2))
+    weight = 1e-9
+    want: dict[tuple[int, int], np.ndarray] = {}
+    for i, count in memory.box_spans(hot).items():
+        box = memory.boxes[i]
+        readers: dict[int, np.ndarray] = {}
+        no_copy = np.zeros(len(box.pairs[0][4]), dtype=bool)
+        for a, wants_a, b, wants_b, made in box.pairs:
+            readers[a] = readers.get(a, wants_a) | wants_a
+            readers[b] = readers.get(b, wants_b) | wants_b
+            no_copy |= made
+        price = weight * count * box.nbytes / len(readers)
+        for reader, wants in readers.items():
+            if reader != box.producer:
+                table = np.outer(price * ~no_copy, wants)
+                key = (box.producer, reader)
+                want[key] = want[key] + table if key in want else table
+    got = BoxTables.of(memory).tables(memory.box_counts(hot), weight)
+    assert got.keys() == want.keys()
+    for key, table in want.items():
+        np.testing.assert_allclose(got[key], table, rtol=1e-12, atol=0)
