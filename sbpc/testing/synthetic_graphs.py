@@ -454,3 +454,23 @@ def transformer_graph(
     )
     g.add_result("loss", total, (B,) * nd)
     return g
+
+
+def mixed_graphs(
+    rng: np.random.Generator,
+    hierarchy: Sequence[int],
+    n_ops: int,
+    candidates: tuple[int, int],
+    layers: int,
+) -> list[SbpGraph]:
+    """Three random square graphs (``random_graph``, ``candidates`` =
+    (min, max) options per op) and a transformer stack of ``layers`` with
+    dense skips: the mix the solver's equivalence tests plan both ways."""
+    low, high = candidates
+    graphs = [
+        random_graph(
+            rng, hierarchy, n_ops, max_candidates=high, min_candidates=low, square=True
+        )
+        for _ in range(3)
+    ]
+    return [*graphs, transformer_graph(layers, hierarchy, dense_skips=2)]

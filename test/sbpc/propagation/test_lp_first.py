@@ -11,7 +11,7 @@ from sbpc.propagation.driver import propagate
 from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.solver.ilp import Ilp
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
-from sbpc.testing.synthetic_graphs import RingCost, random_graph, transformer_graph
+from sbpc.testing.synthetic_graphs import RingCost, mixed_graphs
 
 
 def frustrated_triangle() -> PairwiseProblem:
@@ -52,12 +52,8 @@ def test_integral_relaxation_is_the_proven_optimum() -> None:
 def test_lp_first_and_mip_plans_cost_the_same(hier: tuple[int, ...]) -> None:
     rng = np.random.default_rng(11)
     cost = RingCost(hier, latency=(1e-6,) * len(hier)).time
-    graphs = [
-        random_graph(rng, hier, 40, max_candidates=8, min_candidates=2, square=True)
-        for _ in range(3)
-    ] + [transformer_graph(3, hier, dense_skips=2)]
     lp_paths = 0
-    for g in graphs:
+    for g in mixed_graphs(rng, hier, 40, (2, 8), 3):
         lp = propagate(g, cost, Optimal())
         mip = propagate(g, cost, Optimal(lp_first=False))
         assert lp.stats["proven"] and mip.stats["proven"]

@@ -10,17 +10,13 @@ every copy; the exact memory model is that row."""
 
 from __future__ import annotations
 
-import copy
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
 from sbpc.propagation import optimal
 from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.optimal import Optimal
-from sbpc.propagation.solver import memory_price
-from sbpc.propagation.solver.memory_price import within_budget
+from sbpc.testing.priced_search import priced_search
 from sbpc.testing.repeated_problems import repeated_cliques
 
 LAYERS = 8
@@ -38,27 +34,7 @@ def priced(monkeypatch: pytest.MonkeyPatch):
     per_part = [rng.uniform(1.0, 4.0, size=labels) for _ in range(width)]
     spans = [(v, per_part[i], 0, 1) for nodes in parts for i, v in enumerate(nodes)]
     memory = MemoryRows([0], None, {}, spans)  # type: ignore[arg-type]
-    monkeypatch.setattr(
-        memory_price.PairwiseProblem,
-        "from_graph",
-        lambda graph, costs: copy.deepcopy(problem),
-    )
-
-    def exact(graph, labels, liveness) -> SimpleNamespace:
-        return SimpleNamespace(held=memory.values(dict(enumerate(labels))))
-
-    monkeypatch.setattr(memory_price, "plan_memory", exact)
-    free = optimal.solve_exact(copy.deepcopy(problem), 1e-9, None)
-    assert free is not None
-    budget = 0.9 * memory.peak(dict(enumerate(free[0])))
-
-    def search(strategy: Optimal) -> tuple[list[int], dict]:
-        stats: dict = {}
-        found = within_budget(
-            None, None, memory, budget, stats, strategy._price_solver(stats)
-        )  # type: ignore[arg-type]
-        return found, stats
-
+    search, budget = priced_search(monkeypatch, problem, memory, 0.9)
     return search, budget, memory, problem
 
 

@@ -11,7 +11,7 @@ from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.solver import ilp as ilp_module
 from sbpc.propagation.solver.ilp import COST_PERTURBATION, Ilp
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
-from sbpc.testing.synthetic_graphs import RingCost, random_graph, transformer_graph
+from sbpc.testing.synthetic_graphs import RingCost, mixed_graphs
 
 MULTIPLIER = "dual_simplex_cost_perturbation_multiplier"
 
@@ -46,11 +46,7 @@ def test_the_lighter_perturbation_keeps_the_plans(
 ) -> None:
     rng = np.random.default_rng(5)
     cost = RingCost(hier, latency=(1e-6,) * len(hier)).time
-    graphs = [
-        random_graph(rng, hier, 60, max_candidates=10, min_candidates=3, square=True)
-        for _ in range(3)
-    ] + [transformer_graph(4, hier, dense_skips=2)]
-    for g in graphs:
+    for g in mixed_graphs(rng, hier, 60, (3, 10), 4):
         light = propagate(g, cost, Optimal())
         monkeypatch.setattr(ilp_module, "COST_PERTURBATION", 1.0)
         default = propagate(g, cost, Optimal())

@@ -16,13 +16,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from sbpc.propagation import optimal
 from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.optimal import Optimal, shrink_all
 from sbpc.propagation.solver import memory_price
 from sbpc.propagation.solver.bound import covered_factors
 from sbpc.propagation.solver.layers import find_copies
-from sbpc.propagation.solver.memory_price import priced_problem, within_budget
+from sbpc.propagation.solver.memory_price import priced_problem
+from sbpc.testing.priced_search import priced_search
 from sbpc.testing.repeated_problems import repeated_cliques
 
 LAYERS = 8
@@ -121,23 +121,8 @@ def test_the_search_solves_each_price_through_the_layers(
     stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     problem, _, memory = stack
-    monkeypatch.setattr(
-        memory_price.PairwiseProblem,
-        "from_graph",
-        lambda graph, costs: copy.deepcopy(problem),
-    )
-
-    def exact(graph, labels, liveness) -> SimpleNamespace:
-        return SimpleNamespace(held=memory.values(dict(enumerate(labels))))
-
-    monkeypatch.setattr(memory_price, "plan_memory", exact)
-    free = optimal.solve_exact(copy.deepcopy(problem), 1e-9, None)
-    assert free is not None
-    budget = 0.8 * memory.peak(dict(enumerate(free[0])))
-    stats: dict = {}
-    found = within_budget(
-        None, None, memory, budget, stats, Optimal()._price_solver(stats)
-    )  # type: ignore[arg-type]
+    search, budget = priced_search(monkeypatch, problem, memory, 0.8)
+    found, stats = search(Optimal())
     assert memory.peak(dict(enumerate(found))) <= budget
     assert stats["memory_price_layers"] == LAYERS
     solves = stats["memory_price_solves"] - 1  # the first is unpriced
