@@ -409,10 +409,13 @@ def _block_key(unary: Sequence[np.ndarray], inside: Sequence[Factor]) -> tuple:
     largest = max((float(x.max()) for x in finite if x.size), default=0.0)
     step = largest * KEY_RESOLUTION or 1.0
     seen = sorted(
-        (f.a, f.b, f.ga, f.gb, f.table)
-        if f.a < f.b
-        else (f.b, f.a, f.gb, f.ga, f.table.T)
-        for f in inside
+        (
+            (f.a, f.b, f.ga, f.gb, f.table)
+            if f.a < f.b
+            else (f.b, f.a, f.gb, f.ga, f.table.T)
+            for f in inside
+        ),
+        key=lambda ends: ends[:2],  # one factor per pair: never the arrays
     )
     return content(*(np.round(u / step) for u in unary)) + tuple(
         (a, b, *content(ga, gb, np.round(table / step))) for a, b, ga, gb, table in seen
