@@ -8,7 +8,9 @@
 Llama-3-8B on 8 H100s (one node), Llama-3-70B and Mixtral-8x7B on 64 (8
 nodes): a bf16 training step (forward, backward, AdamW with f32 moments;
 ``examples/models/llama.py``) given as ``jax.ShapeDtypeStruct`` arguments and
-planned by ``sbpc.jax.plan`` under the ``h100-sxm`` preset.  Beside sbpc's own
+planned by ``sbpc.jax.plan`` under the ``h100-sxm`` preset, the parameters and
+optimizer state donated (``donate_argnums=(0, 1)``: updated in place, as
+torchtitan's optimizer and MaxText's jitted step do).  Beside sbpc's own
 plan (parameters free, the batch split over ``data``), the configurations
 practitioners run are pinned as argument layouts and priced by the same cost
 model:
@@ -185,6 +187,7 @@ def row(
             in_layouts=_layouts(args, make, tuple(mesh)),
             cost_model=cost,
             remat=(remat, policy),
+            donate_argnums=(0, 1),
             quiet=True,
         )
     except sbpc.jax.SbpcError as e:

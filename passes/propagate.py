@@ -54,6 +54,7 @@ from sbpc.propagation.collective_memory import combined_collectives
 from sbpc.propagation.combined_cost import CombinedCost, combined_cost
 from sbpc.propagation.combining import (
     BYTES_DEARER,
+    REFERENCE_SECONDS,
     Candidate,
     combined_plan,
     refine_with_combining,
@@ -384,16 +385,20 @@ class SbpPropagatePass(ModulePass):
         cost model: what a chosen plan's extra bytes are reported against.
         Solved when a report is read, after the plan was kept: the graph's
         per-use gathers (which a budgeted solve marks) are put back, and a
-        solve that fails (no plan under the budget) leaves the report
-        without a reference (None), not without a report."""
+        solve that fails (no plan under the budget) or runs out of its
+        ``REFERENCE_SECONDS`` leaves the report without a reference (None),
+        not without a report."""
         graph, kept = problem.graph, problem.graph.gathered_per_use
+        deadline = time.perf_counter() + REFERENCE_SECONDS
         try:
             model = problem.cost_model.with_bytes_dearer(BYTES_DEARER)
-            plan = self._propagate(problem.under(model))
+            plan = self._propagate(replace(problem.under(model), deadline=deadline))
         except (BudgetError, PropagationError):
             return None
         finally:
             graph.gathered_per_use = kept
+        if time.perf_counter() >= deadline:
+            return None  # stopped at the limit: not known to be the fewest
         return Candidate(
             1.0, plan, combined_cost(plan, problem.placement, problem.cost_model)
         )

@@ -590,19 +590,26 @@ def named_sharding(mesh: jax.sharding.Mesh, nd: NdSbp, rank: int) -> NamedShardi
 
 @with_options
 def plan(
-    fn: Callable[..., Any] | jax.stages.Lowered, *args: Any, **kwargs: Any
+    fn: Callable[..., Any] | jax.stages.Lowered,
+    *args: Any,
+    donate_argnums: int | Sequence[int] | None = (),
+    **kwargs: Any,
 ) -> Planned:
     """Plan ``fn`` for ``mesh`` without its devices: ``args`` may be
     ``jax.ShapeDtypeStruct``\\ s, the mesh any size.
 
     The keywords are ``PlanOptions``' (``mesh``, the layouts, the search),
-    the others ``fn``'s.  The result's ``source`` runs unchanged where the
+    ``donate_argnums`` (``distribute``'s: the plan's memory then counts
+    the donated arguments' buffers as the results' they become), the
+    others ``fn``'s.  The result's ``source`` runs unchanged where the
     devices are.
     ``fn`` may be a ``jax.stages.Lowered``, as ``distribute``'s.
     """
     options, kwargs = PlanOptions.split(kwargs)
     propagate = options.check(fn)
-    request = _request(fn, args, kwargs, options, propagate)
+    argnums = _argnums(donate_argnums)
+    donated = _donated_leaves(argnums, args)
+    request = _request(fn, args, kwargs, options, propagate, donated, argnums)
     shown = Progress.for_terminal(options.quiet)
     timer = Timer()
     with timer.activate(), collector_paused():

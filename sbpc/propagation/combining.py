@@ -59,6 +59,11 @@ TOLERANCE = 0.05
 # The fewest-bytes reference plan is solved with every byte this many times
 # dearer: bytes decide it, compute and latency only break its ties.
 BYTES_DEARER = 1e3
+# ... within this many seconds, else the report goes without it: at full
+# depth its LP can take many times the plan's own (bytes priced alone
+# leave many plans tied: a degenerate LP; Llama-3-70B's two layers with
+# the tensor-parallel layouts pinned: over 14 minutes against 57 s).
+REFERENCE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)

@@ -317,3 +317,30 @@ def test_recomputed_layers_are_named_in_ranges() -> None:
     assert recomputed_text([0, 2, 3, 4, 7, 8], ["dots"] * 6) == (
         "recomputed layers: 0, 2-4, 7, 8 (policy dots)"
     )
+
+
+def test_donated_state_is_counted_once_in_a_plans_memory():
+    """``plan(donate_argnums=)`` is ``distribute``'s: the donated
+    parameters' buffers hold the new parameters, so the plan's peak counts
+    them once, and the arguments are marked for the emitted program."""
+    args = abstract(1024, 512, jnp.float32)
+
+    def planned(donate):
+        return sj.plan(
+            train_step,
+            *args,
+            mesh=((8, 8), ("data", "model")),
+            in_layouts=DATA,
+            cost_model="h100-sxm",
+            donate_argnums=donate,
+            quiet=True,
+        )
+
+    kept, donated = planned(()), planned(0)
+    (memory,) = (f.plan.memory for f in donated.plans)
+    assert memory.aliased > 0
+    assert all(f.plan.memory.aliased == 0 for f in kept.plans)
+    assert donated.peak_memory < kept.peak_memory
+    assert "jax.buffer_donor" in str(donated.module)
+    with pytest.raises(sj.SbpcError, match="donate_argnums"):
+        sj.plan(train_step, *args, mesh=8, donate_argnums=3, quiet=True)
