@@ -614,13 +614,47 @@ def _import_shardings(op: ModuleOp, importer: _Importer) -> None:
     for f in op.ops:
         if isinstance(f, func.FuncOp):
             importer.function(f)
-    PatternRewriteWalker(
-        OpShardingToCasts(importer), apply_recursively=False
-    ).rewrite_module(op)
-    PatternRewriteWalker(ConstantToStablehlo()).rewrite_module(op)
-    PatternRewriteWalker(DropDeadPartitionId()).rewrite_module(op)
-    PatternRewriteWalker(HintsToValues(importer)).rewrite_module(op)
-    PatternRewriteWalker(LayoutToCast(importer, sums)).rewrite_module(op)
+    kinds, sharded = _census(op)
+
+    def walk(pattern: RewritePattern, *matched: type[Operation]) -> None:
+        # A walk over the module costs a pass over every op (20-50 ms on a
+        # library decoder); a pattern with no op of its kinds rewrites
+        # nothing, so its walk is skipped.  No walk makes ops that a later
+        # pattern matches (casts, stablehlo constants, broadcasts and
+        # products; a named computation's body is moved, not made), so the
+        # census taken before the first walk answers for every walk.
+        if any(issubclass(kind, matched) for kind in kinds):
+            PatternRewriteWalker(pattern).rewrite_module(op)
+
+    if sharded:
+        PatternRewriteWalker(
+            OpShardingToCasts(importer), apply_recursively=False
+        ).rewrite_module(op)
+    walk(ConstantToStablehlo(), sdy.ConstantOp)
+    walk(DropDeadPartitionId(), shlo.PartitionIdOp)
+    walk(
+        HintsToValues(importer),
+        sdy.PropagationBarrierOp,
+        sdy.ShardingGroupOp,
+        sdy.NamedComputationOp,
+    )
+    walk(
+        LayoutToCast(importer, sums),
+        sdy.ShardingConstraintOp,
+        sdy.ReshardOp,
+        sdy.CollectiveOp,
+    )
     if importer.mesh is not None:
-        PatternRewriteWalker(ArrangeManual(importer)).rewrite_module(op)
-    PatternRewriteWalker(PinManual(importer)).rewrite_module(op)
+        walk(ArrangeManual(importer), sdy.ManualComputationOp)
+    walk(PinManual(importer), sdy.ManualComputationOp)
+
+
+def _census(module: ModuleOp) -> tuple[set[type[Operation]], bool]:
+    """The kinds of op in ``module``, and whether any op carries an
+    ``sdy.sharding`` (what ``OpShardingToCasts`` reads)."""
+    kinds: set[type[Operation]] = set()
+    sharded = False
+    for inner in module.walk():
+        kinds.add(type(inner))
+        sharded = sharded or sdy.SHARDING in inner.attributes
+    return kinds, sharded
