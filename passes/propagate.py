@@ -78,6 +78,7 @@ from sbpc.propagation.lower_bound import (
     lower_bound,
     proven_bound,
 )
+from sbpc.propagation.memory import argument_bytes
 from sbpc.propagation.optimal import MIN_SOLVE_SECONDS, Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.report.dot import ReportError, format_dot
@@ -481,7 +482,10 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
     (``improve.improve_each``); those with no finite price, or over the
     device's memory (``mem=``), are dropped, and so is ``plan`` itself
     come back unmoved (the search has it: on a model at full depth its
-    plan and peak memory cost seconds to build again)."""
+    plan and peak memory cost seconds to build again).  One whose
+    arguments alone are over the memory (``memory.argument_bytes``, a
+    lower bound of the peak) is dropped before it is built: the
+    replicated start's, on Mixtral-8x7B at full depth."""
     graph, costs = problem.graph, problem.edge_costs()
     capacity = problem.cost_model.memory_capacity
     out = []
@@ -493,6 +497,8 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
     for found in improve_each(graph, costs, plan.options, sweeps=sweeps):
         if found.options == plan.options:
             continue
+        if capacity is not None and argument_bytes(graph, found.options) > capacity:
+            continue  # its arguments alone are over: so is its peak, unbuilt
         stats = {"refined_at_scale": round(scale, 4), **found.stats}
         try:
             better = build_plan(graph, found.options, costs, plan.strategy, stats)
