@@ -368,7 +368,8 @@ class SbpPropagatePass(ModulePass):
             return self._propagate(problem.under(cost_model.with_latency_scale(scale)))
 
         def price(plan: Plan) -> CombinedCost:
-            return combined_cost(plan, problem.placement, cost_model)
+            with phase("combining: price"):
+                return combined_cost(plan, problem.placement, cost_model)
 
         if problem.budget is not None or not self.improve:
             return search_with_combining(solve, price)
@@ -500,12 +501,13 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
         if capacity is not None and argument_bytes(graph, found.options) > capacity:
             continue  # its arguments alone are over: so is its peak, unbuilt
         stats = {"refined_at_scale": round(scale, 4), **found.stats}
-        try:
-            better = build_plan(graph, found.options, costs, plan.strategy, stats)
-        except PropagationError:
-            continue
-        if capacity is None or better.peak_memory <= capacity:
-            out.append(better)
+        with phase("improve: build plans"):
+            try:
+                better = build_plan(graph, found.options, costs, plan.strategy, stats)
+            except PropagationError:
+                continue
+            if capacity is None or better.peak_memory <= capacity:
+                out.append(better)
     return out
 
 

@@ -21,6 +21,7 @@ from sbpc.passes.propagate import SbpPropagatePass, _Problem, _refined
 from sbpc.propagation.improve import Improvement, replicated_options
 from sbpc.propagation.memory import argument_bytes
 from sbpc.testing.synthetic_graphs import random_graph
+from sbpc.timing import Timer
 
 
 @pytest.fixture
@@ -101,3 +102,19 @@ def test_an_improvement_whose_arguments_are_over_the_memory_is_not_built(
     else:  # the arguments fit: built, and kept only if its peak fits too
         assert built == [replicated]
         assert all(p.peak_memory <= held for p in found)
+
+
+def test_building_the_improvements_is_a_phase_of_its_own(
+    problem_and_plan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    problem, plan = problem_and_plan
+    replicated = replicated_options(problem.graph, plan.options)
+    monkeypatch.setattr(
+        propagate_pass,
+        "improve_each",
+        lambda graph, costs, options, sweeps: [Improvement(replicated)],
+    )
+    timer = Timer()
+    with timer.activate():
+        _refined(problem, plan, 0.0)
+    assert [name for _, name, _ in timer.rows()] == ["improve: build plans"]
