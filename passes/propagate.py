@@ -486,7 +486,8 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
     plan and peak memory cost seconds to build again).  One whose
     arguments alone are over the memory (``memory.argument_bytes``, a
     lower bound of the peak) is dropped before it is built: the
-    replicated start's, on Mixtral-8x7B at full depth."""
+    replicated start's in the node-move rounds, on Mixtral-8x7B at full
+    depth."""
     graph, costs = problem.graph, problem.edge_costs()
     capacity = problem.cost_model.memory_capacity
     out = []

@@ -271,7 +271,8 @@ def argument_bytes(graph: SbpGraph, options: Sequence[int]) -> float:
     so never above its peak (outputs less aliases and temporaries add no
     less than 0).  It needs no liveness nor boxed copies: the combining
     search drops a candidate over the device's memory on it before building
-    the plan (a replicated Mixtral-8x7B's parameters alone: 648 GiB)."""
+    the plan (on Mixtral-8x7B at full depth, the replicated start's
+    improvements, 648 GiB at their peak)."""
     values, hierarchy, nodes = graph.values, graph.hierarchy, graph.nodes
     total = 0.0
     for node in graph.sources():
