@@ -79,6 +79,7 @@ from sbpc.propagation.lower_bound import (
     lower_bound,
     proven_bound,
 )
+from sbpc.propagation.memory import argument_bytes
 from sbpc.propagation.optimal import MIN_SOLVE_SECONDS, Optimal
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.report.dot import ReportError, format_dot
@@ -368,7 +369,8 @@ class SbpPropagatePass(ModulePass):
             return self._propagate(problem.under(cost_model.with_latency_scale(scale)))
 
         def price(plan: Plan) -> CombinedCost:
-            return combined_cost(plan, problem.placement, cost_model)
+            with phase("combining: price"):
+                return combined_cost(plan, problem.placement, cost_model)
 
         if problem.budget is not None or not self.improve:
             return search_with_combining(solve, price)
@@ -486,7 +488,11 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
     (``improve.improve_each``); those with no finite price, or over the
     device's memory (``mem=``), are dropped, and so is ``plan`` itself
     come back unmoved (the search has it: on a model at full depth its
-    plan and peak memory cost seconds to build again)."""
+    plan and peak memory cost seconds to build again).  One whose
+    arguments alone are over the memory (``memory.argument_bytes``, a
+    lower bound of the peak) is dropped before it is built: the
+    replicated start's in the node-move rounds, on Mixtral-8x7B at full
+    depth."""
     graph, costs = problem.graph, problem.edge_costs()
     capacity = problem.cost_model.memory_capacity
     out = []
@@ -498,13 +504,16 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
     for found in improve_each(graph, costs, plan.options, sweeps=sweeps):
         if found.options == plan.options:
             continue
+        if capacity is not None and argument_bytes(graph, found.options) > capacity:
+            continue  # its arguments alone are over: so is its peak, unbuilt
         stats = {"refined_at_scale": round(scale, 4), **found.stats}
-        try:
-            better = build_plan(graph, found.options, costs, plan.strategy, stats)
-        except PropagationError:
-            continue
-        if capacity is None or better.peak_memory <= capacity:
-            out.append(better)
+        with phase("improve: build plans"):
+            try:
+                better = build_plan(graph, found.options, costs, plan.strategy, stats)
+            except PropagationError:
+                continue
+            if capacity is None or better.peak_memory <= capacity:
+                out.append(better)
     return out
 
 

@@ -13,7 +13,7 @@ from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.graph import SbpGraph
 from sbpc.propagation.liveness import Liveness, Storage
-from sbpc.propagation.memory import local_bytes, plan_memory
+from sbpc.propagation.memory import argument_bytes, local_bytes, plan_memory
 from sbpc.testing.literal_memory import literal_peak
 from sbpc.testing.synthetic_graphs import random_graph
 
@@ -232,6 +232,8 @@ def test_random_plans_agree_with_the_model_read_literally(seed: int) -> None:
     memory = plan_memory(g, options)
     assert memory.peak == pytest.approx(literal_peak(g, options), rel=1e-12)
     assert max(memory.held) == pytest.approx(memory.peak, rel=1e-12)
+    # the arguments alone, without liveness: never above the peak
+    assert argument_bytes(g, options) == memory.arguments <= memory.peak
 
 
 def _fsdp_graph() -> tuple[SbpGraph, int]:
