@@ -33,10 +33,12 @@ def problem_and_plan() -> tuple[_Problem, object]:
     return problem, plan
 
 
-def test_an_unmoved_improvement_is_not_built_again(
-    problem_and_plan, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    problem, plan = problem_and_plan
+def _improving_to(
+    monkeypatch: pytest.MonkeyPatch, found: list[int] | None
+) -> list[list[int]]:
+    """Every improvement comes back as ``found`` (None: unmoved); the
+    options of every plan built from then on are recorded in the list
+    returned."""
     built: list[list[int]] = []
     build = propagate_pass.build_plan
 
@@ -48,8 +50,18 @@ def test_an_unmoved_improvement_is_not_built_again(
     monkeypatch.setattr(
         propagate_pass,
         "improve_each",
-        lambda graph, costs, options, sweeps: [Improvement(list(options))],
+        lambda graph, costs, options, sweeps: [
+            Improvement(list(options) if found is None else found)
+        ],
     )
+    return built
+
+
+def test_an_unmoved_improvement_is_not_built_again(
+    problem_and_plan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    problem, plan = problem_and_plan
+    built = _improving_to(monkeypatch, None)
     assert _refined(problem, plan, 0.0) == [] and built == []
 
 
@@ -59,12 +71,9 @@ def test_a_moved_improvement_is_built(
     problem, plan = problem_and_plan
     replicated = replicated_options(problem.graph, plan.options)
     assert replicated != plan.options
-    monkeypatch.setattr(
-        propagate_pass,
-        "improve_each",
-        lambda graph, costs, options, sweeps: [Improvement(replicated)],
-    )
+    built = _improving_to(monkeypatch, replicated)
     (found,) = _refined(problem, plan, 0.0)
+    assert built == [replicated]
     assert found.options != plan.options
 
 
@@ -83,19 +92,7 @@ def test_an_improvement_whose_arguments_are_over_the_memory_is_not_built(
     replicated = replicated_options(problem.graph, plan.options)
     held = argument_bytes(problem.graph, replicated)
     problem = _with_capacity(problem, held - 1 if over else held)
-    built: list[list[int]] = []
-    build = propagate_pass.build_plan
-
-    def counting(graph, options, *args, **kwargs):
-        built.append(list(options))
-        return build(graph, options, *args, **kwargs)
-
-    monkeypatch.setattr(propagate_pass, "build_plan", counting)
-    monkeypatch.setattr(
-        propagate_pass,
-        "improve_each",
-        lambda graph, costs, options, sweeps: [Improvement(replicated)],
-    )
+    built = _improving_to(monkeypatch, replicated)
     found = _refined(problem, plan, 0.0)
     if over:  # dropped unbuilt: its peak is at least its arguments
         assert found == [] and built == []

@@ -58,9 +58,8 @@ def _bytes(leaves) -> int:
 DATA = (None, P("data"), P("data"))  # params free, the batch split over "data"
 
 
-@pytest.fixture(scope="module")
-def planned_64():
-    args = abstract(1024, 512)
+def _plan_64(args, **options):
+    """``train_step`` planned on an 8 x 8 mesh, params free, batch over data."""
     return sj.plan(
         train_step,
         *args,
@@ -68,7 +67,13 @@ def planned_64():
         in_layouts=DATA,
         cost_model="h100-sxm",
         quiet=True,
+        **options,
     )
+
+
+@pytest.fixture(scope="module")
+def planned_64():
+    return _plan_64(abstract(1024, 512))
 
 
 @pytest.fixture(scope="module")
@@ -324,19 +329,7 @@ def test_donated_state_is_counted_once_in_a_plans_memory():
     parameters' buffers hold the new parameters, so the plan's peak counts
     them once, and the arguments are marked for the emitted program."""
     args = abstract(1024, 512, jnp.float32)
-
-    def planned(donate):
-        return sj.plan(
-            train_step,
-            *args,
-            mesh=((8, 8), ("data", "model")),
-            in_layouts=DATA,
-            cost_model="h100-sxm",
-            donate_argnums=donate,
-            quiet=True,
-        )
-
-    kept, donated = planned(()), planned(0)
+    kept, donated = _plan_64(args), _plan_64(args, donate_argnums=0)
     (memory,) = (f.plan.memory for f in donated.plans)
     assert memory.aliased > 0
     assert all(f.plan.memory.aliased == 0 for f in kept.plans)
