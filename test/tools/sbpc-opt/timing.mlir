@@ -18,6 +18,7 @@
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)      pairwise problem
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)      shrink
 // CHECK: {{[0-9.]+}} ({{ *[0-9.]+}}%)    price plan
+// CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    combining: price
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    improve: pairwise problem
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    improve: shrink
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    improve: blocks
