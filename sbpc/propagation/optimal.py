@@ -190,7 +190,7 @@ class Optimal(Strategy):
             stats = {"nodes": nodes_before, "factors": factors_before}
             full = within_budget(
                 graph, problem.costs, memory, memory_budget, stats,
-                self._price_solver(stats), problem.unbudgeted,
+                self._price_solver(stats), problem.unbudgeted, deadline,
             )  # fmt: skip
             return self._done(full, stats, started, built, built)
         records: list[Record] = []

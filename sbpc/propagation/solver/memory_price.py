@@ -32,6 +32,7 @@ the exact program or names the least peak met.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -362,13 +363,17 @@ def within_budget(
     stats: dict,
     solve_exact: Solver,
     unbudgeted: Sequence[int] | None = None,
+    deadline: float | None = None,
 ) -> list[int]:
     """Labels of every node within ``budget``: the unbudgeted optimum when
     it fits (then proven, as ``solve_exact`` proves it), else the cheapest
     plan a memory price found (``search``); raises naming the least peak
     met.  ``stats`` gets the search's.  ``unbudgeted``: the plan without
     the budget, when the caller has it (then not solved again: on a model
-    at full depth that solve is as long as a price's)."""
+    at full depth that solve is as long as a price's).  ``deadline`` (on
+    ``time.perf_counter``): no price is tried after it (a price's solve is
+    not cut short), the search keeping what it found by then
+    (``stats["memory_price_stopped"]``)."""
     liveness = memory.liveness
     reference = PairwiseProblem.from_graph(graph, costs)
     with phase("find layers"):  # of the unpriced problem: it repeats
@@ -383,6 +388,9 @@ def within_budget(
     made: list[BoxTables] = []  # the boxes' tables, made at the first price
 
     def solve(lam: float, hot: Sequence[int]) -> Priced | None:
+        if lam > 0 and deadline is not None and time.perf_counter() >= deadline:
+            stats["memory_price_stopped"] = "time limit"
+            return None
         if lam > 0 and not made:
             with phase("memory price tables"):
                 made.append(BoxTables.of(memory))

@@ -112,6 +112,36 @@ def test_the_unbudgeted_plan_given_is_not_solved_again(setup) -> None:
     assert costs_of(g, costs, started) == pytest.approx(costs_of(g, costs, alone))
 
 
+def test_no_price_is_tried_after_the_deadline(setup) -> None:
+    """A time limit (the report's fewest-bytes reference solve has one)
+    stops the search before its next price; without a plan that fits by
+    then, the budget error names the least peak met."""
+    g, cost, free = setup
+    memory, costs = MemoryRows.of(g), EdgeCosts(cost)
+    budget = 0.7 * free.peak_memory
+    solved: list[int] = []
+
+    def solver(problem: PairwiseProblem):
+        solved.append(1)
+        return solve_exact(problem, 1e-9, None)
+
+    stats: dict = {}
+    with pytest.raises(PropagationError, match="a feasible budget is"):
+        within_budget(g, costs, memory, budget, stats, solver, free.options, 0.0)
+    assert solved == [] and stats["memory_price_stopped"] == "time limit"
+    stats.clear()
+    assert (
+        plan_memory(
+            g, within_budget(g, costs, memory, budget, stats, solver, free.options)
+        ).peak
+        <= budget
+    )
+    assert solved and "memory_price_stopped" not in stats
+    # the optimal strategy's time limit reaches the search
+    with pytest.raises(PropagationError, match="a feasible budget is"):
+        propagate(g, cost, PRICED, memory_budget=budget, time_limit=1e-9)
+
+
 def costs_of(g, costs: EdgeCosts, labels: list[int]) -> float:
     return PairwiseProblem.from_graph(g, costs).energy(labels)
 
