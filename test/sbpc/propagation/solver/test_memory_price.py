@@ -91,18 +91,24 @@ def test_the_price_adds_lam_times_the_mean_hot_row(setup) -> None:
     assert priced.energy(labels) == pytest.approx(want, rel=1e-9)
 
 
-def test_the_unbudgeted_plan_given_is_not_solved_again(setup) -> None:
-    """The device's memory as the budget: the plan without it came first,
-    and the search starts from it instead of solving it again."""
-    g, cost, free = setup
-    memory, costs = MemoryRows.of(g), EdgeCosts(cost)
-    budget = 0.7 * free.peak_memory
+def _counted_solver():
+    """An exact solver for the search, and the list it appends to per solve."""
     solved: list[int] = []
 
     def solver(problem: PairwiseProblem):
         solved.append(1)
         return solve_exact(problem, 1e-9, None)
 
+    return solver, solved
+
+
+def test_the_unbudgeted_plan_given_is_not_solved_again(setup) -> None:
+    """The device's memory as the budget: the plan without it came first,
+    and the search starts from it instead of solving it again."""
+    g, cost, free = setup
+    memory, costs = MemoryRows.of(g), EdgeCosts(cost)
+    budget = 0.7 * free.peak_memory
+    solver, solved = _counted_solver()
     alone = within_budget(g, costs, memory, budget, {}, solver)
     solves = len(solved)
     solved.clear()
@@ -119,12 +125,7 @@ def test_no_price_is_tried_after_the_deadline(setup) -> None:
     g, cost, free = setup
     memory, costs = MemoryRows.of(g), EdgeCosts(cost)
     budget = 0.7 * free.peak_memory
-    solved: list[int] = []
-
-    def solver(problem: PairwiseProblem):
-        solved.append(1)
-        return solve_exact(problem, 1e-9, None)
-
+    solver, solved = _counted_solver()
     stats: dict = {}
     with pytest.raises(PropagationError, match="a feasible budget is"):
         within_budget(g, costs, memory, budget, stats, solver, free.options, 0.0)
