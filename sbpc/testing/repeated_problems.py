@@ -107,3 +107,32 @@ def repeated_cliques(
         for i, t in enumerate(step):
             problem.add_factor(Factor(here[i], after[i], groups, groups, t))
     return problem, parts
+
+
+def layered_paths(
+    layers: int, width: int = 12, odd_part: int | None = None
+) -> PairwiseProblem:
+    """``layers`` copies of a path of ``width`` nodes, numbered in program
+    order, each joined to the next end to end; ``odd_part``: that node of
+    the first layer costs otherwise (an end layer meeting what comes
+    before the stack, as a memory price can make it)."""
+    rng = np.random.default_rng(5)
+    labels = 3
+    unary_of = [np.round(rng.uniform(0, 4, labels)) for _ in range(width)]
+    tables = [np.round(rng.uniform(1, 6, (labels, labels))) for _ in range(width)]
+    unary = [unary_of[i].copy() for _ in range(layers) for i in range(width)]
+    if odd_part is not None:
+        unary[odd_part] = unary[odd_part] + np.array([0.0, 3.0, 0.0])
+    problem = PairwiseProblem(unary)
+    groups = np.arange(labels)
+    for layer in range(layers):
+        base = layer * width
+        for i in range(width - 1):
+            problem.add_factor(
+                Factor(base + i, base + i + 1, groups, groups, tables[i])
+            )
+        if layer + 1 < layers:
+            problem.add_factor(
+                Factor(base + width - 1, base + width, groups, groups, tables[-1])
+            )
+    return problem

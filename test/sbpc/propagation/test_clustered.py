@@ -18,7 +18,7 @@ from sbpc.propagation.optimal import (
 )
 from sbpc.propagation.solver.pairwise import PairwiseProblem, lp_columns
 from sbpc.propagation.strategy import Problem
-from sbpc.testing.repeated_problems import repeated_chain
+from sbpc.testing.repeated_problems import layered_paths, repeated_chain
 
 SEEDS = range(8)
 
@@ -189,3 +189,18 @@ def test_only_large_cores_accept_a_gap(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(optimal, "LARGE_CORE_COLUMNS", columns - 1)
     assert optimal.accepted_gap(problem, core, 1e-7) == optimal.LARGE_CORE_GAP
     assert optimal.accepted_gap(problem, core, 0.5) == 0.5  # never below the own
+
+
+def test_a_stack_whose_first_layer_differs_is_solved_through_the_others() -> None:
+    """The copies leave the odd first layer out with the last, and those two
+    are solved with what is not fixed: every inner layer is fixed to the
+    middle copy's labels, and the plan costs the whole core's optimum."""
+    layers, width = 12, 12
+    problem = layered_paths(layers, width, odd_part=width // 2)
+    result = _clustered(copy.deepcopy(problem), list(range(len(problem))), 1e-7, None)
+    assert result.stats["cluster_copies"] == layers - 2
+    assert result.stats["cluster_parts"] == width
+    assert result.labels is not None
+    assert problem.energy(result.labels) == pytest.approx(
+        full_optimum(problem), rel=1e-9
+    )

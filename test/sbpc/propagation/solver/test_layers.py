@@ -9,7 +9,7 @@ import pytest
 
 from sbpc.propagation.solver.layers import factor_key, find_copies
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
-from sbpc.testing.repeated_problems import repeated_chain
+from sbpc.testing.repeated_problems import layered_paths, repeated_chain
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -89,3 +89,20 @@ def test_more_copy_counts_find_the_recomputed_layer_whole() -> None:
     whole = find_copies(problem, range(len(problem)), counts=2)
     assert whole is not None and whole.count == layers
     assert len(whole.tuples) == 2 * width + 2
+
+
+def test_an_odd_end_layer_is_left_out_of_the_copies() -> None:
+    """Growing every layer in lockstep stops where the first layer differs;
+    left out with the last, the copies hold every part of the inner ones."""
+    layers, width = 10, 12
+    even = find_copies(layered_paths(layers, width), range(layers * width))
+    assert even is not None and not even.trimmed and even.count == layers
+    problem = layered_paths(layers, width, odd_part=width // 2)
+    copies = find_copies(problem, range(layers * width))
+    assert copies is not None and copies.trimmed
+    assert copies.count == layers - 2 and len(copies.tuples) == width
+    held = {v for part in copies.tuples for v in part}
+    assert width // 2 not in held
+    for j in range(copies.count):  # each a stretch of the stack a layer long
+        nodes = sorted(copies.nodes(j))
+        assert nodes == list(range(nodes[0], nodes[0] + width))
