@@ -308,40 +308,58 @@ def _terms(
 class _Layouts:
     """The layouts a producer's options make, numbered, and what a read in
     one layout needs of each (memoised: a 2-D mesh's few dozen layouts meet
-    each other millions of times on a model at full depth)."""
+    each other millions of times on a model at full depth).  Memos are
+    keyed by the option lists, which ops alike share (each layer's ops
+    share their lists with every other layer's: on Llama-3-70B the same
+    few hundred lists are read over 100,000 edges), and by layout numbers,
+    not layouts, whose hashing was a tenth of the rows' time there."""
 
     def __init__(self) -> None:
         self.ids: dict[NdSbp, int] = {}
         self.of_id: list[NdSbp] = []
-        self.outputs: dict[tuple[int, int], tuple[int, ...]] = {}
-        self.inputs: dict[tuple[int, int], tuple[np.ndarray, set[NdSbp]]] = {}
-        self.copies: dict[tuple[tuple[int, ...], NdSbp, bool], np.ndarray] = {}
+        # per (option list, result or operand index): the list (keeping its
+        # id from being reused) and what was found
+        self.outputs: dict[tuple[int, int], tuple[object, tuple[int, ...]]] = {}
+        self.inputs: dict[tuple[int, int], tuple[object, int, tuple[int, ...]]] = {}
+        self.wanted_ids: list[np.ndarray] = []
+        self.masks: dict[tuple[int, int], np.ndarray] = {}
+        self.copies: dict[tuple[tuple[int, ...], int, bool], np.ndarray] = {}
         self.sizes: dict[tuple[tuple[int, ...], TensorType], np.ndarray] = {}
 
     def made(self, producer: OpNode | SourceNode, index: int) -> tuple[int, ...]:
         """The numbers of the layouts ``producer``'s options make of its
         result ``index``."""
-        key = (producer.id, index)
+        options = producer.options
+        key = (id(options), index)
         found = self.outputs.get(key)
         if found is None:
-            found = self.outputs[key] = tuple(
-                self._id(producer.out_layout(i, index))
-                for i in range(len(producer.options))
+            made = tuple(
+                self._id(producer.out_layout(i, index)) for i in range(len(options))
             )
-        return found
+            found = self.outputs[key] = (options, made)
+        return found[1]
 
-    def wanted(self, consumer: OpNode, index: int) -> tuple[np.ndarray, set[NdSbp]]:
-        """(per option of ``consumer``, the number of the layout it reads its
-        operand ``index`` in, -1 for none; the layouts read)."""
-        key = (consumer.id, index)
+    def wanted(self, consumer: OpNode, index: int) -> tuple[int, tuple[int, ...]]:
+        """(a handle of: per option of ``consumer``, the number of the layout
+        it reads its operand ``index`` in, -1 for none; the numbers of the
+        layouts read, ascending)."""
+        options = consumer.options
+        key = (id(options), index)
         found = self.inputs.get(key)
         if found is None:
-            read = [consumer.in_layout(j, index) for j in range(len(consumer.options))]
+            read = [consumer.in_layout(j, index) for j in range(len(options))]
             ids = [-1 if nd is None else self._id(nd) for nd in read]
-            found = self.inputs[key] = (
-                np.array(ids, dtype=int),
-                {nd for nd in read if nd is not None},
-            )
+            self.wanted_ids.append(np.array(ids, dtype=int))
+            handle = len(self.wanted_ids) - 1
+            found = self.inputs[key] = (options, handle, tuple(sorted(set(ids) - {-1})))
+        return found[1], found[2]
+
+    def wants(self, handle: int, layout: int) -> np.ndarray:
+        """Per option of the reader ``handle`` names: it reads ``layout``."""
+        key = (handle, layout)
+        found = self.masks.get(key)
+        if found is None:
+            found = self.masks[key] = self.wanted_ids[handle] == layout
         return found
 
     def _id(self, layout: NdSbp) -> int:
@@ -351,15 +369,16 @@ class _Layouts:
             self.of_id.append(layout)
         return found
 
-    def no_copy(self, made: tuple[int, ...], layout: NdSbp, fuses: bool) -> np.ndarray:
-        """Per option: it makes ``layout``, or a reader that fuses (``fuses``)
-        slices it from what the option makes (``memory.sliced``)."""
+    def no_copy(self, made: tuple[int, ...], layout: int, fuses: bool) -> np.ndarray:
+        """Per option: it makes layout number ``layout``, or a reader that
+        fuses (``fuses``) slices it from what the option makes
+        (``memory.sliced``)."""
         key = (made, layout, fuses)
         found = self.copies.get(key)
         if found is None:
-            want = self.ids.get(layout, -1)
+            read = self.of_id[layout]
             found = self.copies[key] = np.array(
-                [m == want or (fuses and sliced(self.of_id[m], layout)) for m in made]
+                [m == layout or (fuses and sliced(self.of_id[m], read)) for m in made]
             )
         return found
 
@@ -394,8 +413,8 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
         graph.hierarchy,
         liveness.step,
     )
-    # (value, layout) -> per read: (consumer, wants, no copy, first, last)
-    found: dict[tuple[int, NdSbp], list] = {}
+    # (value, layout number) -> per read: (consumer, wants, no copy, first, last)
+    found: dict[tuple[int, int], list] = {}
     boxes: list[Box] = []
     layouts = _Layouts()
     for e in graph.edges:
@@ -414,10 +433,10 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
         end = max(liveness.use_end[e.id], start)
         for layout in read:
             no_copy = layouts.no_copy(made, layout, fuses)
-            wants = wanted == layouts.ids[layout]
+            wants = layouts.wants(wanted, layout)
             if per_use:  # gathers: a copy per read (memory.per_use_copies)
                 tensor = values[e.value].tensor
-                size = local_bytes(tensor, layout, hierarchy)
+                size = local_bytes(tensor, layouts.of_id[layout], hierarchy)
                 gather = layouts.made_bytes(made, tensor, hierarchy) < size
                 if not (no_copy | ~gather).all():
                     pair = (e.dst, wants, e.dst, wants, no_copy | ~gather)
@@ -428,7 +447,7 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
                     (e.dst, wants, no_copy, start, end)
                 )
     for (v, layout), reads in found.items():
-        nbytes = local_bytes(values[v].tensor, layout, hierarchy)
+        nbytes = local_bytes(values[v].tensor, layouts.of_id[layout], hierarchy)
         producer = values[v].producer
         if len(reads) ** 2 > MAX_PAIRS:  # each read its own stretch
             boxes += [

@@ -394,15 +394,16 @@ def within_budget(
         if lam > 0 and not made:
             with phase("memory price tables"):
                 made.append(BoxTables.of(memory))
-        problem = priced_problem(
-            lambda: PairwiseProblem.from_graph(graph, costs),
-            memory,
-            hot,
-            lam,
-            layers,
-            plain,
-            made[0] if made else None,
-        )
+        with phase("memory price problem"):
+            problem = priced_problem(
+                lambda: PairwiseProblem.from_graph(graph, costs),
+                memory,
+                hot,
+                lam,
+                layers,
+                plain,
+                made[0] if made else None,
+            )
         with phase("memory price"):
             solved = solve_exact(problem)
         return None if solved is None else priced(lam, solved[0])
