@@ -16,12 +16,14 @@ from sbpc.boxing.cost_model import CostModel, Device, Link
 from sbpc.passes import propagate as propagate_pass
 from sbpc.propagation.combined_cost import (
     Collective,
+    CombinedCost,
     combined_cost,
     price_collectives,
 )
 from sbpc.propagation.combining import (
     BYTES_DEARER,
     SAME_SCALE,
+    SETTLED,
     TOLERANCE,
     Candidate,
     combined_plan,
@@ -401,3 +403,33 @@ def test_a_plan_found_twice_is_priced_once() -> None:
     assert tried[1].cost == tried[2].cost
     assert tried[1].cost == combined_cost(tried[2].plan, PLACEMENT, MODEL)
     assert sorted(priced) == sorted(set(priced)) and len(priced) == 2
+
+
+@pytest.mark.parametrize(
+    ("dearer", "rounds"), [(1e-3, [0.0]), (0.4, [0.0, 0.5, 0.125])]
+)
+def test_a_round_back_at_the_best_plans_cost_ends_the_refinement(
+    dearer: float, rounds: list[float]
+) -> None:
+    """A round whose plans all cost more than the best by at most
+    ``SETTLED`` of its communication ends the search (Mixtral-8x7B: 0.2%,
+    and two more rounds only came back there); one far dearer goes on, to
+    the share of latency the best leaves (1/2 here), then a quarter of it."""
+    assert 1e-3 < SETTLED < 0.4
+
+    def plan(tag: int, compute: float) -> Plan:
+        return SimpleNamespace(options=[tag], compute_time=compute, peak_memory=0.0)
+
+    scales: list[float] = []
+
+    def refine(scale: float, best: Plan) -> list[Plan]:
+        scales.append(scale)
+        return [plan(len(scales), dearer)]  # the same communication
+
+    best, tried = refine_with_combining(
+        lambda s: plan(0, 0.0),  # its communication costs 1.0
+        refine,
+        lambda p: CombinedCost(1.0, 1.0, 0.5, 2, 1),
+    )
+    assert scales == pytest.approx(rounds)
+    assert best is tried[0] and len(tried) == 1 + len(rounds)
