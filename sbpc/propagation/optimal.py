@@ -673,14 +673,9 @@ def _clustered_at(
     rel_gap, accept, tighten = gaps
     started = time.perf_counter()
     with phase("window lp"):
-        # Exact duals only for a plan to prove within ``rel_gap``: a large
-        # core's plan is kept within ``accept`` (its bound need not be that
-        # tight), and the memory price's (``accept`` infinite) reads no
-        # duals.  On Mixtral-8x7B at HiGHS's own tolerance the window LP
-        # took 2.7 s less and its messages bounded the plan within 0.17%
-        # (0.29% at 1e-10: the LP is degenerate, its duals many).
+        # the memory price's plans (``accept`` infinite) read no duals
         nodes, relaxed, messages = _window_messages(
-            pairwise, copies, covered, rel_gap, threads, hops, accept <= rel_gap
+            pairwise, copies, covered, rel_gap, threads, hops, math.isfinite(accept)
         )
     stats["cluster_window_nodes"] = len(nodes)
     if relaxed is None or messages is None:
@@ -793,13 +788,18 @@ def _window_messages(
     its duals as messages for the ``covered`` factors of every copy; None
     when the LP has no optimum).  Messages need no integral LP: any
     messages give a valid bound.  ``exact_duals``: solve to
-    ``WINDOW_DUAL_TOLERANCE`` (a tighter bound from the messages); off,
-    HiGHS's own tolerance, a fifth less time where the messages go unread
-    (Mixtral-8x7B's window LP: 5.0 against 4.0 s)."""
+    ``WINDOW_DUAL_TOLERANCE`` (a tighter bound from the messages) unless
+    the window's LP alone has more than ``LARGE_CORE_COLUMNS`` columns
+    (then so has the core, whose plan is kept within ``LARGE_CORE_GAP``,
+    not proven); off, or so large, HiGHS's own tolerance: on Mixtral-8x7B
+    (329,000 columns) 2.7 s less, and its messages bounded the plan within
+    0.17% (0.29% at 1e-10: the LP is degenerate, its duals many), while a
+    flax stack's window of 118,000 columns proved its plan only at 1e-10."""
     middle = copies.count // 2
     nodes = window(problem, copies.nodes(middle), hops)
     ilp = Ilp(restrict(problem, nodes), nodes, None, None)
-    tolerance = WINDOW_DUAL_TOLERANCE if exact_duals else None
+    exact = exact_duals and ilp.n_cols <= LARGE_CORE_COLUMNS
+    tolerance = WINDOW_DUAL_TOLERANCE if exact else None
     relaxed = ilp.solve_relaxation(None, rel_gap, threads, tolerance)
     if ilp.relaxed.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return nodes, None, None
