@@ -310,9 +310,10 @@ class _Layouts:
     one layout needs of each (memoised: a 2-D mesh's few dozen layouts meet
     each other millions of times on a model at full depth).  Memos are
     keyed by the option lists, which ops alike share (each layer's ops
-    share their lists with every other layer's: on Llama-3-70B the same
-    few hundred lists are read over 100,000 edges), and by layout numbers,
-    not layouts, whose hashing was a tenth of the rows' time there."""
+    share their lists with every other layer's), and by layout numbers,
+    not layouts, whose hashing was a tenth of the rows' time on
+    Llama-3-70B.  The masks handed out are shared by many boxes, so they
+    are read-only."""
 
     def __init__(self) -> None:
         self.ids: dict[NdSbp, int] = {}
@@ -359,7 +360,7 @@ class _Layouts:
         key = (handle, layout)
         found = self.masks.get(key)
         if found is None:
-            found = self.masks[key] = self.wanted_ids[handle] == layout
+            found = self.masks[key] = _frozen(self.wanted_ids[handle] == layout)
         return found
 
     def _id(self, layout: NdSbp) -> int:
@@ -377,8 +378,13 @@ class _Layouts:
         found = self.copies.get(key)
         if found is None:
             read = self.of_id[layout]
-            found = self.copies[key] = np.array(
-                [m == layout or (fuses and sliced(self.of_id[m], read)) for m in made]
+            found = self.copies[key] = _frozen(
+                np.array(
+                    [
+                        m == layout or (fuses and sliced(self.of_id[m], read))
+                        for m in made
+                    ]
+                )
             )
         return found
 
@@ -393,6 +399,12 @@ class _Layouts:
                 [local_bytes(tensor, self.of_id[m], hierarchy) for m in made]
             )
         return found
+
+
+def _frozen(mask: np.ndarray) -> np.ndarray:
+    """``mask``, read-only: one array is shared by every box that reads it."""
+    mask.flags.writeable = False
+    return mask
 
 
 # A boxed copy read by more consumers than this is cut per read instead
