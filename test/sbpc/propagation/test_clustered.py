@@ -204,3 +204,35 @@ def test_a_stack_whose_first_layer_differs_is_solved_through_the_others() -> Non
     assert problem.energy(result.labels) == pytest.approx(
         full_optimum(problem), rel=1e-9
     )
+
+
+def test_a_window_over_the_large_core_size_bounds_at_highs_own_tolerance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A window LP of more than ``LARGE_CORE_COLUMNS`` columns is solved at
+    HiGHS's own dual tolerance, and its messages still bound every plan:
+    the bound never passes the whole core's optimum."""
+    tolerances: list[float | None] = []
+    relax = optimal.Ilp.solve_relaxation
+
+    def recording(self, time_limit, rel_gap, threads, dual_tolerance=None):
+        tolerances.append(dual_tolerance)
+        return relax(self, time_limit, rel_gap, threads, dual_tolerance)
+
+    monkeypatch.setattr(optimal.Ilp, "solve_relaxation", recording)
+    problem, _ = repeated_chain(np.random.default_rng(1), 8)
+    _clustered(copy.deepcopy(problem), list(range(len(problem))), 1e-7, None)
+    assert tolerances[0] == optimal.WINDOW_DUAL_TOLERANCE  # a small window
+    monkeypatch.setattr(optimal, "LARGE_CORE_COLUMNS", 0)
+    for seed in SEEDS:
+        problem, _ = repeated_chain(np.random.default_rng(seed), 8)
+        tolerances.clear()
+        result = _clustered(
+            copy.deepcopy(problem), list(range(len(problem))), 1e-7, None
+        )
+        assert tolerances[0] is None
+        best = full_optimum(problem)
+        if result.labels is not None:
+            objective, gap = result.stats["objective"], result.stats["gap"]
+            assert objective - gap * abs(objective) <= best * (1 + 1e-9)
+            assert problem.energy(result.labels) >= best * (1 - 1e-9)
