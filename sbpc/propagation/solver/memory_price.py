@@ -213,11 +213,12 @@ def priced_problem(
         unary, tables = alike(layers, unary, tables, outside)
     for node, price in unary.items():
         problem.unary[node] = problem.unary[node] + price
+    labels: dict[int, np.ndarray] = {}  # one per count: the layers' merges hit
     for (producer, reader), table in sorted(tables.items()):
         n_p, n_r = table.shape
-        problem.add_factor(
-            Factor(producer, reader, np.arange(n_p), np.arange(n_r), table)
-        )
+        ga = labels.setdefault(n_p, np.arange(n_p))
+        gb = labels.setdefault(n_r, np.arange(n_r))
+        problem.add_factor(Factor(producer, reader, ga, gb, table))
     return problem
 
 
@@ -278,8 +279,9 @@ def alike(
             (layers.tuples[tp][j], layers.tuples[tr][j + offset])
             for j in range(max(0, -offset), min(count, count - offset))
         ]
+        mean = total / len(pairs)  # one array for every pair: merged once
         for pair in pairs:
-            kept[pair] = total / len(pairs)
+            kept[pair] = mean
     return averaged, kept
 
 

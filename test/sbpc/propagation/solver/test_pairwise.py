@@ -112,6 +112,35 @@ def test_a_repeated_table_is_prepared_once_with_the_same_result() -> None:
     np.testing.assert_array_equal(mixed.unary[3], [3.0])
 
 
+def test_one_table_added_to_one_factor_in_every_layer_is_merged_once() -> None:
+    """Repeated layers merge the same arrays into the same factor: the
+    merge is made once, and every layer's factor is what merging it alone
+    gives; other arrays of equal values are merged again."""
+    rng = np.random.default_rng(3)
+    base = Factor(0, 1, np.array([0, 1, 1, 2]), np.array([0, 0, 1]), rng.random((3, 2)))
+    price = rng.random((4, 3))
+    labels = np.arange(4), np.arange(3)
+    layers = 5
+    problem = PairwiseProblem([np.zeros(4), np.zeros(3)] * layers)
+    for k in range(layers):
+        a, b = 2 * k, 2 * k + 1
+        problem.add_factor(Factor(a, b, base.ga, base.gb, base.table))
+        problem.add_factor(Factor(a, b, *labels, price))
+    assert len(problem._merged) == 1
+    alone = PairwiseProblem([np.zeros(4), np.zeros(3)])
+    alone.add_factor(base)
+    alone.add_factor(Factor(0, 1, *labels, price.copy()))
+    expected = alone.factor(0, 1).full()
+    for k in range(layers):
+        got = problem.factor(2 * k, 2 * k + 1).full()
+        got = got + problem.unary[2 * k][:, None] + problem.unary[2 * k + 1]
+        want = expected + alone.unary[0][:, None] + alone.unary[1]
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_allclose(got, base.full() + price)
+    problem.add_factor(Factor(0, 1, *labels, price.copy()))  # equal, not same
+    assert len(problem._merged) == 2
+
+
 def test_from_graph_prices_every_labelling_as_edge_by_edge_factors() -> None:
     """Repeated layers share their factors' compaction by content: the
     problem still prices every labelling as the edges one by one do."""

@@ -115,6 +115,10 @@ def test_alike_keeps_each_groups_total() -> None:
     assert all(np.allclose(t[(v, v + 4)], 3.0) for v in (0, 1))
     assert np.allclose(t[(9, 8)], 1.0)
     assert len(t) == 3 + 2 + 1
+    # one array per group, so that adding it to every copy's factor is one
+    # merge (``PairwiseProblem._merge``), not one per copy
+    assert t[(0, 3)] is t[(1, 4)] is t[(2, 5)]
+    assert t[(0, 4)] is t[(1, 5)]
 
 
 def test_the_search_solves_each_price_through_the_layers(
