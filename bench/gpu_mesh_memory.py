@@ -18,10 +18,11 @@ N H100s of a topology JAX's CUDA plugin describes without one
 (``jax_only.deviceless_devices``: XLA's GPU compiler without autotuning).
 
 ``emit`` plans a Llama-3-8B-shaped bf16 training step
-(``examples/models/llama.py``: 8B widths, ``--layers`` layers, AdamW with
-f32 moments) for ``--devices`` devices (one ``data`` axis) under the
-``h100-sxm`` preset, once per variant, and writes each emitted module with
-its plan's peak:
+(``examples/models/llama.py``: 8B widths, or ``--model llama3-70b``'s;
+``--layers`` layers, AdamW with f32 moments) for ``--devices`` devices (one
+``data`` axis; ``--model-axis 8``: ``data`` x ``model``, 8 devices a node)
+under the ``h100-sxm`` preset, once per variant, and writes each emitted
+module with its plan's peak:
 
 * ``free``: parameters free, the device's 80 GB the budget;
 * ``remat``: every layer recomputed in the backward pass (``remat="all"``);
@@ -46,6 +47,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from jax_only import (  # bench/
@@ -64,11 +66,31 @@ VARIANTS = ("free", "remat", "dots", "budget", "fsdp")
 
 
 def _config(args: argparse.Namespace):
-    cfg = llama.LLAMA3_8B.with_(layers=args.layers, seq=args.seq, batch=args.batch)
+    cfg = llama.CONFIGS[args.model]
+    cfg = cfg.with_(layers=args.layers, seq=args.seq, batch=args.batch)
     return cfg.tiny(args.layers, args.batch) if args.tiny else cfg
 
 
-def _plan(cfg, devices: int, variant: str, budget: float | None):
+def _mesh(devices: int, model: int) -> dict[str, int]:
+    """One ``data`` axis, or ``data`` x ``model`` with ``model`` devices
+    innermost (a node's GPUs under the presets)."""
+    if model <= 1:
+        return {"data": devices}
+    if devices % model:
+        raise SystemExit(f"--model-axis {model} does not divide {devices} devices")
+    return {"data": devices // model, "model": model}
+
+
+def _donated(cfg) -> tuple[int, ...]:
+    """The flat positions of the parameters' and optimizer state's leaves
+    (the step's arguments 0 and 1), as ``build(donate=)`` takes them."""
+    import jax
+
+    params, opt = llama.abstract_train_args(cfg)[:2]
+    return tuple(range(len(jax.tree.leaves(params)) + len(jax.tree.leaves(opt))))
+
+
+def _plan(cfg, mesh: dict[str, int], variant: str, budget: float | None, donate: bool):
     import sbpc.jax
 
     sys.path.insert(0, str(_BENCH))
@@ -77,14 +99,16 @@ def _plan(cfg, devices: int, variant: str, budget: float | None):
     args = llama.abstract_train_args(cfg)
     recompute = {"remat": "all", "dots": "dots"}
     options: dict = {"remat": recompute[variant]} if variant in recompute else {}
+    if donate:  # updated in place, as scale_models.py plans them
+        options["donate_argnums"] = (0, 1)
     if variant == "budget":
         options |= {"memory_budget": budget, "remat": "auto"}
     pinned = CONFIGS["fsdp"] if variant == "fsdp" else None
     return sbpc.jax.plan(
         llama.train_step(cfg),
         *args,
-        mesh={"data": devices},
-        in_layouts=_layouts(args, pinned, ("data",)),
+        mesh=mesh,
+        in_layouts=_layouts(args, pinned, tuple(mesh)),
         cost_model="h100-sxm,mem=1e15" if variant == "fsdp" else "h100-sxm",
         quiet=True,
         **options,
@@ -96,11 +120,14 @@ def emit(args: argparse.Namespace) -> None:
     import sbpc.jax
 
     cfg = _config(args)
+    mesh = _mesh(args.devices, args.model_axis)
     out = Path(args.dir)
     out.mkdir(parents=True, exist_ok=True)
     facts: dict = {
         "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
         "devices": args.devices,
+        "mesh": mesh,
+        "donate": _donated(cfg) if args.donate else (),
         "variants": {},
     }
     free_peak = None
@@ -108,7 +135,7 @@ def emit(args: argparse.Namespace) -> None:
         start = time.perf_counter()
         budget = None if free_peak is None else free_peak * args.fraction
         try:
-            planned = _plan(cfg, args.devices, variant, budget)
+            planned = _plan(cfg, mesh, variant, budget, args.donate)
         except sbpc.jax.SbpcError as e:
             print(f"{variant:6} no plan: {str(e).splitlines()[0][:200]}")
             continue
@@ -130,9 +157,17 @@ def emit(args: argparse.Namespace) -> None:
     (out / "plan.json").write_text(json.dumps(facts, indent=1))
 
 
-def _compare(cfg, program, planned: float, unit: float, devices=None) -> str:
-    """Compile the emitted module and XLA's partitioner with its shardings
-    (on ``devices``: default JAX's)."""
+def _compare(
+    cfg,
+    program,
+    planned: float,
+    unit: float,
+    devices=None,
+    with_xla: bool = True,
+    donate: Sequence[int] = (),
+) -> str:
+    """Compile the emitted module and (``with_xla``) XLA's partitioner with its
+    shardings (on ``devices``: default JAX's)."""
     import jax
     from jax.sharding import NamedSharding
 
@@ -144,15 +179,22 @@ def _compare(cfg, program, planned: float, unit: float, devices=None) -> str:
         NamedSharding(mesh, s)
         for s in (specs if isinstance(specs, tuple) else (specs,))
     ]
-    compiled = program.build(mesh).lower(*flat).compile()
+    donate = tuple(donate)
+    compiled = program.build(mesh, donate=donate).lower(*flat).compile()
     ours, ours_temp = compiled_bytes(compiled)
+    if not with_xla:  # at full depth XLA's partitioner takes many times as long
+        line = f"{planned / unit:8.2f} {ours / unit:9.2f} {planned / ours:6.2f}"
+        line += f" {ours_temp / unit:8.2f} {'-':>8} {'-':>8} {'-':>6}"
+        return f"{line} {gathers(compiled):7}"
     step = llama.train_step(cfg)
     tree = jax.tree.structure(llama.abstract_train_args(cfg))
 
     def flat_step(*leaves):
         return jax.tree.leaves(step(*jax.tree.unflatten(tree, leaves)))
 
-    xla = jax.jit(flat_step, in_shardings=ins, out_shardings=outs)
+    xla = jax.jit(
+        flat_step, in_shardings=ins, out_shardings=outs, donate_argnums=donate
+    )
     theirs, theirs_temp = compiled_bytes(xla.lower(*flat).compile())
     cells = [planned, ours, planned / ours, ours_temp, theirs, theirs_temp]
     cells.append(ours / theirs)
@@ -189,7 +231,8 @@ def run(args: argparse.Namespace) -> None:
         if args.device_memory:
             where += f", {args.device_memory:g} GiB each"
     print(
-        f"jax {jax.__version__}, {devices} x {kind} ({where}); step {facts['config']}"
+        f"jax {jax.__version__}, {devices} x {kind} ({where}), mesh"
+        f" {facts.get('mesh', {'data': devices})}; step {facts['config']}"
     )
     chosen = {v: p for v, p in facts["variants"].items() if v in args.variants}
     peaks = [plan["peak_memory"] for plan in chosen.values()]
@@ -203,7 +246,15 @@ def run(args: argparse.Namespace) -> None:
         start = time.perf_counter()
         try:
             program = load_module(out / f"{variant}.py")
-            line = _compare(cfg, program, plan["peak_memory"], unit, targets)
+            line = _compare(
+                cfg,
+                program,
+                plan["peak_memory"],
+                unit,
+                targets,
+                not args.no_xla,
+                facts.get("donate", ()),
+            )
         except Exception as e:  # report and go on to the next variant
             line = f"failed: {type(e).__name__}: {str(e).splitlines()[0][:160]}"
         print(f"{variant:8} {line}  ({time.perf_counter() - start:.0f} s)", flush=True)
@@ -214,6 +265,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("mode", choices=("emit", "run"))
     parser.add_argument("dir", help="where emit writes and run reads")
     parser.add_argument("--devices", type=int, default=8)
+    parser.add_argument(
+        "--model",
+        choices=("llama3-8b", "llama3-70b"),
+        default="llama3-8b",
+        help="emit: the widths (examples/models/llama.py)",
+    )
+    parser.add_argument(
+        "--model-axis",
+        type=int,
+        default=1,
+        help="emit: a 'model' axis of this many devices inside 'data' (2-D mesh)",
+    )
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--seq", type=int, default=4096)
     parser.add_argument("--batch", type=int, default=8)
@@ -228,6 +291,16 @@ def main(argv: list[str] | None = None) -> None:
         "--fraction", type=float, default=0.6, help="budget: of free's peak"
     )
     parser.add_argument("--tiny", action="store_true", help="CPU-sized widths")
+    parser.add_argument(
+        "--donate",
+        action="store_true",
+        help="emit: parameters and optimizer state donated (updated in place)",
+    )
+    parser.add_argument(
+        "--no-xla",
+        action="store_true",
+        help="run: compile the emitted modules only, not XLA's partitioner beside",
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--cpu", action="store_true", help="run on simulated CPUs")
     where.add_argument(
