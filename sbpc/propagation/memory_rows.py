@@ -326,6 +326,11 @@ class _Layouts:
         self.masks: dict[tuple[int, int], np.ndarray] = {}
         self.copies: dict[tuple[tuple[int, ...], int, bool], np.ndarray] = {}
         self.sizes: dict[tuple[tuple[int, ...], TensorType], np.ndarray] = {}
+        # masks combined and tested, by the ids of the masks (held here, so
+        # an id met again is the same array): millions of stretches on a
+        # model at full depth combine a few thousand masks
+        self.ors: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.complete: dict[int, tuple[np.ndarray, bool]] = {}
 
     def made(self, producer: OpNode | SourceNode, index: int) -> tuple[int, ...]:
         """The numbers of the layouts ``producer``'s options make of its
@@ -387,6 +392,22 @@ class _Layouts:
                 )
             )
         return found
+
+    def either(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``x | y`` (read-only), once per pair of masks."""
+        if x is y:
+            return x
+        found = self.ors.get((id(x), id(y)))
+        if found is None:
+            found = self.ors[(id(x), id(y))] = (x, y, _frozen(x | y))
+        return found[2]
+
+    def everywhere(self, mask: np.ndarray) -> bool:
+        """``mask.all()``, once per mask."""
+        found = self.complete.get(id(mask))
+        if found is None:
+            found = self.complete[id(mask)] = (mask, bool(mask.all()))
+        return found[1]
 
     def made_bytes(
         self, made: tuple[int, ...], tensor: TensorType, hierarchy: Sequence[int]
@@ -454,7 +475,7 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
                     pair = (e.dst, wants, e.dst, wants, no_copy | ~gather)
                     boxes.append(Box(e.src, (pair,), size, at_use, max(end, at_use)))
                 no_copy = no_copy | gather
-            if not no_copy.all():
+            if not layouts.everywhere(no_copy):
                 found.setdefault((e.value, layout), []).append(
                     (e.dst, wants, no_copy, start, end)
                 )
@@ -470,7 +491,7 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
         cuts = sorted({r[3] for r in reads} | {r[4] + 1 for r in reads})
         for first, after in itertools.pairwise(cuts):
             pairs = tuple(
-                (a[0], a[1], b[0], b[1], a[2] | b[2])
+                (a[0], a[1], b[0], b[1], layouts.either(a[2], b[2]))
                 for a in reads
                 if a[3] <= first
                 for b in reads

@@ -137,11 +137,22 @@ class BoxTables:
         # id names one array): a few thousand masks shared by millions of boxes
         known: dict[int, bytes] = {}
 
+        # and their unions, by the ids of the two (held here, as above)
+        unions: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
+
         def key_of(mask: np.ndarray) -> bytes:
             found = known.get(id(mask))
             if found is None:
                 found = known[id(mask)] = mask.tobytes()
             return found
+
+        def either(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            if x is y:
+                return x
+            found = unions.get((id(x), id(y)))
+            if found is None:
+                found = unions[(id(x), id(y))] = (x, y, x | y)
+            return found[2]
 
         for i, box in enumerate(memory.boxes):
             reader, wants, other, other_wants, no_copy = box.pairs[0]
@@ -151,13 +162,12 @@ class BoxTables:
                 no_copy_key = key_of(no_copy)
             else:
                 merged: dict[int, np.ndarray] = {}
-                no_copy = np.zeros(len(box.pairs[0][4]), dtype=bool)
                 for a, wants_a, b, wants_b, made in box.pairs:
-                    merged[a] = merged.get(a, wants_a) | wants_a
-                    merged[b] = merged.get(b, wants_b) | wants_b
-                    no_copy |= made  # per producer option
-                readers = {r: (w, w.tobytes()) for r, w in merged.items()}
-                no_copy_key = no_copy.tobytes()
+                    merged[a] = either(merged.get(a, wants_a), wants_a)
+                    merged[b] = either(merged.get(b, wants_b), wants_b)
+                    no_copy = either(no_copy, made)  # per producer option
+                readers = {r: (w, key_of(w)) for r, w in merged.items()}
+                no_copy_key = key_of(no_copy)
             per_byte[i] = box.nbytes / len(readers)
             for reader, (wants, wants_key) in readers.items():
                 if reader == box.producer:

@@ -166,6 +166,17 @@ def test_bisection_stops_when_over_and_fitting_cost_alike(
     assert found.best is not None and found.best.peak <= 10.0
 
 
+def test_the_stretches_share_their_masks_read_only(setup) -> None:
+    """The stretches of a model's copies combine a few masks millions of
+    times (Llama-3-70B: 5 million pairs): each union is made once and
+    shared, read-only, so that no box can change another's."""
+    g, _, _ = setup
+    pairs = [pair for box in MemoryRows.of(g).boxes for pair in box.pairs]
+    made = {id(pair[4]): pair[4] for pair in pairs}
+    assert not any(mask.flags.writeable for mask in made.values())
+    assert len(made) <= len(pairs) / 4
+
+
 def test_box_tables_made_once_price_as_each_box_does(setup) -> None:
     """``BoxTables`` (made once per search) gives the tables summed box by
     box, each box's price split among its readers."""
