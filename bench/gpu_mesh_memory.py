@@ -37,7 +37,13 @@ module with its plan's peak:
 ``run`` compiles each emitted module and, beside it, ``jax.jit`` of the
 same step given the same input and output shardings (XLA's own
 partitioner), and prints planned, compiled and XLA's bytes per device
-(argument + output - alias + temporaries), side by side.
+(argument + output - alias + temporaries), side by side; ``--no-xla``
+compiles the emitted modules alone (at the 70B's full depth XLA's
+partitioner takes many times as long).  On a GPU, set
+``XLA_FLAGS=--xla_gpu_autotune_level=0`` when only the memory is wanted:
+with autotuning, one 2-layer module at the 70B's widths for 64 mock
+processes did not compile in 150 s on an H100, without it in 9 s
+(docs/memory.md, "At the 70B's widths on 8 x 8").
 """
 
 from __future__ import annotations
