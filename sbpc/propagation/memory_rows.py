@@ -471,10 +471,11 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
                 tensor = values[e.value].tensor
                 size = local_bytes(tensor, layouts.of_id[layout], hierarchy)
                 gather = layouts.made_bytes(made, tensor, hierarchy) < size
-                if not (no_copy | ~gather).all():
-                    pair = (e.dst, wants, e.dst, wants, no_copy | ~gather)
+                kept = _frozen(no_copy | ~gather)
+                if not kept.all():
+                    pair = (e.dst, wants, e.dst, wants, kept)
                     boxes.append(Box(e.src, (pair,), size, at_use, max(end, at_use)))
-                no_copy = no_copy | gather
+                no_copy = _frozen(no_copy | gather)
             if not layouts.everywhere(no_copy):
                 found.setdefault((e.value, layout), []).append(
                     (e.dst, wants, no_copy, start, end)
