@@ -43,7 +43,10 @@ partitioner takes many times as long).  On a GPU, set
 ``XLA_FLAGS=--xla_gpu_autotune_level=0`` when only the memory is wanted:
 with autotuning, one 2-layer module at the 70B's widths for 64 mock
 processes did not compile in 150 s on an H100, without it in 9 s
-(docs/memory.md, "At the 70B's widths on 8 x 8").
+(docs/memory.md, "At the 70B's widths on 8 x 8").  ``--deviceless`` keeps
+the ``XLA_FLAGS`` given: Mixtral's step needs
+``--xla_gpu_enable_triton_gemm=false`` there (without autotuning XLA found
+no Triton tiling for one of its products).
 """
 
 from __future__ import annotations
@@ -217,7 +220,13 @@ def run(args: argparse.Namespace) -> None:
     out, facts = plan_facts(args.dir)
     devices = facts["devices"]
     if args.cpu or args.deviceless:
-        os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+        given = [  # the user's flags, kept; the device count is this mesh's
+            flag
+            for flag in os.environ.get("XLA_FLAGS", "").split()
+            if not flag.startswith("--xla_force_host_platform_device_count")
+        ]
+        given.append(f"--xla_force_host_platform_device_count={devices}")
+        os.environ["XLA_FLAGS"] = " ".join(given)
         os.environ["JAX_PLATFORMS"] = "cpu"
     import jax  # imported already (llama.py): its backends start later
 
@@ -273,7 +282,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--devices", type=int, default=8)
     parser.add_argument(
         "--model",
-        choices=("llama3-8b", "llama3-70b"),
+        choices=("llama3-8b", "llama3-70b", "mixtral-8x7b"),
         default="llama3-8b",
         help="emit: the widths (examples/models/llama.py)",
     )
