@@ -326,11 +326,7 @@ class _Layouts:
         self.masks: dict[tuple[int, int], np.ndarray] = {}
         self.copies: dict[tuple[tuple[int, ...], int, bool], np.ndarray] = {}
         self.sizes: dict[tuple[tuple[int, ...], TensorType], np.ndarray] = {}
-        # masks combined and tested, by the ids of the masks (held here, so
-        # an id met again is the same array): millions of stretches on a
-        # model at full depth combine a few thousand masks
-        self.ors: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self.complete: dict[int, tuple[np.ndarray, bool]] = {}
+        self.shared = SharedMasks()  # the stretches' unions and tests
 
     def made(self, producer: OpNode | SourceNode, index: int) -> tuple[int, ...]:
         """The numbers of the layouts ``producer``'s options make of its
@@ -393,22 +389,6 @@ class _Layouts:
             )
         return found
 
-    def either(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """``x | y`` (read-only), once per pair of masks."""
-        if x is y:
-            return x
-        found = self.ors.get((id(x), id(y)))
-        if found is None:
-            found = self.ors[(id(x), id(y))] = (x, y, _frozen(x | y))
-        return found[2]
-
-    def everywhere(self, mask: np.ndarray) -> bool:
-        """``mask.all()``, once per mask."""
-        found = self.complete.get(id(mask))
-        if found is None:
-            found = self.complete[id(mask)] = (mask, bool(mask.all()))
-        return found[1]
-
     def made_bytes(
         self, made: tuple[int, ...], tensor: TensorType, hierarchy: Sequence[int]
     ) -> np.ndarray:
@@ -426,6 +406,43 @@ def _frozen(mask: np.ndarray) -> np.ndarray:
     """``mask``, read-only: one array is shared by every box that reads it."""
     mask.flags.writeable = False
     return mask
+
+
+class SharedMasks:
+    """Unions, tests and bytes of read-only masks, once per mask (or pair),
+    keyed by the masks' ids: millions of boxes on a model at full depth
+    combine a few thousand masks (Llama-3-70B: 5 million pairs of reads),
+    and numpy's overhead on each small array was most of the rows' and the
+    price tables' time.  The memo holds every mask it keys, so an id met
+    again is the same array; masks are never written to."""
+
+    def __init__(self) -> None:
+        self._unions: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
+        self._complete: dict[int, tuple[np.ndarray, bool]] = {}
+        self._bytes: dict[int, tuple[np.ndarray, bytes]] = {}
+
+    def either(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``x | y``, read-only (``x`` itself when ``y`` is ``x``)."""
+        if x is y:
+            return x
+        found = self._unions.get((id(x), id(y)))
+        if found is None:
+            found = self._unions[(id(x), id(y))] = (x, y, _frozen(x | y))
+        return found[2]
+
+    def everywhere(self, mask: np.ndarray) -> bool:
+        """``mask.all()``."""
+        found = self._complete.get(id(mask))
+        if found is None:
+            found = self._complete[id(mask)] = (mask, bool(mask.all()))
+        return found[1]
+
+    def bytes_of(self, mask: np.ndarray) -> bytes:
+        """``mask.tobytes()``: a key of its contents."""
+        found = self._bytes.get(id(mask))
+        if found is None:
+            found = self._bytes[id(mask)] = (mask, mask.tobytes())
+        return found[1]
 
 
 # A boxed copy read by more consumers than this is cut per read instead
@@ -476,7 +493,7 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
                     pair = (e.dst, wants, e.dst, wants, kept)
                     boxes.append(Box(e.src, (pair,), size, at_use, max(end, at_use)))
                 no_copy = _frozen(no_copy | gather)
-            if not layouts.everywhere(no_copy):
+            if not layouts.shared.everywhere(no_copy):
                 found.setdefault((e.value, layout), []).append(
                     (e.dst, wants, no_copy, start, end)
                 )
@@ -492,7 +509,7 @@ def _boxes(graph: SbpGraph, liveness: Liveness) -> list[Box]:
         cuts = sorted({r[3] for r in reads} | {r[4] + 1 for r in reads})
         for first, after in itertools.pairwise(cuts):
             pairs = tuple(
-                (a[0], a[1], b[0], b[1], layouts.either(a[2], b[2]))
+                (a[0], a[1], b[0], b[1], layouts.shared.either(a[2], b[2]))
                 for a in reads
                 if a[3] <= first
                 for b in reads

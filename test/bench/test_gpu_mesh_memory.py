@@ -51,3 +51,30 @@ def test_deviceless_devices_are_h100s_or_say_what_is_missing() -> None:
     devices = jax_only.deviceless_devices(8)
     assert [d.id for d in devices] == list(range(8))
     assert {d.device_kind for d in devices} == {"NVIDIA H100 80GB HBM3"}
+
+
+def test_a_2d_mesh_with_donated_state_compiles_the_emitted_module_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--model llama3-70b --model-axis 2 --donate``: a ``data`` x ``model``
+    mesh, the state donated to the emitted module; ``--no-xla`` compiles
+    it alone (XLA's cells are dashes)."""
+    args = ["--tiny", "--layers", "1", "--seq", "8", "--variants", "remat"]
+    args += ["--model", "llama3-70b", "--model-axis", "2", "--donate"]
+    gpu_mesh_memory.main(["emit", str(tmp_path), *args])
+    facts = json.loads((tmp_path / "plan.json").read_text())
+    assert facts["mesh"] == {"data": 4, "model": 2}
+    assert facts["config"]["kv_heads"] < facts["config"]["heads"]  # GQA, as 70B
+    assert len(facts["donate"]) > 10  # every parameter and moment
+    capsys.readouterr()
+    gpu_mesh_memory.main(["run", str(tmp_path), "--cpu", "--no-xla"])
+    out = capsys.readouterr().out
+    assert "mesh {'data': 4, 'model': 2}" in out, out
+    row = re.search(
+        r"^remat +([\d.]+) +([\d.]+) +([\d.]+) +[\d.]+ +- +- +- ", out, re.M
+    )
+    assert row is not None, out
+    planned, compiled, ratio = map(float, row.groups())
+    assert compiled > 0 and ratio == pytest.approx(planned / compiled, abs=0.01)
+    with pytest.raises(SystemExit, match="does not divide"):
+        gpu_mesh_memory.main(["emit", str(tmp_path), *args[:-3], "--model-axis", "3"])

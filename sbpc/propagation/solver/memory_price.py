@@ -41,7 +41,7 @@ import numpy as np
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import PropagationError, SbpGraph
 from sbpc.propagation.memory import plan_memory
-from sbpc.propagation.memory_rows import MemoryRows
+from sbpc.propagation.memory_rows import MemoryRows, SharedMasks
 from sbpc.propagation.solver.layers import Copies, find_copies
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 from sbpc.propagation.solver.shrink import shrink
@@ -133,27 +133,9 @@ class BoxTables:
         per_byte = np.zeros(len(memory.boxes))
         # per (producer, reader): its groups and their masks, first seen first
         pairs: dict[tuple[int, int], tuple[list[int], list, list]] = {}
-        # the bytes of the masks the boxes hold (alive while they are, so an
-        # id names one array): a few thousand masks shared by millions of boxes
-        known: dict[int, bytes] = {}
-
-        # and their unions, by the ids of the two (held here, as above)
-        unions: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
-
-        def key_of(mask: np.ndarray) -> bytes:
-            found = known.get(id(mask))
-            if found is None:
-                found = known[id(mask)] = mask.tobytes()
-            return found
-
-        def either(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            if x is y:
-                return x
-            found = unions.get((id(x), id(y)))
-            if found is None:
-                found = unions[(id(x), id(y))] = (x, y, x | y)
-            return found[2]
-
+        # a few thousand masks shared by millions of boxes
+        masks = SharedMasks()
+        either, key_of = masks.either, masks.bytes_of
         for i, box in enumerate(memory.boxes):
             reader, wants, other, other_wants, no_copy = box.pairs[0]
             if len(box.pairs) == 1 and reader == other and wants is other_wants:
