@@ -79,8 +79,9 @@ from sbpc.propagation.lower_bound import (
     lower_bound,
     proven_bound,
 )
-from sbpc.propagation.memory import argument_bytes
+from sbpc.propagation.memory import argument_bytes, layouts_of
 from sbpc.propagation.optimal import MIN_SOLVE_SECONDS, Optimal
+from sbpc.propagation.order_fences import FENCE_FRACTION, order_fences
 from sbpc.propagation.plan import Plan, build_plan
 from sbpc.propagation.report.dot import ReportError, format_dot
 from sbpc.propagation.report.html import format_html
@@ -90,9 +91,11 @@ from sbpc.propagation.scenarios import least_worst_regret
 from sbpc.propagation.strategy import BudgetError
 from sbpc.timing import active_timer, phase
 
-from .bridge.graph import function_graphs
+from .bridge.fences import write_fences
+from .bridge.graph import FunctionGraphs, function_graphs
 from .budget_hints import budget_hints
 from .options import (
+    OptionError,
     count,
     one_of,
     parse_cost_model,
@@ -158,6 +161,10 @@ class SbpPropagatePass(ModulePass):
     # The emitter's ``combine-bytes`` (``jax-target``): the memory model
     # counts the buffers of the collectives it combines (0: none).
     combine_bytes: int = DEFAULT_MAX_BYTES
+    # Buffers of at least this many bytes per device keep the memory model's
+    # order (``order_fences``): unset, 1/64 of the device's memory where the
+    # cost model knows it (none where it does not); 0: no fences.
+    fence_bytes: int | float | str | None = None
 
     def __post_init__(self) -> None:
         """Every option value checked and converted once, as the pipeline is
@@ -171,6 +178,15 @@ class SbpPropagatePass(ModulePass):
         count("combine_bytes", self.combine_bytes)
         writable_file("report", self.report)
         object.__setattr__(self, "_cost_model", parse_cost_model(self.cost_model))
+        if self.fence_bytes not in (0, "0"):
+            try:
+                fence = positive_number("fence_bytes", self.fence_bytes, "bytes")
+            except OptionError:
+                raise OptionError(
+                    "fence_bytes must be 0 or a positive number of bytes, "
+                    f"not {self.fence_bytes}"
+                ) from None
+            object.__setattr__(self, "fence_bytes", fence)
         for name, unit in (("memory_budget", "bytes"), ("time_limit", "seconds")):
             object.__setattr__(
                 self, name, positive_number(name, getattr(self, name), unit)
@@ -233,6 +249,7 @@ class SbpPropagatePass(ModulePass):
                     self._count_collectives(plan, problem)
                     with phase("write back"):
                         graphs.write_back(placement, plan)
+                    self._write_fences(graphs, placement, plan)
                     plans.append(FunctionPlan(f.sym_name.data, placement, plan))
         return plans
 
@@ -289,6 +306,25 @@ class SbpPropagatePass(ModulePass):
         ):
             budget = None
         mark_gathers_per_use(plan.graph, plan.options, budget)
+
+    def _write_fences(
+        self, graphs: FunctionGraphs, placement: Placement, plan: Plan
+    ) -> None:
+        """Keep the model's order where the buffers are large
+        (``order_fences``, ``fence_bytes``)."""
+        min_bytes = self.fence_bytes
+        if min_bytes is None:
+            capacity = self.parsed_cost_model.memory_capacity
+            min_bytes = capacity / FENCE_FRACTION if capacity else 0
+        if not min_bytes or plan.graph.is_single_device:
+            return
+        with phase("order fences"):
+            fences = order_fences(
+                plan.graph,
+                layouts_of(plan.graph, plan.options),
+                float(min_bytes),
+            )
+            write_fences(graphs, placement, plan, fences)
 
     def _count_collectives(self, plan: Plan, problem: _Problem) -> None:
         """Make ``plan``'s memory count the buffers of the collectives the

@@ -59,6 +59,10 @@ class PlanOptions:
     structure, ``sbpc.jax_ties``) come back in the layout their argument
     came in, unless ``out_layouts`` gives them one; False frees them.
     ``quiet``: no progress lines (shown only when stderr is a terminal).
+    ``fence_bytes``: buffers of at least this many bytes per device keep
+    the memory model's order in the emitted program (order fences,
+    docs/memory.md); None: 1/64 of the device's memory where the cost
+    model knows it, else none; 0: none.
     ``pipeline``: a ``Pipeline`` (stages, microbatches, schedule) to run the
     step as (``sbpc.jax_pipeline``, docs/pipeline.md).  ``remat``:
     what ``remat_pass`` takes: which layers to recompute, and how.
@@ -74,6 +78,7 @@ class PlanOptions:
     combine_bytes: int = DEFAULT_MAX_BYTES
     tie_state: bool = True
     quiet: bool = False
+    fence_bytes: float | None = None
     pipeline: Pipeline | None = None
     remat: str | tuple[str, str] = "none"
 
@@ -103,8 +108,21 @@ class PlanOptions:
                 raise SbpcError(
                     f"{name}: expected True or False, not {getattr(self, name)!r}"
                 )
-        # The memory model counts the buffers of the collectives the emitter combines.
-        return replace(propagate, combine_bytes=int(self.combine_bytes))
+        if self.fence_bytes is not None and not (
+            isinstance(self.fence_bytes, numbers.Real)
+            and not isinstance(self.fence_bytes, bool | np.bool_)
+        ):
+            raise SbpcError(f"fence_bytes must be a number, not {self.fence_bytes!r}")
+        try:
+            # The memory model counts the buffers of the collectives the
+            # emitter combines.
+            return replace(
+                propagate,
+                combine_bytes=int(self.combine_bytes),
+                fence_bytes=self.fence_bytes,
+            )
+        except OptionError as e:
+            raise SbpcError(str(e)) from e
 
 
 def check_search(

@@ -36,7 +36,9 @@ use (``SbpGraph.gathered_per_use``, FSDP) is an argument in its storage
 layout plus one boxed buffer per reading op, live only around that op.
 
 Not modelled: the scheduler's reordering beyond collectives (program
-order is kept), heap fragmentation, and collectives' internal scratch.
+order is kept; where buffers are large ``sbp-propagate`` writes that order
+into the program, ``order_fences``), heap fragmentation, and collectives'
+internal scratch.
 """
 
 from __future__ import annotations

@@ -337,3 +337,31 @@ def test_donated_state_is_counted_once_in_a_plans_memory():
     assert "jax.buffer_donor" in str(donated.module)
     with pytest.raises(sj.SbpcError, match="donate_argnums"):
         sj.plan(train_step, *args, mesh=8, donate_argnums=3, quiet=True)
+
+
+def _attention_loss(q, k, v):
+    return jnp.sum(jax.nn.dot_product_attention(q, k, v, is_causal=True) ** 2)
+
+
+def test_order_fences_keep_the_numbers_and_bad_thresholds_are_named():
+    """Fencing every stored buffer (``fence_bytes=1``) of an attention
+    step's gradient puts barriers in the emitted program and leaves its
+    numbers those of ``jax.jit``; ``fence_bytes=0`` writes none."""
+    grad = jax.grad(_attention_loss, argnums=(0, 1, 2))
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((4, 16, 4, 8)).astype(np.float32) for _ in "qkv")
+    want = jax.jit(grad)(q, k, v)
+    barriers = {}
+    for fence in (1, 0):
+        step = sj.distribute(
+            grad, q, k, v, mesh={"data": 2, "model": 4}, fence_bytes=fence, quiet=True
+        )
+        barriers[fence] = step.source.count("lax.optimization_barrier(")
+        for g, w in zip(step(q, k, v), want, strict=True):
+            np.testing.assert_allclose(
+                np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-5
+            )
+    assert barriers[1] > barriers[0] == 0
+    for bad in (-1, "lots", True):
+        with pytest.raises(sj.SbpcError, match="fence_bytes"):
+            sj.plan(grad, q, k, v, mesh=8, fence_bytes=bad, quiet=True)

@@ -9,6 +9,8 @@
 // RUN: not sbpc-opt %s -p 'sbp-propagate{strategy=nosuch}' 2>&1 | filecheck %s --check-prefix=STRATEGY
 // RUN: not sbpc-opt %s -p 'sbp-propagate{cost_model="bw=0"}' 2>&1 | filecheck %s --check-prefix=COST
 // RUN: not sbpc-opt %s -p 'sbp-propagate{report_format=yaml}' 2>&1 | filecheck %s --check-prefix=FORMAT
+// RUN: not sbpc-opt %s -p 'sbp-propagate{fence_bytes=-1}' 2>&1 | filecheck %s --check-prefix=FENCE
+// RUN: sbpc-opt %s -p 'sbp-propagate{fence_bytes=0}' | filecheck %s
 // A value of the wrong kind names its option (xDSL's message does not).
 // RUN: not sbpc-opt %s -p 'sbp-propagate{strategy=1}' 2>&1 | filecheck %s --check-prefix=KIND
 // Numbers in exponent form are numbers (they reach the pass as text).
@@ -22,6 +24,7 @@
 // TIME0: sbpc-opt: error: time_limit must be a positive number of seconds, not 0
 // STRATEGY: sbpc-opt: error: unknown strategy 'nosuch', expected one of greedy, bfs, optimal
 // COST: sbpc-opt: error: bad cost_model option
+// FENCE: sbpc-opt: error: fence_bytes must be 0 or a positive number of bytes, not -1
 // FORMAT: sbpc-opt: error: unknown report_format 'yaml', expected one of text, json, html, dot
 // CHECK: sbp.sig = #sbp.sig<([S(0)], [S(0)]) -> ([S(0)])>
 module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
