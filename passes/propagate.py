@@ -324,7 +324,9 @@ class SbpPropagatePass(ModulePass):
                 layouts_of(plan.graph, plan.options),
                 float(min_bytes),
             )
-            write_fences(graphs, placement, plan, fences)
+            written = write_fences(graphs, placement, plan, fences)
+        if written:
+            plan.stats["order_fences"] = written
 
     def _count_collectives(self, plan: Plan, problem: _Problem) -> None:
         """Make ``plan``'s memory count the buffers of the collectives the

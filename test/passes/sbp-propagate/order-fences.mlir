@@ -1,5 +1,6 @@
 // RUN: sbpc-opt %s -p 'sbp-propagate{fence_bytes=1024}' | filecheck %s
 // RUN: sbpc-opt %s -p 'sbp-propagate{fence_bytes=0}' | filecheck %s --check-prefix=NONE
+// RUN: sbpc-opt %s -p 'sbp-propagate{fence_bytes=1024 report=-}' 2>&1 >/dev/null | filecheck %s --check-prefix=REPORT
 // RUN: sbpc-opt %s -p sbp-propagate | filecheck %s --check-prefix=NONE
 // RUN: sbpc-opt %s -p 'sbp-propagate{fence_bytes=1024},sbp-lower-boxing' -t 'jax{function=attention_backward}' -o %t.py
 // RUN: env XLA_FLAGS=--xla_force_host_platform_device_count=8 %python %t.py | filecheck %s --check-prefix=EXEC
@@ -85,5 +86,13 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
     return %r : tensor<2x16x16xf32>
   }
 }
+
+// The report counts the fences written per function.
+// REPORT-LABEL: // sbp-propagate @attention_backward
+// REPORT: stats: {{.*}}order_fences=1
+// REPORT-LABEL: // sbp-propagate @shared_fusion
+// REPORT: stats: {{.*}}order_fences=1
+// REPORT-LABEL: // sbp-propagate @ordered_by_its_operands
+// REPORT-NOT: order_fences
 
 // EXEC: ok
