@@ -49,6 +49,7 @@ from sbpc.boxing.combine_schedule import DEFAULT_MAX_BYTES
 from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects.diagnostics import LocatedError
 from sbpc.dialects.sbp import verify_sbp_annotations
+from sbpc.dialects.sbp.pipeline import pipeline_options
 from sbpc.output import OutputError, write_file
 from sbpc.propagation.collective_memory import combined_collectives
 from sbpc.propagation.combined_cost import CombinedCost, combined_cost
@@ -316,7 +317,12 @@ class SbpPropagatePass(ModulePass):
         if min_bytes is None:
             capacity = self.parsed_cost_model.memory_capacity
             min_bytes = capacity / FENCE_FRACTION if capacity else 0
-        if not min_bytes or plan.graph.is_single_device:
+        # A pipelined function's order is its schedule's (sbp-pipeline).
+        if (
+            not min_bytes
+            or plan.graph.is_single_device
+            or pipeline_options(graphs.function) is not None
+        ):
             return
         with phase("order fences"):
             fences = order_fences(

@@ -57,6 +57,23 @@ def test_gpt_in_two_stages_equals_jit(gpt_2x2x2: sbpc.jax.Distributed) -> None:
     assert len(gpt_2x2x2.plans) == 2  # one plan per stage's placement
 
 
+def test_a_pipelined_step_takes_no_order_fences() -> None:
+    """A pipeline's order is its schedule's: even with every buffer large
+    enough to fence (``fence_bytes=1``) its stages get none, and it equals
+    jax.jit (fences in its stages broke the runtime's split)."""
+    step = sbpc.jax.distribute(
+        gpt.train_step,
+        *gpt.train_args(),
+        mesh=((2, 2, 2), ("stage", "data", "model")),
+        strategy="greedy",
+        quiet=True,
+        fence_bytes=1,
+        pipeline=sbpc.jax.Pipeline(stages=2, microbatches=2, schedule="gpipe"),
+    )
+    assert all("order_fences" not in p.plan.stats for p in step.plans)
+    check(step, gpt.train_step, gpt.train_args(), atol=1e-5)
+
+
 def test_1f1b_holds_fewer_activations_than_gpipe(
     gpt_2x2x2: sbpc.jax.Distributed,
 ) -> None:
