@@ -179,15 +179,7 @@ class SbpPropagatePass(ModulePass):
         count("combine_bytes", self.combine_bytes)
         writable_file("report", self.report)
         object.__setattr__(self, "_cost_model", parse_cost_model(self.cost_model))
-        if self.fence_bytes not in (0, "0"):
-            try:
-                fence = positive_number("fence_bytes", self.fence_bytes, "bytes")
-            except OptionError:
-                raise OptionError(
-                    "fence_bytes must be 0 or a positive number of bytes, "
-                    f"not {self.fence_bytes}"
-                ) from None
-            object.__setattr__(self, "fence_bytes", fence)
+        object.__setattr__(self, "fence_bytes", _fence_bytes(self.fence_bytes))
         for name, unit in (("memory_budget", "bytes"), ("time_limit", "seconds")):
             object.__setattr__(
                 self, name, positive_number(name, getattr(self, name), unit)
@@ -514,6 +506,22 @@ class SbpPropagatePass(ModulePass):
             memory_capacity=problem.cost_model.memory_capacity,
             improve=bool(self.improve),
         )
+
+
+def _fence_bytes(value: int | float | str | None) -> float | None:
+    """The ``fence_bytes`` option as a number: None (unset), 0 (no fences)
+    or a positive number of bytes."""
+    if value is None:
+        return None
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not (number == 0 or 0 < number < math.inf):
+        raise OptionError(
+            f"fence_bytes must be 0 or a positive number of bytes, not {value}"
+        )
+    return number
 
 
 def _seconds_left(deadline: float | None) -> float | None:

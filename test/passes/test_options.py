@@ -73,3 +73,14 @@ def test_values_are_converted_once() -> None:
     assert p.memory_budget == 1e9 and isinstance(p.memory_budget, float)
     assert p.time_limit == 2.0 and isinstance(p.time_limit, float)
     assert p.parsed_cost_model.links[0].bandwidth == 1e9
+
+
+@pytest.mark.parametrize("value", [0, "0", 0.0, "0.0"])
+def test_a_zero_fence_bytes_in_any_spelling_turns_fences_off(value) -> None:
+    assert SbpPropagatePass(fence_bytes=value).fence_bytes == 0
+
+
+@pytest.mark.parametrize("value", [-1, "-1", "lots", "inf", "nan", True])
+def test_a_bad_fence_bytes_is_named(value) -> None:
+    with pytest.raises(OptionError, match="fence_bytes must be 0 or a positive"):
+        SbpPropagatePass(fence_bytes=value)
