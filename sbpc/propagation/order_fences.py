@@ -39,8 +39,8 @@ FENCE_FRACTION = 64
 # How far back an allocation's fence reaches: the frees since this many
 # large allocations before it.  An allocation that XLA fuses from a chain
 # the model stores in parts (a reduction's input, then the fusion reading
-# both) is several allocations in the model; two windows missed the
-# attention backward's.
+# both) is several allocations in the model; windows of one and two
+# missed Llama-3-70B's attention backward (docs/memory.md).
 WINDOW = 4
 
 # Values with a buffer of their own that an op allocates.
