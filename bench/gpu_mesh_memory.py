@@ -34,6 +34,11 @@ module with its plan's peak:
 * ``fsdp``: every parameter and moment pinned split over ``data`` (ZeRO-3
   storage, as the bench's expert configuration).
 
+Each plan's emitted module carries order fences (docs/memory.md) as
+``sbp-propagate`` writes them by default; ``--fence-bytes N`` sets the
+threshold (``0``: none), so that the same plan can be compiled fenced and
+not.
+
 ``run`` compiles each emitted module and, beside it, ``jax.jit`` of the
 same step given the same input and output shardings (XLA's own
 partitioner), and prints planned, compiled and XLA's bytes per device
@@ -99,7 +104,14 @@ def _donated(cfg) -> tuple[int, ...]:
     return tuple(range(len(jax.tree.leaves(params)) + len(jax.tree.leaves(opt))))
 
 
-def _plan(cfg, mesh: dict[str, int], variant: str, budget: float | None, donate: bool):
+def _plan(
+    cfg,
+    mesh: dict[str, int],
+    variant: str,
+    budget: float | None,
+    donate: bool,
+    fence_bytes: float | None = None,
+):
     import sbpc.jax
 
     sys.path.insert(0, str(_BENCH))
@@ -120,6 +132,7 @@ def _plan(cfg, mesh: dict[str, int], variant: str, budget: float | None, donate:
         in_layouts=_layouts(args, pinned, tuple(mesh)),
         cost_model="h100-sxm,mem=1e15" if variant == "fsdp" else "h100-sxm",
         quiet=True,
+        fence_bytes=fence_bytes,
         **options,
     )
 
@@ -137,6 +150,7 @@ def emit(args: argparse.Namespace) -> None:
         "devices": args.devices,
         "mesh": mesh,
         "donate": _donated(cfg) if args.donate else (),
+        "fence_bytes": args.fence_bytes,
         "variants": {},
     }
     free_peak = None
@@ -144,7 +158,7 @@ def emit(args: argparse.Namespace) -> None:
         start = time.perf_counter()
         budget = None if free_peak is None else free_peak * args.fraction
         try:
-            planned = _plan(cfg, mesh, variant, budget, args.donate)
+            planned = _plan(cfg, mesh, variant, budget, args.donate, args.fence_bytes)
         except sbpc.jax.SbpcError as e:
             print(f"{variant:6} no plan: {str(e).splitlines()[0][:200]}")
             continue
@@ -306,6 +320,13 @@ def main(argv: list[str] | None = None) -> None:
         "--fraction", type=float, default=0.6, help="budget: of free's peak"
     )
     parser.add_argument("--tiny", action="store_true", help="CPU-sized widths")
+    parser.add_argument(
+        "--fence-bytes",
+        type=float,
+        help="emit: sbp-propagate's fence_bytes (order fences; 0: none; default "
+        "1/64 of the preset's device memory, none for fsdp, planned with "
+        "the memory lifted)",
+    )
     parser.add_argument(
         "--donate",
         action="store_true",

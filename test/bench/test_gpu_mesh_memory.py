@@ -78,3 +78,18 @@ def test_a_2d_mesh_with_donated_state_compiles_the_emitted_module_alone(
     assert compiled > 0 and ratio == pytest.approx(planned / compiled, abs=0.01)
     with pytest.raises(SystemExit, match="does not divide"):
         gpu_mesh_memory.main(["emit", str(tmp_path), *args[:-3], "--model-axis", "3"])
+
+
+def test_fence_bytes_reaches_the_plan(tmp_path: Path) -> None:
+    """``--fence-bytes``: a tiny step fenced at 1 byte carries order fences
+    (barriers in its module, which the unfenced one lacks)."""
+    args = ["--tiny", "--layers", "1", "--seq", "8", "--variants", "free"]
+    barriers = {}
+    for fence in ("1", "0"):
+        out = tmp_path / fence
+        gpu_mesh_memory.main(["emit", str(out), *args, "--fence-bytes", fence])
+        assert json.loads((out / "plan.json").read_text())["fence_bytes"] == float(
+            fence
+        )
+        barriers[fence] = (out / "free.py").read_text().count("optimization_barrier(")
+    assert barriers["1"] > barriers["0"]
