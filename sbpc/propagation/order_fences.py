@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sbpc.algebra.sbp import NdSbp
+from sbpc.ops.fusion import Fusion, fusion_of
 from sbpc.propagation.graph import NodeId, OpNode, SbpGraph, ValueId
 from sbpc.propagation.liveness import Liveness, Storage
 from sbpc.propagation.memory import local_bytes
@@ -145,8 +146,11 @@ def _fused_group(
     graph: SbpGraph, storage: Sequence[Storage], step: dict[NodeId, int], node: NodeId
 ) -> tuple[NodeId, ...]:
     """``node`` and the ops whose results it recomputes, transitively, in
-    program order: fused and duplicated values, and views of one operand
-    (a barrier holding them would make XLA store them)."""
+    program order: fused and duplicated values (a barrier holding them
+    would make XLA store them), and reshapes (bitcasts: free to repeat).
+    Other views stay outside: an op equal to a stored one is that buffer
+    (XLA merges them), and a copy after the barrier would be computed
+    and stored anew."""
     group = {node}
     stack = [node]
     while stack:
@@ -157,7 +161,7 @@ def _fused_group(
             if producer.id in group or not isinstance(producer, OpNode):
                 continue
             if storage[v] in _RECOMPUTED or (
-                storage[v] is Storage.VIEW and len(producer.operands) == 1
+                storage[v] is Storage.VIEW and fusion_of(producer.kind) is Fusion.VIEW
             ):
                 group.add(producer.id)
                 stack.append(producer.id)

@@ -8,6 +8,7 @@ from sbpc.algebra.sbp import B, S
 from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.graph import SbpGraph
+from sbpc.propagation.liveness import Liveness, Storage
 from sbpc.propagation.memory import layouts_of
 from sbpc.propagation.order_fences import WINDOW, Fence, order_fences
 
@@ -98,7 +99,27 @@ def test_a_free_more_than_the_window_of_allocations_back_is_not_fenced() -> None
     assert all(f.allocation != node(far, far.nodes[-1].operand) for f in fences(far))
 
 
-def test_the_group_takes_fused_and_duplicated_values_and_one_operand_views() -> None:
+def test_an_op_equal_to_a_stored_one_is_held_not_copied() -> None:
+    """``again`` is ``p`` (XLA merges equal ops; the model views ``p``'s
+    buffer): the barrier holds it, where a copy after the barrier would
+    be computed and stored anew."""
+    g = SbpGraph((2,))
+    s = g.add_argument("s", BIG, layout=(S(0),))
+    v = g.add_argument("v", SMALL, layout=(S(0),))
+    p = op(g, EXP, s)
+    q = op(g, DOT, p, v, t=SMALL)
+    dp = op(g, DOT, s, s)
+    dv = op(g, DOT, dp, v, t=SMALL)  # frees dp
+    (again,) = g.add_op(EXP, [s], [BIG], g.nodes[node(g, p)].candidates, kind=EXP)
+    ds = op(g, MUL, again, s)
+    for name, value in (("q", q), ("dv", dv), ("ds", ds)):
+        g.add_result(name, value, (S(0),))
+    assert Liveness.of(g).storage[again] is Storage.VIEW
+    by_allocation = {f.allocation: f for f in fences(g)}
+    assert by_allocation[node(g, ds)].group == (node(g, ds),)
+
+
+def test_the_group_takes_fused_and_duplicated_values_and_reshapes() -> None:
     g = SbpGraph((2,))
     s = g.add_argument("s", BIG, layout=(S(0),))
     v = g.add_argument("v", SMALL, layout=(S(0),))
