@@ -365,3 +365,27 @@ def test_order_fences_keep_the_numbers_and_bad_thresholds_are_named():
     for bad in (-1, "lots", True):
         with pytest.raises(sj.SbpcError, match="fence_bytes"):
             sj.plan(grad, q, k, v, mesh=8, fence_bytes=bad, quiet=True)
+
+
+def test_order_fences_by_default_at_scale():
+    """Attention's gradient at a large model's widths (batch 64, 64 heads,
+    sequence 4096, bf16) planned from ShapeDtypeStructs for an 8 x 8 mesh
+    under ``h100-sxm``: its 4 GiB score matrices per device are over the
+    default threshold (1/64 of 80 GB), so the plan is fenced by default;
+    ``fence_bytes=0`` turns it off."""
+    grad = jax.grad(_attention_loss, argnums=(0, 1, 2))
+    qkv = [jax.ShapeDtypeStruct((64, 4096, 64, 128), jnp.bfloat16)] * 3
+    options = {
+        "mesh": AbstractMesh((8, 8), ("data", "model")),
+        "in_layouts": (P("data"),) * 3,
+        "cost_model": "h100-sxm",
+        "strategy": "greedy",
+        "quiet": True,
+    }
+    fenced = sj.plan(grad, *qkv, **options)
+    plain = sj.plan(grad, *qkv, fence_bytes=0, **options)
+    assert fenced.plans[0].plan.stats["order_fences"] > 0
+    assert "order_fences" not in plain.plans[0].plan.stats
+    count = "lax.optimization_barrier("
+    assert fenced.source.count(count) > plain.source.count(count) == 0
+    assert fenced.peak_memory == plain.peak_memory  # the same plan
