@@ -52,14 +52,13 @@ from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode
 from sbpc.propagation.optimal import shrink_all, solve_exact
 from sbpc.propagation.plan import complete_sinks
 from sbpc.propagation.solver.content_memo import content
-from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
+from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem, saves
 from sbpc.propagation.solver.shrink import expand, relabel_forward
 from sbpc.propagation.strategy import UNDECIDED
 from sbpc.timing import phase
 
 BLOCK_NODES = 48  # nodes per block: an optimiser chain, a layer's forward ops
 SWEEPS = 4  # block sweeps at most (each alternates the seeds' order)
-REL_TOL = 1e-9  # a move must save this share of what it re-prices
 SWEEP_SAVING = 1e-3  # another block sweep only after one saving this share
 # Entries of the option tables (producer's options times consumer's, per
 # edge) on average past which a graph is not improved: the examples on a
@@ -146,7 +145,7 @@ def _improve(
     moved = []
     for _, labels in starts:  # node moves from each start
         relabel_forward(records, labels)
-        moved.append(_descend(problem, labels, core))
+        moved.append(problem.descend(labels, core))
     if not each:  # blocks from the better start only
         k = min(range(len(starts)), key=lambda i: problem.energy(starts[i][1]))
         starts, moved = [starts[k]], [sum(moved)]
@@ -164,7 +163,7 @@ def _improve(
         expand(records, labels)
         stats["seconds_improve"] = time.perf_counter() - started
         # nothing saved, nothing to report: the choice stands
-        out.append(Improvement(labels, stats if _saves(after, before) else {}))
+        out.append(Improvement(labels, stats if saves(after, before) else {}))
     return out
 
 
@@ -262,7 +261,7 @@ def _block_sweeps(
         sweeps_run += 1
         if not changed:
             break
-        moved += _descend(problem, labels, _around(problem, changed))
+        moved += problem.descend(labels, _around(problem, changed))
         if problem.energy(labels) > before * (1 - SWEEP_SAVING):
             break
     return {
@@ -272,42 +271,6 @@ def _block_sweeps(
         "improve_sweeps": sweeps_run,
         "improve_distinct_blocks": len(solved),
     }
-
-
-def _local_costs(problem: PairwiseProblem, labels: Sequence[int], v: int) -> np.ndarray:
-    """The total's terms that depend on ``v``, per option of ``v``, with every
-    other node at its label."""
-    total = problem.unary[v]
-    for w in problem.neighbours[v]:
-        mine, theirs, table = problem.factor(v, w).side(v)
-        total = total + table[mine, theirs[labels[w]]]
-    return total
-
-
-def _saves(new: float, old: float) -> bool:
-    """Whether ``new`` is cheaper than ``old`` by more than rounding."""
-    return new < old - REL_TOL * abs(old)
-
-
-def _descend(problem: PairwiseProblem, labels: list[int], start: Iterable[int]) -> int:
-    """Single-node moves from ``start`` until none lowers the total; the count."""
-    queue = deque(v for v in start if problem.alive[v] and problem.sizes[v] > 1)
-    queued = set(queue)
-    moves = 0
-    while queue:
-        v = queue.popleft()
-        queued.discard(v)
-        local = _local_costs(problem, labels, v)
-        best = int(np.argmin(local))
-        if not _saves(float(local[best]), float(local[labels[v]])):
-            continue
-        labels[v] = best
-        moves += 1
-        for w in problem.neighbours[v]:
-            if w not in queued and problem.sizes[w] > 1:
-                queued.add(w)
-                queue.append(w)
-    return moves
 
 
 def _around(problem: PairwiseProblem, nodes: set[int]) -> list[int]:
@@ -377,12 +340,12 @@ def _resolve(
     floor = sum(float(u.min()) for u in unary) + sum(
         float(f.table.min()) for f in inside
     )
-    if not _saves(floor, before):
+    if not saves(floor, before):
         return False
     new = _solved_block(unary, inside, solved_blocks)
     if new is None:
         return False
-    if not _saves(_energy(unary, inside, new), before):
+    if not saves(_energy(unary, inside, new), before):
         return False
     for v, label in zip(block, new, strict=True):
         labels[v] = label

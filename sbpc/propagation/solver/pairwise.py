@@ -19,7 +19,8 @@ needs one variable per *group pair*, not per label pair.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +49,14 @@ class Factor:
 
     def full(self) -> np.ndarray:
         return self.table[np.ix_(self.ga, self.gb)]
+
+
+REL_TOL = 1e-9  # a move must save this share of what it re-prices
+
+
+def saves(new: float, old: float) -> bool:
+    """Whether ``new`` is cheaper than ``old`` by more than rounding."""
+    return new < old - REL_TOL * abs(old)
 
 
 def _regroup(
@@ -186,6 +195,37 @@ class PairwiseProblem:
 
     def factor(self, v: int, w: int) -> Factor:
         return self.factors[(min(v, w), max(v, w))]
+
+    def local_costs(self, labels: Sequence[int], v: int) -> np.ndarray:
+        """The total's terms that depend on ``v``, per label of ``v``, with
+        every other node at its label."""
+        total = self.unary[v]
+        for w in self.neighbours[v]:
+            mine, theirs, table = self.factor(v, w).side(v)
+            total = total + table[mine, theirs[labels[w]]]
+        return total
+
+    def descend(self, labels: list[int], start: Iterable[int]) -> int:
+        """Single-node moves (iterated conditional modes) from the nodes of
+        ``start``, then from each moved node's neighbours, until none lowers
+        the total; ``labels`` (every node's) moved in place; the count."""
+        queue = deque(v for v in start if self.alive[v] and self.sizes[v] > 1)
+        queued = set(queue)
+        moves = 0
+        while queue:
+            v = queue.popleft()
+            queued.discard(v)
+            local = self.local_costs(labels, v)
+            best = int(np.argmin(local))
+            if not saves(float(local[best]), float(local[labels[v]])):
+                continue
+            labels[v] = best
+            moves += 1
+            for w in self.neighbours[v]:
+                if w not in queued and self.sizes[w] > 1:
+                    queued.add(w)
+                    queue.append(w)
+        return moves
 
     def add_factor(self, f: Factor) -> None:
         """Add ``f`` (any orientation), merged into an existing one, compacted,

@@ -54,3 +54,55 @@ def test_the_lighter_perturbation_keeps_the_plans(
         assert light.options == default.options
         assert light.total_time == default.total_time
         assert light.stats["proven"] and default.stats["proven"]
+
+
+class _Solved:
+    """What ``Ilp._integral_result`` reads of a solved HiGHS: an optimal
+    status, the column values and the objective (here given, not solved)."""
+
+    def __init__(self, columns: list[float], objective: float) -> None:
+        self.col_value = columns
+        self.objective_function_value = objective
+
+    def getModelStatus(self):  # noqa: N802 (HiGHS's name)
+        return ilp_module.highspy.HighsModelStatus.kOptimal
+
+    def getSolution(self):  # noqa: N802
+        return self
+
+    def getInfo(self):  # noqa: N802
+        return self
+
+
+def agreeing_pair() -> tuple[PairwiseProblem, Ilp]:
+    """Two nodes of two labels that pay 1 to differ: the optimum (0) is
+    either labelling that agrees, and so is any even mixture of them, a
+    fractional point of the same cost as the LP's bound."""
+    problem = PairwiseProblem([np.zeros(2), np.zeros(2)])
+    problem.add_factor(Factor(0, 1, np.arange(2), np.arange(2), 1.0 - np.eye(2)))
+    return problem, Ilp(problem, [0, 1], None, None)
+
+
+def test_a_fractional_optimum_rounded_to_the_bound_is_proven_without_the_mip() -> None:
+    """The simplex can end on a fractional vertex of a degenerate optimal
+    face: its rounding (each node's largest label, then single-node moves
+    from the fractional nodes) that costs the bound is a proven optimum."""
+    _, ilp = agreeing_pair()
+    # node 0 leans to label 0, node 1 to label 1: rounded they differ (cost
+    # 1), and one move makes them agree at the bound, 0
+    lp = _Solved([0.5, 0.5, 0.49, 0.51, 0.0, 0.0, 0.0, 0.0], objective=0.0)
+    result = ilp._integral_result(lp, 0.0, 1e-9)
+    assert result is not None
+    assert result.labels in ([0, 0], [1, 1])
+    assert result.objective == 0.0
+    assert result.stats["status"] == "Optimal (rounded LP relaxation)"
+    assert result.stats["proven"]
+
+
+def test_a_rounding_above_the_bound_leaves_the_decision_to_the_mip() -> None:
+    """A bound the rounding cannot reach (here a made-up one below every
+    labelling's cost) proves nothing: no result, so the MIP runs."""
+    problem, ilp = agreeing_pair()
+    problem.unary[0] = np.array([0.5, 0.5])  # every labelling costs at least 0.5
+    lp = _Solved([0.5, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0], objective=0.25)
+    assert ilp._integral_result(lp, 0.0, 1e-9) is None
