@@ -82,6 +82,7 @@ VARIANTS = ("free", "remat", "dots", "budget", "fsdp")
 def _config(args: argparse.Namespace):
     cfg = llama.CONFIGS[args.model]
     cfg = cfg.with_(layers=args.layers, seq=args.seq, batch=args.batch)
+    cfg = cfg.with_(scan_layers=args.scan_layers)
     return cfg.tiny(args.layers, args.batch) if args.tiny else cfg
 
 
@@ -320,6 +321,12 @@ def main(argv: list[str] | None = None) -> None:
         "--fraction", type=float, default=0.6, help="budget: of free's peak"
     )
     parser.add_argument("--tiny", action="store_true", help="CPU-sized widths")
+    parser.add_argument(
+        "--scan-layers",
+        action="store_true",
+        help="emit: the blocks run by lax.scan over stacked weights, each "
+        "recomputed (MaxText's scan_layers; use the free variant)",
+    )
     parser.add_argument(
         "--fence-bytes",
         type=float,

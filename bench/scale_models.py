@@ -4,6 +4,7 @@
     python bench/scale_models.py --layers 2 --budget   # shallower, under mem=
     python bench/scale_models.py --budget --remat auto --config sbpc
     python bench/scale_models.py --layers 2 --remat all --remat-policy dots
+    python bench/scale_models.py --scan-layers --budget  # MaxText's scan_layers
 
 Llama-3-8B on 8 H100s (one node), Llama-3-70B and Mixtral-8x7B on 64 (8
 nodes): a bf16 training step (forward, backward, AdamW with f32 moments;
@@ -36,7 +37,12 @@ it), how many layers are recomputed (``--remat``) with which policy
 words.  Without ``--budget`` the device memory is lifted (``mem=1e15``)
 so that every configuration plans and its memory can be read; with it a
 plan must fit 80 GB, and a row that cannot says the smallest budget sbpc
-found.  Planning only: nothing is allocated.
+found.  ``--scan-layers`` plans the step as MaxText writes it by default
+(``Config.scan_layers``: the layers' weights stacked, the blocks run by
+``lax.scan`` and each recomputed in the backward pass): the program holds
+one block whatever the depth, and every configuration's layouts are the
+per-layer ones with the stacked layer dimension whole.  Planning only:
+nothing is allocated.
 """
 
 from __future__ import annotations
@@ -111,13 +117,29 @@ CONFIGS: dict[str, Callable[..., P]] = {
 }
 
 
+def _stacked(path: tuple) -> bool:
+    """Whether ``path`` is a stacked layer weight (``scan_layers``:
+    ``layers/<name>``, not ``layers/<index>/<name>``)."""
+    keys = [getattr(k, "key", None) for k in path]
+    return "layers" in keys and keys.index("layers") == len(path) - 2
+
+
+def _spec(make: Callable[..., P], path: tuple, leaf, axes: tuple[str, ...]) -> P:
+    """``make``'s layout of ``leaf``; a stacked layer weight gets its one
+    layer's layout with the layer dimension whole."""
+    if not _stacked(path):
+        return make(path, leaf, axes)
+    layer = jax.ShapeDtypeStruct(leaf.shape[1:], leaf.dtype)
+    return P(None, *make(path, layer, axes))
+
+
 def _layouts(args: tuple, make: Callable[..., P] | None, axes: tuple[str, ...]):
     """Pinned layouts of ``(params, opt, tokens, targets)``; free where None."""
     batch = P("data")
     if make is None:
         return (None, None, batch, batch)
     params, opt = (
-        jax.tree_util.tree_map_with_path(lambda p, x: make(p, x, axes), tree)
+        jax.tree_util.tree_map_with_path(lambda p, x: _spec(make, p, x, axes), tree)
         for tree in args[:2]
     )
     return (params, opt, batch, batch)
@@ -136,9 +158,10 @@ def model_flops(cfg: llama.Config) -> float:
     return 6 * total * tokens + 12 * cfg.layers * cfg.seq * cfg.dim * tokens
 
 
-def _words(planned: sbpc.jax.Planned, n_params: int) -> str:
+def _words(planned: sbpc.jax.Planned, n_params: int, stacked: bool = False) -> str:
     """Which mesh axes carry the batch, and over which the parameters are
-    stored split (FSDP) or split for their products (tensor/expert)."""
+    stored split (FSDP) or split for their products (tensor/expert);
+    ``stacked``: expert weights are ``[layers, experts, in, out]``."""
     ins, _ = planned.shardings()
     tokens = ins[-2]
     parts = [f"batch over {tokens[0] if tokens and tokens[0] else 'nothing'}"]
@@ -146,7 +169,8 @@ def _words(planned: sbpc.jax.Planned, n_params: int) -> str:
     for axis in planned.program.MESH_AXES:
         split = sum(1 for s in params if any(axis in str(d) for d in s if d))
         parts.append(f"{split}/{n_params} parameters split over {axis}")
-    experts = {str(s[0]) for s in params if len(s) == 3 and s[0]}
+    rank, at = (4, 1) if stacked else (3, 0)
+    experts = {str(s[at]) for s in params if len(s) == rank and s[at]}
     if experts:  # [experts, in, out] weights split by their experts
         parts.append(f"experts over {', '.join(sorted(experts))}")
     return "; ".join(parts)
@@ -170,8 +194,9 @@ def row(
     remat: str = "none",
     policy: str = "full",
     timing: bool = False,
+    scan_layers: bool = False,
 ):
-    cfg = llama.CONFIGS[name]
+    cfg = llama.CONFIGS[name].with_(scan_layers=scan_layers)
     if layers:
         cfg = cfg.with_(layers=layers)
     args = llama.abstract_train_args(cfg)
@@ -204,7 +229,7 @@ def row(
         f"{name:13} {devices:3} {config:10} {seconds:7.1f} "
         f"{planned.peak_memory / 2**30:9.1f} {planned.step_time:8.3f} "
         f"{100 * mfu:5.1f}% {gap_text(planned):>7} {recomputed:2} {policies:9}  "
-        f"{_words(planned, n_params)}",
+        f"{_words(planned, n_params, scan_layers)}",
         flush=True,
     )
     if timing:  # where the seconds went, and how the strategy solved
@@ -240,6 +265,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--timing", action="store_true", help="print each row's phases and stats"
     )
+    parser.add_argument(
+        "--scan-layers",
+        action="store_true",
+        help="the blocks run by lax.scan over stacked weights, each recomputed "
+        "(MaxText's scan_layers)",
+    )
     opts = parser.parse_args(argv)
     print(
         f"{'model':13} {'dev':>3} {'config':10} {'plan s':>7} {'peak GiB':>9} "
@@ -262,6 +293,7 @@ def main(argv: list[str] | None = None) -> None:
                 opts.remat,
                 opts.remat_policy,
                 opts.timing,
+                opts.scan_layers,
             )
 
 

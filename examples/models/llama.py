@@ -46,6 +46,11 @@ class Config:
     route_group: int = 0
     rope_theta: float = 500000.0
     dtype: str = "bfloat16"
+    # MaxText's ``scan_layers``: the layers' weights stacked ``[layers, ...]``
+    # and the blocks run by ``lax.scan``, each recomputed in the backward
+    # pass (``jax.checkpoint``, MaxText's ``remat_policy: full``), so the
+    # program holds one block whatever the depth.
+    scan_layers: bool = False
 
     @property
     def head_dim(self) -> int:
@@ -177,8 +182,12 @@ def block(x, p, cfg: Config):
 def forward(params, tokens, cfg: Config):
     """Logits ``[batch, seq, vocab]`` (f32) for integer ``tokens``."""
     x = params["embed"][tokens]
-    for p in params["layers"]:
-        x = block(x, p, cfg)
+    if cfg.scan_layers:
+        body = jax.checkpoint(lambda x, p: block(x, p, cfg))
+        x, _ = jax.lax.scan(lambda x, p: (body(x, p), None), x, params["layers"])
+    else:
+        for p in params["layers"]:
+            x = block(x, p, cfg)
     x = rms_norm(x, params["norm"])
     return (x @ params["head"]).astype(jnp.float32)
 
@@ -243,9 +252,12 @@ def param_shapes(cfg: Config) -> dict:
         layer |= {"router": (d, e), "w1": (e, d, h), "w3": (e, d, h), "w2": (e, h, d)}
     else:
         layer |= {"w1": (d, h), "w3": (d, h), "w2": (h, d)}
+    layers: list | dict = [dict(layer) for _ in range(cfg.layers)]
+    if cfg.scan_layers:  # one stacked array per weight
+        layers = {name: (cfg.layers, *shape) for name, shape in layer.items()}
     return {
         "embed": (cfg.vocab, d),
-        "layers": [dict(layer) for _ in range(cfg.layers)],
+        "layers": layers,
         "norm": (d,),
         "head": (d, cfg.vocab),
     }
@@ -273,7 +285,8 @@ def abstract_train_args(cfg: Config) -> tuple:
 
 
 def train_args(cfg: Config, seed: int = 0) -> tuple:
-    """Concrete ``(params, opt, tokens, targets)`` (for small configurations)."""
+    """Concrete ``(params, opt, tokens, targets)`` (for small configurations).
+    With ``scan_layers`` the same numbers as without, the layers stacked."""
     rng = np.random.default_rng(seed)
     dtype = jnp.dtype(cfg.dtype)
 
@@ -283,9 +296,17 @@ def train_args(cfg: Config, seed: int = 0) -> tuple:
         fan_in = shape[-2]
         return jnp.asarray(rng.standard_normal(shape) / np.sqrt(fan_in), dtype)
 
-    params = jax.tree.map(init, param_shapes(cfg), is_leaf=is_shape)
+    unrolled = cfg.with_(scan_layers=False)
+    params = jax.tree.map(init, param_shapes(unrolled), is_leaf=is_shape)
+    if cfg.scan_layers:
+        params["layers"] = stack_layers(params["layers"])
     tokens = rng.integers(0, cfg.vocab, (cfg.batch, cfg.seq + 1)).astype(np.int32)
     return params, adamw_init(params), tokens[:, :-1], tokens[:, 1:]
+
+
+def stack_layers(layers: list[dict]) -> dict:
+    """Per-layer weights (``scan_layers`` off) as ``scan_layers``' stacked ones."""
+    return {name: jnp.stack([p[name] for p in layers]) for name in layers[0]}
 
 
 def parameter_count(cfg: Config) -> int:

@@ -69,6 +69,42 @@ def test_tiny_step_distributed_equals_jax_jit() -> None:
         )
 
 
+def test_scanned_layers_stack_the_weights_and_compute_the_unrolled_numbers() -> None:
+    """MaxText's ``scan_layers``: one stacked array per weight, the blocks run
+    by ``lax.scan`` and recomputed in the backward pass; the same loss and
+    updates as the unrolled step on the same weights."""
+    cfg = llama.CONFIGS["llama3-8b"].tiny(layers=3)
+    scanned = cfg.with_(scan_layers=True)
+    assert llama.param_shapes(scanned)["layers"]["w1"] == (3, cfg.dim, cfg.hidden)
+    assert llama.parameter_count(scanned) == llama.parameter_count(cfg)
+    lowered = jax.jit(llama.train_step(scanned)).lower(*llama.train_args(scanned))
+    assert lowered.as_text().count("stablehlo.while") == 2  # forward, backward
+    loss, params, _ = jax.jit(llama.train_step(scanned))(*llama.train_args(scanned))
+    want, unrolled, _ = jax.jit(llama.train_step(cfg))(*llama.train_args(cfg))
+    np.testing.assert_allclose(float(loss), float(want), rtol=1e-2)
+    np.testing.assert_allclose(
+        np.asarray(params["layers"]["wq"][1], np.float32),
+        np.asarray(unrolled["layers"][1]["wq"], np.float32),
+        atol=2e-2,
+    )
+
+
+@pytest.mark.parametrize("name", ["llama3-8b", "mixtral-8x7b"])
+def test_scanned_step_distributed_equals_jax_jit(name: str) -> None:
+    """The scanned step (one block in a ``while`` body, run every layer)
+    planned and run on a 2x4 mesh equals ``jax.jit``."""
+    cfg = llama.CONFIGS[name].tiny(layers=3).with_(scan_layers=True)
+    args = llama.train_args(cfg)
+    want = jax.jit(llama.train_step(cfg))(*args)
+    step = sj.distribute(llama.train_step(cfg), *args, mesh=(2, 4))
+    assert "while_loop" in step.source
+    got = step(*args)
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        np.testing.assert_allclose(
+            np.asarray(g, np.float32), np.asarray(w, np.float32), rtol=2e-2, atol=2e-2
+        )
+
+
 _RUN_64 = """
 import importlib.util, os, sys
 import jax, numpy as np
