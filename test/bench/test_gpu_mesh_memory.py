@@ -93,3 +93,23 @@ def test_fence_bytes_reaches_the_plan(tmp_path: Path) -> None:
         )
         barriers[fence] = (out / "free.py").read_text().count("optimization_barrier(")
     assert barriers["1"] > barriers["0"]
+
+
+def test_scanned_layers_emit_one_block_in_a_loop_and_compile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--scan-layers``: the step as MaxText writes it (stacked weights, the
+    blocks in a ``while`` loop), planned, recorded in ``plan.json`` and
+    compiled beside XLA's partitioner from that record."""
+    args = ["--tiny", "--layers", "3", "--seq", "8", "--variants", "free"]
+    gpu_mesh_memory.main(["emit", str(tmp_path), *args, "--scan-layers"])
+    facts = json.loads((tmp_path / "plan.json").read_text())
+    assert facts["config"]["scan_layers"] is True
+    assert "while_loop" in (tmp_path / "free.py").read_text()
+    capsys.readouterr()
+    gpu_mesh_memory.main(["run", str(tmp_path), "--cpu"])
+    out = capsys.readouterr().out
+    row = re.search(r"^free +([\d. ]+)\(", out, re.M)
+    assert row is not None, out
+    planned, compiled, *_ = map(float, row[1].split())
+    assert planned > 0 and compiled > 0, out

@@ -114,7 +114,7 @@ assert len(jax.devices()) == 64, jax.devices()
 spec = importlib.util.spec_from_file_location("planned", {module!r})
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
-cfg = llama.CONFIGS["llama3-8b"].tiny(batch={batch})
+cfg = llama.CONFIGS["llama3-8b"].tiny(batch={batch}).with_(scan_layers={scan})
 args = jax.tree.leaves(llama.train_args(cfg))
 got = module.logical(module.build()(*module.put_args(*args)))
 want = jax.tree.leaves(jax.jit(llama.train_step(cfg))(*llama.train_args(cfg)))
@@ -128,10 +128,14 @@ sys.exit(0 if worst < 2e-2 else 1)
 """
 
 
-def test_module_planned_for_64_devices_runs_on_64_and_equals_jax_jit(tmp_path) -> None:
+@pytest.mark.parametrize("scan", [False, True])
+def test_module_planned_for_64_devices_runs_on_64_and_equals_jax_jit(
+    tmp_path, scan: bool
+) -> None:
     """Planned here without the devices (an 8 x 8 mesh of abstract arrays),
-    the emitted module runs unchanged in a process that has 64 devices."""
-    cfg = llama.CONFIGS["llama3-8b"].tiny(batch=16)
+    the emitted module runs unchanged in a process that has 64 devices;
+    ``scan``: the blocks in a ``while`` loop (MaxText's ``scan_layers``)."""
+    cfg = llama.CONFIGS["llama3-8b"].tiny(batch=16).with_(scan_layers=scan)
     planned = sj.plan(
         llama.train_step(cfg),
         *llama.abstract_train_args(cfg),
@@ -142,7 +146,9 @@ def test_module_planned_for_64_devices_runs_on_64_and_equals_jax_jit(tmp_path) -
     module = tmp_path / "planned.py"
     module.write_text(planned.source)
     models = str(Path(llama.__file__).resolve().parents[1])
-    script = _RUN_64.format(models=models, module=str(module), batch=cfg.batch)
+    script = _RUN_64.format(
+        models=models, module=str(module), batch=cfg.batch, scan=scan
+    )
     env = dict(os.environ)
     env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=64"
     done = subprocess.run(
