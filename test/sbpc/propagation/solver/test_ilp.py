@@ -64,13 +64,13 @@ class _Solved:
         self.col_value = columns
         self.objective_function_value = objective
 
-    def getModelStatus(self):  # noqa: N802 (HiGHS's name)
+    def getModelStatus(self):
         return ilp_module.highspy.HighsModelStatus.kOptimal
 
-    def getSolution(self):  # noqa: N802
+    def getSolution(self):
         return self
 
-    def getInfo(self):  # noqa: N802
+    def getInfo(self):
         return self
 
 

@@ -24,10 +24,11 @@ from sbpc.propagation.solver.memory_price import (
     BoxTables,
     Priced,
     priced_problem,
+    relink,
     search,
     within_budget,
 )
-from sbpc.propagation.solver.pairwise import PairwiseProblem
+from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 from sbpc.testing.synthetic_graphs import RingCost, transformer_graph
 
 PRICED = Optimal(price_above=0)
@@ -210,3 +211,44 @@ def test_box_tables_made_once_price_as_each_box_does(setup) -> None:
     assert got.keys() == want.keys()
     for key, table in want.items():
         np.testing.assert_allclose(got[key], table, rtol=1e-12, atol=0)
+
+
+def _chain_of_pairs() -> tuple[PairwiseProblem, dict[int, float]]:
+    """Four nodes of two labels in two joined pairs (0-1, 2-3): label 1 saves
+    time and costs memory, each pair must agree, and a node's bytes at
+    label 1 are its weight."""
+    problem = PairwiseProblem([np.array([1.0, 0.0])] * 4)
+    agree = np.array([[0.0, 10.0], [10.0, 0.0]])
+    for a, b in [(0, 1), (2, 3)]:
+        problem.add_factor(Factor(a, b, np.arange(2), np.arange(2), agree))
+    return problem, {0: 1.0, 1: 1.0, 2: 3.0, 3: 3.0}
+
+
+def test_relink_moves_whole_groups_toward_a_cheaper_plan_while_it_fits() -> None:
+    """Between the price's last plan over the budget (every node at 1: peak
+    8) and its first that fits (every node at 0), the pair of small nodes
+    alone at 1 fits (peak 2) and costs less: a plan no price gives here,
+    which ``relink`` finds by moving the over-budget plan's groups of
+    differing neighbours; the heavy pair's move would not fit."""
+    problem, weight = _chain_of_pairs()
+
+    def priced(lam: float, labels: list[int]) -> Priced:
+        peak = sum(weight[v] for v, label in enumerate(labels) if label == 1)
+        return Priced(lam, labels, problem.energy(labels), peak, [peak])
+
+    fits, over = priced(1.0, [0, 0, 0, 0]), priced(0.5, [1, 1, 1, 1])
+    kept, moves = relink(fits, [over, fits], problem, priced, budget=5.0)
+    assert kept.labels == [1, 1, 0, 0] and moves == 1
+    assert kept.cost == fits.cost - 2.0 and kept.peak == 2.0
+    # a work bound of one plan's nodes tries the first group only
+    kept, _ = relink(fits, [over, fits], problem, priced, budget=5.0, work=4)
+    assert kept.labels == [1, 1, 0, 0]
+    # nothing over the budget cheaper than the plan: nothing moves
+    assert relink(fits, [fits], problem, priced, budget=5.0) == (fits, 0)
+
+
+def test_a_priced_plan_reports_its_relinked_moves(setup) -> None:
+    g, cost, free = setup
+    plan = propagate(g, cost, PRICED, memory_budget=0.5 * free.peak_memory)
+    assert plan.peak_memory <= 0.5 * free.peak_memory
+    assert plan.stats["memory_price_relinked"] >= 0
