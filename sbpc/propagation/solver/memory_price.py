@@ -469,6 +469,7 @@ def within_budget(
         return Priced(lam, labels, reference.energy(labels), max(held), held)
 
     plain: list[int] = []  # the plan without the price (set below)
+    bounds: dict[float, float] = {}  # each price's solve: its lower bound
     made: list[BoxTables] = []  # the boxes' tables, made at the first price
 
     def solve(lam: float, hot: Sequence[int]) -> Priced | None:
@@ -490,7 +491,10 @@ def within_budget(
             )
         with phase("memory price"):
             solved = solve_exact(problem)
-        return None if solved is None else priced(lam, solved[0])
+        if solved is None:
+            return None
+        bounds.setdefault(lam, solved[1])
+        return priced(lam, solved[0])
 
     def over(tried: Priced) -> set[int]:
         return over_budget_rows(memory, tried.held, budget)
@@ -516,4 +520,9 @@ def within_budget(
     stats["memory_price_relinked"] = moves
     stats.update(status="a memory price (not proven optimal)", proven=False)
     stats["objective"] = best.cost
+    # No plan costs less than the unpriced problem's bound, those that fit
+    # included: the plan's gap to the budget's optimum is at most this one.
+    bound = bounds.get(0.0, -math.inf)
+    if math.isfinite(bound) and math.isfinite(best.cost):
+        stats["gap"] = max(0.0, best.cost - bound) / max(abs(best.cost), 1e-300)
     return best.labels

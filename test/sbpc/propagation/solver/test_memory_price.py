@@ -247,8 +247,15 @@ def test_relink_moves_whole_groups_toward_a_cheaper_plan_while_it_fits() -> None
     assert relink(fits, [fits], problem, priced, budget=5.0) == (fits, 0)
 
 
-def test_a_priced_plan_reports_its_relinked_moves(setup) -> None:
+def test_a_priced_plan_reports_its_moves_and_its_gap_to_the_unbudgeted_bound(
+    setup,
+) -> None:
+    """No plan costs less than the unbudgeted optimum, so a priced plan's
+    gap to it bounds its gap to the budget's optimum."""
     g, cost, free = setup
     plan = propagate(g, cost, PRICED, memory_budget=0.5 * free.peak_memory)
     assert plan.peak_memory <= 0.5 * free.peak_memory
     assert plan.stats["memory_price_relinked"] >= 0
+    objective, gap = plan.stats["objective"], plan.stats["gap"]
+    assert 0 < gap < 1 and plan.stats["proven"] is False
+    assert objective * (1 - gap) == pytest.approx(free.stats["objective"], rel=1e-6)
