@@ -75,15 +75,11 @@ from sbpc.propagation.graph import (
     SbpGraph,
 )
 from sbpc.propagation.improve import improve_each
-from sbpc.propagation.lower_bound import (
-    combined_lower_bound,
-    lower_bound,
-    proven_bound,
-)
+from sbpc.propagation.lower_bound import combined_lower_bound, lower_bound
 from sbpc.propagation.memory import argument_bytes, layouts_of
 from sbpc.propagation.optimal import MIN_SOLVE_SECONDS, Optimal
 from sbpc.propagation.order_fences import FENCE_FRACTION, order_fences
-from sbpc.propagation.plan import Plan, build_plan
+from sbpc.propagation.plan import Plan, build_plan, proven_bound
 from sbpc.propagation.report.dot import ReportError, format_dot
 from sbpc.propagation.report.html import format_html
 from sbpc.propagation.report.summary import format_report

@@ -25,7 +25,7 @@ from sbpc.propagation.memory import (
     plan_memory,
 )
 from sbpc.propagation.optimal import Optimal
-from sbpc.propagation.plan import Plan, build_plan
+from sbpc.propagation.plan import Plan, build_plan, proven_bound
 from sbpc.propagation.report.summary import format_bytes
 from sbpc.propagation.strategy import (
     BudgetError,
@@ -69,6 +69,7 @@ def propagate(
     memory_capacity: float | None = None,
     improve: bool = True,
     unbudgeted: Sequence[int] | None = None,
+    unbudgeted_bound: float | None = None,
 ) -> Plan:
     """Plan ``graph`` with ``strategy`` (a registered name or an instance).
 
@@ -79,12 +80,13 @@ def propagate(
     the budget when ``memory_budget`` is None (``_within_capacity``).
     ``improve``: move an improvable strategy's choice downhill
     (``improve.py``); off, its plan is exactly its choice.  ``unbudgeted``:
-    this graph's plan without the budget (``Problem.unbudgeted``).
+    this graph's plan without the budget (``Problem.unbudgeted``), and the
+    lower bound on every plan its search proved (``unbudgeted_bound``).
     """
     chosen = strategy_named(strategy) if isinstance(strategy, str) else strategy
     if memory_capacity is not None and memory_budget is None:
         return _within_capacity(
-            lambda budget, unbudgeted=None: propagate(
+            lambda budget, unbudgeted=None, bound=None: propagate(
                 graph,
                 edge_cost,
                 chosen,
@@ -94,6 +96,7 @@ def propagate(
                 time_limit=time_limit,
                 improve=improve,
                 unbudgeted=unbudgeted,
+                unbudgeted_bound=bound,
             ),
             chosen,
             memory_capacity,
@@ -102,7 +105,7 @@ def propagate(
     budget = memory_budget if chosen.honours_memory_budget else None
     if graph.is_single_device:
         return _single_device_plan(graph, costs, chosen.name, budget)
-    problem = Problem(graph, costs, budget, time_limit, unbudgeted)
+    problem = Problem(graph, costs, budget, time_limit, unbudgeted, unbudgeted_bound)
     # Under a budget the search sees every argument's gathers per use (the
     # time model prices a change per reading operand either way).
     graph.gathered_per_use = _arguments(graph) if budget is not None else frozenset()
@@ -175,7 +178,7 @@ def _within_capacity(
             "names the smallest memory that fits), or give memory_budget"
         )
     try:
-        return plan_under(capacity, plan.options)
+        return plan_under(capacity, plan.options, proven_bound(plan.stats))
     except BudgetError as e:
         raise e.within(where) from e
     except PropagationError as e:

@@ -13,8 +13,6 @@ reports ask for it only when read (``Plan.bound``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
 import highspy
 
@@ -25,16 +23,6 @@ from sbpc.propagation.solver.pairwise import PairwiseProblem
 
 # Seconds the bound's LP may take: past them a report has no bound.
 BOUND_SECONDS = 10.0
-
-
-def proven_bound(stats: Mapping[str, Any]) -> float | None:
-    """The bound the optimal strategy's ``stats`` certify (None: none)."""
-    objective, gap = stats.get("objective"), stats.get("gap")
-    if not isinstance(objective, int | float) or not isinstance(gap, int | float):
-        return None
-    if not (math.isfinite(objective) and math.isfinite(gap)):
-        return None
-    return objective - gap * abs(objective)
 
 
 def lower_bound(graph: SbpGraph, costs: EdgeCosts) -> float | None:

@@ -198,6 +198,7 @@ class Optimal(Strategy):
             full = within_budget(
                 graph, problem.costs, memory, memory_budget, stats,
                 self._price_solver(stats), problem.unbudgeted, deadline,
+                problem.unbudgeted_bound,
             )  # fmt: skip
             return self._done(full, stats, started, built, built)
         records: list[Record] = []

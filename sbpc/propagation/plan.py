@@ -9,7 +9,7 @@ the totals in one place is what lets the tests compare strategies honestly.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -265,3 +265,13 @@ def build_plan(
         moved,
         dict(stats or {}),
     )
+
+
+def proven_bound(stats: Mapping[str, Any]) -> float | None:
+    """The bound the optimal strategy's ``stats`` certify (None: none)."""
+    objective, gap = stats.get("objective"), stats.get("gap")
+    if not isinstance(objective, int | float) or not isinstance(gap, int | float):
+        return None
+    if not (math.isfinite(objective) and math.isfinite(gap)):
+        return None
+    return objective - gap * abs(objective)

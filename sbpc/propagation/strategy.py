@@ -34,6 +34,8 @@ class Problem:
     ``unbudgeted``: the plan the caller made of this problem without the
     budget, when it made one (the device's memory as the budget: that plan
     came first and did not fit); a search under the budget may start there.
+    ``unbudgeted_bound``: a lower bound on every plan that its search proved
+    (None: none), so on the plans that fit too.
     """
 
     graph: SbpGraph
@@ -41,6 +43,7 @@ class Problem:
     memory_budget: float | None = None
     time_limit: float | None = None
     unbudgeted: Sequence[int] | None = None
+    unbudgeted_bound: float | None = None  # every plan costs at least this
 
     def undecided(self) -> list[int]:
         """A fresh per-node option list with nothing decided yet."""

@@ -448,6 +448,7 @@ def within_budget(
     solve_exact: Solver,
     unbudgeted: Sequence[int] | None = None,
     deadline: float | None = None,
+    unbudgeted_bound: float | None = None,
 ) -> list[int]:
     """Labels of every node within ``budget``: the unbudgeted optimum when
     it fits (then proven, as ``solve_exact`` proves it), else the cheapest
@@ -457,7 +458,10 @@ def within_budget(
     at full depth that solve is as long as a price's).  ``deadline`` (on
     ``time.perf_counter``): no price is tried after it (a price's solve is
     not cut short), the search keeping what it found by then
-    (``stats["memory_price_stopped"]``)."""
+    (``stats["memory_price_stopped"]``).  ``unbudgeted_bound``: a lower
+    bound on every plan that the unbudgeted plan's solve proved (given with
+    ``unbudgeted``; else this search's own solve gives it): the plan's
+    ``gap`` in ``stats`` is to it."""
     liveness = memory.liveness
     reference = PairwiseProblem.from_graph(graph, costs)
     with phase("find layers"):  # of the unpriced problem: it repeats
@@ -470,6 +474,8 @@ def within_budget(
 
     plain: list[int] = []  # the plan without the price (set below)
     bounds: dict[float, float] = {}  # each price's solve: its lower bound
+    if unbudgeted_bound is not None:
+        bounds[0.0] = unbudgeted_bound
     made: list[BoxTables] = []  # the boxes' tables, made at the first price
 
     def solve(lam: float, hot: Sequence[int]) -> Priced | None:

@@ -18,12 +18,8 @@ from sbpc.propagation.combined_cost import combined_cost
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import SbpGraph
-from sbpc.propagation.lower_bound import (
-    combined_lower_bound,
-    lower_bound,
-    proven_bound,
-)
-from sbpc.propagation.plan import build_plan
+from sbpc.propagation.lower_bound import combined_lower_bound, lower_bound
+from sbpc.propagation.plan import build_plan, proven_bound
 from sbpc.testing.synthetic_graphs import RingCost, random_graph
 
 T = TensorType((64, 64))

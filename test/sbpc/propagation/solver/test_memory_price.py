@@ -259,3 +259,14 @@ def test_a_priced_plan_reports_its_moves_and_its_gap_to_the_unbudgeted_bound(
     objective, gap = plan.stats["objective"], plan.stats["gap"]
     assert 0 < gap < 1 and plan.stats["proven"] is False
     assert objective * (1 - gap) == pytest.approx(free.stats["objective"], rel=1e-6)
+
+
+def test_under_the_device_memory_the_gap_is_to_the_first_plans_bound(setup) -> None:
+    """With the device's memory as the budget (``memory_capacity``) the plan
+    made without it comes first; its proven bound reaches the priced search
+    (which does not solve it again) as the bound of the priced plan's gap."""
+    g, cost, free = setup
+    plan = propagate(g, cost, PRICED, memory_capacity=0.5 * free.peak_memory)
+    assert plan.peak_memory <= 0.5 * free.peak_memory
+    objective, gap = plan.stats["objective"], plan.stats["gap"]
+    assert objective * (1 - gap) == pytest.approx(free.stats["objective"], rel=1e-6)
