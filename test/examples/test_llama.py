@@ -13,6 +13,14 @@ from models import llama
 import sbpc.jax as sj
 
 
+def assert_close(got, want) -> None:
+    """Every leaf of ``got`` within bf16's tolerance of ``want``'s."""
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        np.testing.assert_allclose(
+            np.asarray(g, np.float32), np.asarray(w, np.float32), rtol=2e-2, atol=2e-2
+        )
+
+
 @pytest.mark.parametrize(
     ("name", "billions"),
     [("llama3-8b", 8.03), ("llama3-70b", 70.55), ("mixtral-8x7b", 46.70)],
@@ -62,11 +70,7 @@ def test_tiny_step_distributed_equals_jax_jit() -> None:
     want = jax.jit(llama.train_step(cfg))(*args)
     step = sj.distribute(llama.train_step(cfg), *args, mesh=(2, 4))
     assert "DotAlgorithmPreset.BF16_BF16_F32" in step.source
-    got = step(*args)
-    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
-        np.testing.assert_allclose(
-            np.asarray(g, np.float32), np.asarray(w, np.float32), rtol=2e-2, atol=2e-2
-        )
+    assert_close(step(*args), want)
 
 
 def test_scanned_layers_stack_the_weights_and_compute_the_unrolled_numbers() -> None:
@@ -98,11 +102,7 @@ def test_scanned_step_distributed_equals_jax_jit(name: str) -> None:
     want = jax.jit(llama.train_step(cfg))(*args)
     step = sj.distribute(llama.train_step(cfg), *args, mesh=(2, 4))
     assert "while_loop" in step.source
-    got = step(*args)
-    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
-        np.testing.assert_allclose(
-            np.asarray(g, np.float32), np.asarray(w, np.float32), rtol=2e-2, atol=2e-2
-        )
+    assert_close(step(*args), want)
 
 
 _RUN_64 = """

@@ -43,7 +43,12 @@ from sbpc.propagation.graph import PropagationError, SbpGraph
 from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.memory_rows import MemoryRows, SharedMasks
 from sbpc.propagation.solver.layers import Copies, find_copies
-from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem, saves
+from sbpc.propagation.solver.pairwise import (
+    Factor,
+    PairwiseProblem,
+    components,
+    saves,
+)
 from sbpc.propagation.solver.shrink import shrink
 from sbpc.propagation.strategy import budget_error
 from sbpc.timing import phase
@@ -402,23 +407,8 @@ def _differing_groups(
 ) -> list[list[int]]:
     """The nodes where ``labels`` and ``other`` differ, in connected groups
     (neighbours in ``problem``), in node order."""
-    differ = {v for v, (a, b) in enumerate(zip(labels, other, strict=True)) if a != b}
-    seen: set[int] = set()
-    groups = []
-    for v in sorted(differ):
-        if v in seen:
-            continue
-        seen.add(v)
-        group, stack = [], [v]
-        while stack:
-            u = stack.pop()
-            group.append(u)
-            for w in problem.neighbours[u]:
-                if w in differ and w not in seen:
-                    seen.add(w)
-                    stack.append(w)
-        groups.append(sorted(group))
-    return groups
+    differ = [v for v, (a, b) in enumerate(zip(labels, other, strict=True)) if a != b]
+    return components(problem, differ)
 
 
 def repeated_layers(problem: PairwiseProblem, memory: MemoryRows) -> Copies | None:
