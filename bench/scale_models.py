@@ -32,7 +32,8 @@ device has 80 GB), modelled step seconds, MFU (6 x active parameters but
 the embedding x tokens plus attention, over step time x devices x 989
 Tflop/s), the optimal strategy's proven gap (of its own plan under the
 plain model when the search that sees combining kept an improvement of
-it), how many layers are recomputed (``--remat``) with which policy
+it; of a memory price's plan, to the unbudgeted optimum, which bounds
+every plan that fits: a bound, not a proof of optimality), how many layers are recomputed (``--remat``) with which policy
 (``--remat-policy``: ``full`` or ``dots``) and the layout in
 words.  Without ``--budget`` the device memory is lifted (``mem=1e15``)
 so that every configuration plans and its memory can be read; with it a
@@ -177,9 +178,10 @@ def _words(planned: sbpc.jax.Planned, n_params: int, stacked: bool = False) -> s
 
 
 def gap_text(planned: sbpc.jax.Planned) -> str:
-    """The optimal strategy's proven gap: of the plan kept, or, when the
-    search that sees combining kept a local improvement of it, of the
-    strategy's own plan under the plain model (``strategy_gap``)."""
+    """The optimal strategy's proven gap: of the plan kept (a memory
+    price's: to the unbudgeted optimum), or, when the search that sees
+    combining kept a local improvement of it, of the strategy's own plan
+    under the plain model (``strategy_gap``)."""
     stats = planned.plans[0].plan.stats if planned.plans else {}
     gap = stats.get("gap", stats.get("strategy_gap"))
     return "-" if gap is None else f"{100 * gap:.2g}%"
