@@ -93,14 +93,22 @@ def test_scanned_layers_stack_the_weights_and_compute_the_unrolled_numbers() -> 
     )
 
 
-@pytest.mark.parametrize("name", ["llama3-8b", "mixtral-8x7b"])
-def test_scanned_step_distributed_equals_jax_jit(name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "strategy"),
+    [
+        ("llama3-8b", "optimal"),
+        ("llama3-8b", "greedy"),
+        ("llama3-8b", "bfs"),
+        ("mixtral-8x7b", "optimal"),
+    ],
+)
+def test_scanned_step_distributed_equals_jax_jit(name: str, strategy: str) -> None:
     """The scanned step (one block in a ``while`` body, run every layer)
-    planned and run on a 2x4 mesh equals ``jax.jit``."""
+    planned by each strategy and run on a 2x4 mesh equals ``jax.jit``."""
     cfg = llama.CONFIGS[name].tiny(layers=3).with_(scan_layers=True)
     args = llama.train_args(cfg)
     want = jax.jit(llama.train_step(cfg))(*args)
-    step = sj.distribute(llama.train_step(cfg), *args, mesh=(2, 4))
+    step = sj.distribute(llama.train_step(cfg), *args, mesh=(2, 4), strategy=strategy)
     assert "while_loop" in step.source
     assert_close(step(*args), want)
 
