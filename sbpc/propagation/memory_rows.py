@@ -157,6 +157,58 @@ class MemoryRows:
             np.asarray(box_after, dtype=int),
         )
 
+    def restricted(self, kept: Sequence[np.ndarray]) -> MemoryRows:
+        """The rows of the problem whose node ``v`` keeps the labels
+        ``kept[v]`` (``pairwise.restrict``): every node's bytes and masks
+        cut to them.  A box whose reads are settled (every node of one of
+        its pairs keeps one label) is a fixed span of its producer when
+        some settled pair holds it, and is dropped when none can: the
+        program of a few free nodes then has a box column only where a
+        free node decides."""
+        spans = [
+            (node, b[kept[node]], first, after) for node, b, first, after in self.spans
+        ]
+        boxes: list[Box] = []
+        first_rows: list[int] = []
+        after_rows: list[int] = []
+        for box, first, after in zip(
+            self.boxes, self.box_first.tolist(), self.box_after.tolist(), strict=True
+        ):
+            made = kept[box.producer]
+            pairs = []
+            held = False
+            for a, wants_a, b, wants_b, no_copy in box.pairs:
+                pair = (a, wants_a[kept[a]], b, wants_b[kept[b]], no_copy[made])
+                if len(kept[a]) == len(kept[b]) == len(made) == 1:
+                    held = held or bool(pair[1][0] and pair[3][0] and not pair[4][0])
+                elif pair[1].any() and pair[3].any() and not pair[4].all():
+                    pairs.append(pair)
+            if held:  # len(made) == 1: the producer's one label
+                spans.append((box.producer, np.array([box.nbytes]), first, after))
+            elif pairs:
+                boxes.append(
+                    Box(box.producer, tuple(pairs), box.nbytes, box.first, box.last)
+                )
+                first_rows.append(first)
+                after_rows.append(after)
+        return MemoryRows(
+            self.half_steps,
+            self.liveness,
+            {node: b[kept[node]] for node, b in self.arguments.items()},
+            spans,
+            self.least,
+            self.frozen,
+            boxes,
+            np.asarray(first_rows, dtype=int),
+            np.asarray(after_rows, dtype=int),
+        )
+
+    @property
+    def box_entries(self) -> int:
+        """How many (row, box) entries the rows hold: a budgeted program's
+        size grows with it."""
+        return int((self.box_after - self.box_first).sum())
+
     @cached_property
     def rows(self) -> list[dict[int, np.ndarray]]:
         """Per row, each node's bytes per option summed over its terms there."""

@@ -376,10 +376,16 @@ class Ilp:
         rel_gap: float,
         threads: int | None,
         start: list[int] | None = None,
+        max_nodes: int | None = None,
     ) -> IlpResult:
+        """The integer program's best answer within ``time_limit`` seconds
+        and ``max_nodes`` branch-and-bound nodes (a bound on the work that
+        does not depend on the machine's speed); ``start``: an incumbent."""
         h = self._highs(time_limit, threads, integer=True)
         h.setOptionValue("mip_rel_gap", rel_gap)
         h.setOptionValue("mip_abs_gap", 0.0)
+        if max_nodes is not None:
+            h.setOptionValue("mip_max_nodes", max_nodes)
         if start is not None:
             h.setSolution(self._solution_of(start))
         report = progress.current()

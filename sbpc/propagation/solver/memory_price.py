@@ -42,6 +42,7 @@ from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import PropagationError, SbpGraph
 from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.memory_rows import MemoryRows, SharedMasks
+from sbpc.propagation.solver.crossover import crossover
 from sbpc.propagation.solver.layers import Copies, find_copies
 from sbpc.propagation.solver.pairwise import (
     Factor,
@@ -511,6 +512,20 @@ def within_budget(
     best = found.best
     if best is None:
         raise budget_error(budget, found.least_peak, proven=False)
+    cheaper = [t.labels for t in found.tries if t.peak > budget and t.cost < best.cost]
+    if cheaper and (deadline is None or time.perf_counter() < deadline):
+        with phase("memory price crossover"):
+            crossed = crossover(
+                reference, memory, budget, best.labels, cheaper,
+                lambda labels: plan_memory(graph, labels, liveness).held,
+                time_limit=lambda: None if deadline is None
+                else max(deadline - time.perf_counter(), 1e-3),
+            )  # fmt: skip
+        stats["memory_price_crossover"] = (
+            f"{crossed.why}: {crossed.free} free nodes, {crossed.solves} solves"
+        )
+        if crossed.labels is not None:
+            best = priced(best.lam, crossed.labels)
     with phase("memory price relink"):
         best, moves = relink(best, found.tries, reference, priced, budget)
     stats["memory_price_relinked"] = moves

@@ -135,6 +135,17 @@ def condition(problem: PairwiseProblem, fixed: Mapping[int, int]) -> PairwisePro
     return free
 
 
+def restrict(problem: PairwiseProblem, kept: Sequence[np.ndarray]) -> PairwiseProblem:
+    """``problem`` with node ``v``'s labels cut to ``kept[v]`` (ascending
+    indices into its labels; label ``i`` of the result is ``kept[v][i]``)."""
+    out = PairwiseProblem([problem.unary[v][kept[v]] for v in range(len(problem))])
+    out.alive = list(problem.alive)
+    out.constant = problem.constant
+    for f in problem.factors.values():
+        out.add_factor(Factor(f.a, f.b, f.ga[kept[f.a]], f.gb[kept[f.b]], f.table))
+    return out
+
+
 def components(problem: PairwiseProblem, nodes: Sequence[int]) -> list[list[int]]:
     """The connected components of ``nodes`` (each in increasing order)."""
     inside = set(nodes)
