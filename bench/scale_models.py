@@ -229,7 +229,7 @@ def row(
     policies = "/".join(sorted(set(planned.remat_policies)))
     print(
         f"{name:13} {devices:3} {config:10} {seconds:7.1f} "
-        f"{planned.peak_memory / 2**30:9.1f} {planned.step_time:8.3f} "
+        f"{planned.peak_memory / 2**30:9.1f} {planned.step_time:8.4f} "
         f"{100 * mfu:5.1f}% {gap_text(planned):>7} {recomputed:2} {policies:9}  "
         f"{_words(planned, n_params, scan_layers)}",
         flush=True,

@@ -512,6 +512,8 @@ def within_budget(
     best = found.best
     if best is None:
         raise budget_error(budget, found.least_peak, proven=False)
+    with phase("memory price relink"):
+        best, moves = relink(best, found.tries, reference, priced, budget)
     cheaper = [t.labels for t in found.tries if t.peak > budget and t.cost < best.cost]
     if cheaper and (deadline is None or time.perf_counter() < deadline):
         with phase("memory price crossover"):
@@ -526,8 +528,6 @@ def within_budget(
         )
         if crossed.labels is not None:
             best = priced(best.lam, crossed.labels)
-    with phase("memory price relink"):
-        best, moves = relink(best, found.tries, reference, priced, budget)
     stats["memory_price_relinked"] = moves
     stats.update(status="a memory price (not proven optimal)", proven=False)
     stats["objective"] = best.cost

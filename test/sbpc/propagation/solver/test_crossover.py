@@ -25,7 +25,7 @@ from sbpc.testing.synthetic_graphs import RingCost, transformer_graph
 @pytest.fixture(scope="module")
 def setup():
     """A priced plan that fits half the unbudgeted peak (the search's own,
-    not crossed), the cheaper plans the search met over the budget, and
+    neither relinked nor crossed), the cheaper plans the search met over the budget, and
     what the search saw (every argument gathered per use, as the driver
     sets it under a budget)."""
     g = transformer_graph(2, (2, 4), dense_skips=1)
@@ -40,7 +40,10 @@ def setup():
     g.gathered_per_use = frozenset(node.result for node in g.sources())
     memory, costs = MemoryRows.of(g), EdgeCosts(cost)
     budget = 0.5 * free.peak_memory
-    with mock.patch.object(memory_price, "crossover", record):
+    with (
+        mock.patch.object(memory_price, "crossover", record),
+        mock.patch.object(memory_price, "relink", lambda best, *_: (best, 0)),
+    ):
         within_budget(
             g, costs, memory, budget, {}, lambda p: solve_exact(p, 1e-9, None)
         )
