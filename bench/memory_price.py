@@ -60,9 +60,7 @@ def _plan(g, cost, strategy: Optimal, budget: float, crossed: bool = True):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, nargs="+", default=[2, 4])
-    parser.add_argument(
-        "--shares", type=float, nargs="+", default=[0.9, 0.7, 0.5, 0.3]
-    )
+    parser.add_argument("--shares", type=float, nargs="+", default=[0.9, 0.7, 0.5, 0.3])
     args = parser.parse_args()
     print(
         f"{'layers':>6} {'share':>5} {'exact s':>8} {'price':>7} {'s':>5} "
