@@ -204,10 +204,12 @@ class MemoryRows:
         )
 
     @property
-    def box_entries(self) -> int:
-        """How many (row, box) entries the rows hold: a budgeted program's
-        size grows with it."""
-        return int((self.box_after - self.box_first).sum())
+    def entries(self) -> int:
+        """How many entries the rows written out hold (``rows``,
+        ``row_boxes``): a budgeted program's size grows with it."""
+        spans = sum(after - first for _, _, first, after in self.spans)
+        boxes = int((self.box_after - self.box_first).sum())
+        return len(self.arguments) * len(self.half_steps) + spans + boxes
 
     @cached_property
     def rows(self) -> list[dict[int, np.ndarray]]:

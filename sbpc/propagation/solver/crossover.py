@@ -34,11 +34,11 @@ MAX_NODES = 2_000
 # Solves after the first, each with the rows the exact model found low
 # lowered (``Optimal._refine``'s step).
 REFINE_ROUNDS = 3
-# Free nodes and (row, box) entries above which the program is not built:
-# the unrolled 70B's plans disagree on thousands of nodes over millions of
-# entries, and its rows alone would take minutes to write out.
+# Free nodes, and entries of the rows written out (``MemoryRows.entries``),
+# above which the program is not built: the unrolled 70B's plans disagree
+# on 12,876 nodes, and its rows alone would take minutes to write out.
 MAX_FREE = 5_000
-MAX_BOX_ENTRIES = 5_000_000
+MAX_ENTRIES = 5_000_000
 
 
 @dataclass
@@ -81,8 +81,8 @@ def crossover(
     if len(free) > MAX_FREE:
         return Crossed(None, len(free), 0, f"more than {MAX_FREE} free nodes")
     rows = memory.restricted(kept)
-    if rows.box_entries > MAX_BOX_ENTRIES:
-        return Crossed(None, len(free), 0, f"more than {MAX_BOX_ENTRIES} box entries")
+    if rows.entries > MAX_ENTRIES:
+        return Crossed(None, len(free), 0, f"rows of more than {MAX_ENTRIES} entries")
     fixed = {v: 0 for v in range(len(problem)) if len(kept[v]) == 1}
     ilp = Ilp(condition(restrict(problem, kept), fixed), free, rows, budget)
     start = [int(np.searchsorted(kept[v], best[v])) for v in free]
