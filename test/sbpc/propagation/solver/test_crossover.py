@@ -10,6 +10,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
+import sbpc.propagation.solver.crossover as crossover_module
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.memory import plan_memory
@@ -149,3 +150,18 @@ def test_a_priced_plan_says_what_the_crossover_did(setup) -> None:
     )
     assert plan.peak_memory <= budget
     assert "free nodes" in plan.stats["memory_price_crossover"]
+
+
+def test_a_program_too_large_is_not_built(
+    setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over ``MAX_FREE`` free nodes, or rows of more than ``MAX_ENTRIES``
+    entries, the crossover says so and leaves the plan as it is."""
+    _, problem, memory, budget, fits, others = setup
+    monkeypatch.setattr(crossover_module, "MAX_FREE", 3)
+    crossed = crossover(problem, memory, budget, fits, others, lambda _: [0.0])
+    assert crossed.labels is None and crossed.why == "more than 3 free nodes"
+    monkeypatch.setattr(crossover_module, "MAX_FREE", 5_000)
+    monkeypatch.setattr(crossover_module, "MAX_ENTRIES", 10)
+    crossed = crossover(problem, memory, budget, fits, others, lambda _: [0.0])
+    assert crossed.labels is None and crossed.why == "rows of more than 10 entries"
