@@ -73,9 +73,11 @@ def crossover(
     (None: no limit)."""
     kept = [
         np.unique([best[v], *(other[v] for other in others)])
+        if problem.alive[v]
+        else np.array([best[v]])
         for v in range(len(problem))
     ]
-    free = [v for v in range(len(problem)) if problem.alive[v] and len(kept[v]) > 1]
+    free = [v for v in range(len(problem)) if len(kept[v]) > 1]
     if not free:
         return Crossed(None, 0, 0, "the plans agree")
     if len(free) > MAX_FREE:
