@@ -263,9 +263,12 @@ class Ilp:
         rel_gap: float,
         threads: int | None,
         dual_tolerance: float | None = None,
+        rounded_gap: float | None = None,
     ) -> IlpResult | None:
         """The LP relaxation's optimum when it is integral (then it is the
         integer program's proven optimum); None when it is not, or not found.
+        ``rounded_gap``: a fractional optimum's rounding is kept within this
+        gap of the LP's bound (default ``rel_gap``; ``_integral_result``).
 
         Dual simplex without presolve: on these programs HiGHS's presolve
         costs several times the solve itself.
@@ -289,7 +292,7 @@ class Ilp:
         h.run()
         self.relaxed = h
         seconds = time.perf_counter() - started
-        result = self._integral_result(h, seconds, rel_gap)
+        result = self._integral_result(h, seconds, rel_gap, rounded_gap)
         outcome = "not integral: ILP next"
         if result is not None:
             outcome = result.status.removeprefix("Optimal (").removesuffix(
@@ -313,7 +316,11 @@ class Ilp:
         return duals
 
     def _integral_result(
-        self, h: highspy.Highs, seconds: float, rel_gap: float
+        self,
+        h: highspy.Highs,
+        seconds: float,
+        rel_gap: float,
+        rounded_gap: float | None = None,
     ) -> IlpResult | None:
         """The solved relaxation as the integer program's result, if it is one.
 
@@ -326,7 +333,9 @@ class Ilp:
         Otherwise the MIP decides: on Llama-3-70B's scanned step two memory
         prices' LPs ended fractional (5 of 232 nodes), and HiGHS's MIP spent
         10 s each in presolve and its root LP to find the integral optimum
-        beside them (docs/planning-time.md, session 14)."""
+        beside them (docs/planning-time.md, session 14).  A caller that needs
+        a good plan, not a proof (the memory price), keeps a rounding within
+        ``rounded_gap`` of the bound: not proven optimal then."""
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
         x = np.asarray(h.getSolution().col_value)[: self.n_x]
@@ -349,8 +358,10 @@ class Ilp:
             self.scale
         )
         gap = max(0.0, objective - bound) / max(abs(objective), 1e-300)
-        if not math.isfinite(objective) or gap > rel_gap:
+        accept = max(rel_gap, rounded_gap or 0.0) if rounded else rel_gap
+        if not math.isfinite(objective) or gap > accept:
             return None
+        proven = gap <= rel_gap
         if self.memory is not None and self.budget is not None:
             peak = self.memory.peak(dict(zip(self.core, labels, strict=True)))
             if peak > self.budget:
@@ -359,10 +370,14 @@ class Ilp:
             "ilp_columns": self.n_cols,
             "ilp_rows": self.n_rows,
             "ilp_nonzeros": len(self.a_value),
-            "status": "Optimal (rounded LP relaxation)"
-            if rounded
-            else "Optimal (integral LP relaxation)",
-            "proven": True,
+            "status": (
+                "Optimal (integral LP relaxation)"
+                if not rounded
+                else "Optimal (rounded LP relaxation)"
+                if proven
+                else f"rounded LP relaxation (within {percent(gap)} of its bound)"
+            ),
+            "proven": proven,
             "gap": gap,
             "seconds_highs": seconds,
             "branch_nodes": 0,

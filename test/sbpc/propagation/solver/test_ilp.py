@@ -106,3 +106,19 @@ def test_a_rounding_above_the_bound_leaves_the_decision_to_the_mip() -> None:
     problem.unary[0] = np.array([0.5, 0.5])  # every labelling costs at least 0.5
     lp = _Solved([0.5, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0], objective=0.25)
     assert ilp._integral_result(lp, 0.0, 1e-9) is None
+
+
+def test_a_rounding_within_the_callers_gap_is_kept_but_not_proven() -> None:
+    """The memory price needs a good plan, not a proof: a rounding within
+    its ``rounded_gap`` of the bound is kept without the MIP, and says it
+    is not proven; one outside it still leaves the decision to the MIP."""
+    problem, ilp = agreeing_pair()
+    problem.unary[0] = np.array([0.5, 0.5])  # every labelling costs at least 0.5
+    lp = _Solved([0.5, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0], objective=0.49)
+    assert ilp._integral_result(lp, 0.0, 1e-9) is None
+    kept = ilp._integral_result(lp, 0.0, 1e-9, rounded_gap=0.05)
+    assert kept is not None and kept.objective == 0.5
+    assert kept.stats["proven"] is False
+    assert kept.stats["gap"] == pytest.approx(0.02)
+    assert kept.stats["status"] == "rounded LP relaxation (within 2% of its bound)"
+    assert ilp._integral_result(lp, 0.0, 1e-9, rounded_gap=0.01) is None
