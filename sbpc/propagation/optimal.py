@@ -563,7 +563,7 @@ def _core_lp(
             bound += solved[1]
         return [labels[v] for v in core], bound
     ilp = Ilp(problem, core, None, None)
-    result = ilp.solve_relaxation(time_limit, rel_gap, threads, None, rounded_gap)
+    result = ilp.solve_relaxation(time_limit, rel_gap, threads, rounded_gap=rounded_gap)
     if result is not None:  # integral or rounded: its bound is the LP's optimum
         objective = result.stats["objective"]
         bound = objective - result.stats["gap"] * abs(objective)

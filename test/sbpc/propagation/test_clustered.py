@@ -215,9 +215,9 @@ def test_a_window_over_the_large_core_size_bounds_at_highs_own_tolerance(
     tolerances: list[float | None] = []
     relax = optimal.Ilp.solve_relaxation
 
-    def recording(self, time_limit, rel_gap, threads, dual_tolerance=None):
+    def recording(self, time_limit, rel_gap, threads, dual_tolerance=None, **kw):
         tolerances.append(dual_tolerance)
-        return relax(self, time_limit, rel_gap, threads, dual_tolerance)
+        return relax(self, time_limit, rel_gap, threads, dual_tolerance, **kw)
 
     monkeypatch.setattr(optimal.Ilp, "solve_relaxation", recording)
     problem, _ = repeated_chain(np.random.default_rng(1), 8)
