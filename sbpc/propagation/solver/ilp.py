@@ -294,11 +294,13 @@ class Ilp:
         seconds = time.perf_counter() - started
         result = self._integral_result(h, seconds, rel_gap, rounded_gap)
         outcome = "not integral: ILP next"
-        if result is not None:
+        if result is not None and result.stats["proven"]:
             outcome = result.status.removeprefix("Optimal (").removesuffix(
                 " LP relaxation)"
             )
             outcome += ": a proven optimum"  # "integral" or "rounded"
+        elif result is not None:  # kept within the caller's ``rounded_gap``
+            outcome = result.status
         report.done("optimal: LP relaxation", seconds, outcome)
         return result
 

@@ -3,11 +3,15 @@ only the primal answer is read, and the same plans with it."""
 
 from __future__ import annotations
 
+import io
+import re
+
 import numpy as np
 import pytest
 
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.optimal import Optimal
+from sbpc.propagation.progress import Progress, reporting
 from sbpc.propagation.solver import ilp as ilp_module
 from sbpc.propagation.solver.ilp import COST_PERTURBATION, Ilp
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
@@ -122,3 +126,24 @@ def test_a_rounding_within_the_callers_gap_is_kept_but_not_proven() -> None:
     assert kept.stats["gap"] == pytest.approx(0.02)
     assert kept.stats["status"] == "rounded LP relaxation (within 2% of its bound)"
     assert ilp._integral_result(lp, 0.0, 1e-9, rounded_gap=0.01) is None
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_line_does_not_call_an_unproven_rounding_proven(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    problem, ilp = agreeing_pair()
+    problem.unary[0] = np.array([0.5, 0.5])
+    lp = _Solved([0.5, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0], objective=0.49)
+    kept = ilp._integral_result(lp, 0.0, 1e-9, rounded_gap=0.05)
+    monkeypatch.setattr(ilp, "_integral_result", lambda *_: kept)
+    out = _Terminal()
+    with reporting(Progress.for_terminal(stream=out)):
+        assert ilp.solve_relaxation(None, 1e-9, None, rounded_gap=0.05) is kept
+    line = re.search(r"optimal: LP relaxation \((.*?)\) +[\d.]+ s", out.getvalue())
+    assert line, out.getvalue()
+    assert line.group(1) == "rounded LP relaxation (within 2% of its bound)"
