@@ -259,6 +259,20 @@ class MemoryRows:
             bisect.bisect_left(self.half_steps, half_step), len(self.half_steps) - 1
         )
 
+    def shortfalls(
+        self, held: Sequence[float], estimate: Sequence[float], budget: float
+    ) -> dict[int, float]:
+        """Per row covering a half-step where the exact model holds more
+        than ``budget`` (``held``, per half-step): how much more it holds
+        there than the row's ``estimate`` (``values``) says, the amount to
+        lower that row by so that the plan no longer meets it."""
+        gaps: dict[int, float] = {}
+        for h, bytes_ in enumerate(held):
+            if bytes_ > budget * (1 + 1e-9):
+                r = self.row_of(h)
+                gaps[r] = max(gaps.get(r, 0.0), bytes_ - estimate[r])
+        return gaps
+
     def floor(self) -> float:
         """A lower bound on every plan's peak (``least``)."""
         return self.least

@@ -392,11 +392,7 @@ class Optimal(Strategy):
             expand(records, full)
             exact = plan_memory(problem.graph, full, memory.liveness)
             least = min(least, exact.peak)
-            gaps: dict[int, float] = {}
-            for h, held in enumerate(exact.held):
-                if held > budget * (1 + 1e-9):
-                    r = memory.row_of(h)
-                    gaps[r] = max(gaps.get(r, 0.0), held - rows[r])
+            gaps = memory.shortfalls(exact.held, rows, budget)
             if not gaps:
                 return result
             if round_ == REFINE_ROUNDS:

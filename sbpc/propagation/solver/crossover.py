@@ -107,12 +107,9 @@ def crossover(
         exact = held(labels)
         if max(exact) <= budget:
             return Crossed(labels, len(free), solves, "a cheaper plan")
+        # over the budget where the rows said it fits: lower those rows
         estimate = rows.values(dict(zip(free, result.labels, strict=True)))
-        gaps: dict[int, float] = {}
-        for step, bytes_ in enumerate(exact):
-            if bytes_ > budget:
-                r = memory.row_of(step)
-                gaps[r] = max(gaps.get(r, 0.0), bytes_ - estimate[r])
+        gaps = rows.shortfalls(exact, estimate, budget)
         gaps = {
             r: min(gap, room[r]) for r, gap in gaps.items() if min(gap, room[r]) > 0
         }
