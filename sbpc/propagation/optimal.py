@@ -204,7 +204,7 @@ class Optimal(Strategy):
             full = within_budget(
                 graph, problem.costs, memory, memory_budget, stats,
                 self._price_solver(stats), problem.unbudgeted, deadline,
-                problem.unbudgeted_bound,
+                problem.unbudgeted_bound, self.mip_rel_gap, self.threads,
             )  # fmt: skip
             return self._done(full, stats, started, built, built)
         records: list[Record] = []

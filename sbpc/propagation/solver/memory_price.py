@@ -24,9 +24,15 @@ scale until a plan's *exact* peak (``memory.plan_memory``) fits, then
 bisects between the last plan over the budget and the first that fits
 (``BISECTIONS`` times, or until their costs are ``CLOSE_ENOUGH``), and
 keeps the cheapest plan that fits.  Rows that a later plan exceeds join
-the hot ones.  Deterministic; not proven optimal (the optimal strategy
-says so in its stats), and when no price fits the caller falls back to
-the exact program or names the least peak met.
+the hot ones.  A price cannot reach the plans between the last one over
+the budget and the first that fits (a Lagrangian's duality gap), so the
+plan kept is then moved toward the cheaper plans met over the budget, one
+group of differing neighbours at a time (``relink``), and crossed with
+them in the budgeted program cut to their labels (``crossover.py``).
+Deterministic; not proven optimal (the optimal strategy says so in its
+stats, with the gap to the unbudgeted plan's bound), and when no price
+fits the caller falls back to the exact program or names the least peak
+met.
 """
 
 from __future__ import annotations
@@ -440,6 +446,8 @@ def within_budget(
     unbudgeted: Sequence[int] | None = None,
     deadline: float | None = None,
     unbudgeted_bound: float | None = None,
+    rel_gap: float = 1e-7,
+    threads: int | None = None,
 ) -> list[int]:
     """Labels of every node within ``budget``: the unbudgeted optimum when
     it fits (then proven, as ``solve_exact`` proves it), else the cheapest
@@ -452,7 +460,8 @@ def within_budget(
     (``stats["memory_price_stopped"]``).  ``unbudgeted_bound``: a lower
     bound on every plan that the unbudgeted plan's solve proved (given with
     ``unbudgeted``; else this search's own solve gives it): the plan's
-    ``gap`` in ``stats`` is to it."""
+    ``gap`` in ``stats`` is to it.  ``rel_gap``, ``threads``: the
+    crossover's MIP's (the strategy's own, ``Optimal.mip_rel_gap``)."""
     liveness = memory.liveness
     reference = PairwiseProblem.from_graph(graph, costs)
     with phase("find layers"):  # of the unpriced problem: it repeats
@@ -464,9 +473,9 @@ def within_budget(
         return Priced(lam, labels, reference.energy(labels), max(held), held)
 
     plain: list[int] = []  # the plan without the price (set below)
-    bounds: dict[float, float] = {}  # each price's solve: its lower bound
-    if unbudgeted_bound is not None:
-        bounds[0.0] = unbudgeted_bound
+    # A lower bound on every plan: the unpriced solve's (the caller's, or
+    # this search's own when it solves the plan without the price).
+    bound = -math.inf if unbudgeted_bound is None else unbudgeted_bound
     made: list[BoxTables] = []  # the boxes' tables, made at the first price
 
     def solve(lam: float, hot: Sequence[int]) -> Priced | None:
@@ -490,7 +499,9 @@ def within_budget(
             solved = solve_exact(problem)
         if solved is None:
             return None
-        bounds.setdefault(lam, solved[1])
+        if lam == 0:
+            nonlocal bound
+            bound = solved[1]
         return priced(lam, solved[0])
 
     def over(tried: Priced) -> set[int]:
@@ -520,6 +531,7 @@ def within_budget(
             crossed = crossover(
                 reference, memory, budget, best.labels, cheaper,
                 lambda labels: plan_memory(graph, labels, liveness).held,
+                rel_gap, threads,
                 time_limit=lambda: None if deadline is None
                 else max(deadline - time.perf_counter(), 1e-3),
             )  # fmt: skip
@@ -533,7 +545,6 @@ def within_budget(
     stats["objective"] = best.cost
     # No plan costs less than the unpriced problem's bound, those that fit
     # included: the plan's gap to the budget's optimum is at most this one.
-    bound = bounds.get(0.0, -math.inf)
     if math.isfinite(bound) and math.isfinite(best.cost):
         stats["gap"] = max(0.0, best.cost - bound) / max(abs(best.cost), 1e-300)
     return best.labels
