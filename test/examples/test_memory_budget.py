@@ -82,8 +82,8 @@ def test_a_library_step_under_its_free_plans_peak_is_priced_and_crossed() -> Non
     stats = d.plans[0].plan.stats
     assert stats["status"] == "a memory price (not proven optimal)"
     assert "free nodes" in stats["memory_price_crossover"]
-    # Planned, not compiled: this plan gathers arguments per use, which
-    # XLA:CPU merges back into one gather (docs/memory.md), 5% over here.
+    # Planned, not compiled: XLA:CPU, not the compiler such plans meet
+    # (docs/memory.md), compiles this one 5% over the budget; not traced.
     assert d.peak_memory <= budget
     want = jax.tree.leaves(jax.jit(fn)(*args))
     got = d.step(*d.flatten(*args))
