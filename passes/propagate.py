@@ -74,7 +74,7 @@ from sbpc.propagation.graph import (
     PropagationError,
     SbpGraph,
 )
-from sbpc.propagation.improve import improve_each
+from sbpc.propagation.improve import ShrunkProblem, improve_each, shrunk_problem
 from sbpc.propagation.lower_bound import combined_lower_bound, lower_bound
 from sbpc.propagation.memory import argument_bytes, layouts_of
 from sbpc.propagation.optimal import MIN_SOLVE_SECONDS, Optimal
@@ -85,6 +85,7 @@ from sbpc.propagation.report.html import format_html
 from sbpc.propagation.report.summary import format_report
 from sbpc.propagation.report.view import plan_view
 from sbpc.propagation.scenarios import least_worst_regret
+from sbpc.propagation.solver.idle_work import Ahead, queued
 from sbpc.propagation.strategy import BudgetError
 from sbpc.timing import active_timer, phase
 
@@ -407,11 +408,18 @@ class SbpPropagatePass(ModulePass):
         if problem.budget is not None or not self.improve:
             return search_with_combining(solve, price)
 
+        # The latency-free round's problem does not depend on the strategy's
+        # plan: it is built while the strategy's LPs run (``idle_work``).
+        free = problem.under(cost_model.with_latency_scale(0.0))
+        latency_free = Ahead(lambda: shrunk_problem(free.graph, free.edge_costs()))
+
         def refine(scale: float, plan: Plan) -> list[Plan]:
             model = cost_model.with_latency_scale(scale)
-            return _refined(problem.under(model), plan, scale)
+            ready = latency_free.result if scale == 0.0 else None
+            return _refined(problem.under(model), plan, scale, ready)
 
-        return refine_with_combining(solve, refine, price)
+        with queued(latency_free):
+            return refine_with_combining(solve, refine, price)
 
     def _fewest_bytes(self, problem: _Problem) -> Candidate | None:
         """The strategy's plan with every byte ``BYTES_DEARER`` times dearer
@@ -529,7 +537,12 @@ def _seconds_left(deadline: float | None) -> float | None:
     return max(deadline - time.perf_counter(), MIN_SOLVE_SECONDS)
 
 
-def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
+def _refined(
+    problem: _Problem,
+    plan: Plan,
+    scale: float,
+    shrunk: Callable[[], ShrunkProblem | None] | None = None,
+) -> list[Plan]:
     """``plan`` improved locally under the problem's cost model (latency scaled by
     ``scale``; block sweeps at ``scale`` 0 only), from itself and from the
     replicated plan: each a candidate
@@ -540,7 +553,8 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
     arguments alone are over the memory (``memory.argument_bytes``, a
     lower bound of the peak) is dropped before it is built: the
     replicated start's in the node-move rounds, on Mixtral-8x7B at full
-    depth."""
+    depth.  ``shrunk``: the round's pairwise problem, built before
+    (``improve.shrunk_problem``)."""
     graph, costs = problem.graph, problem.edge_costs()
     capacity = problem.cost_model.memory_capacity
     out = []
@@ -549,7 +563,7 @@ def _refined(problem: _Problem, plan: Plan, scale: float) -> list[Plan]:
     # examples, block sweeps there found no cheaper plan and cost a second
     # or more per round: docs/performance.md, "Planning time").
     sweeps = 1 if scale == 0.0 else 0
-    for found in improve_each(graph, costs, plan.options, sweeps=sweeps):
+    for found in improve_each(graph, costs, plan.options, sweeps=sweeps, shrunk=shrunk):
         if found.options == plan.options:
             continue
         if capacity is not None and argument_bytes(graph, found.options) > capacity:

@@ -39,7 +39,7 @@ import math
 import time
 import weakref
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,7 +53,7 @@ from sbpc.propagation.optimal import shrink_all, solve_exact
 from sbpc.propagation.plan import complete_sinks
 from sbpc.propagation.solver.content_memo import content
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem, saves
-from sbpc.propagation.solver.shrink import expand, relabel_forward
+from sbpc.propagation.solver.shrink import Record, expand, relabel_forward
 from sbpc.propagation.strategy import UNDECIDED
 from sbpc.timing import phase
 
@@ -95,7 +95,7 @@ def improve(
     choice of infinite total (which no plan is built from) is returned as it
     is.
     """
-    return _improve(graph, costs, options, block_nodes, sweeps, each=False)[0]
+    return _improve(graph, costs, options, block_nodes, sweeps, False)[0]
 
 
 def improve_each(
@@ -104,12 +104,53 @@ def improve_each(
     options: Sequence[int],
     block_nodes: int = BLOCK_NODES,
     sweeps: int = SWEEPS,
+    shrunk: Callable[[], ShrunkProblem | None] | None = None,
 ) -> list[Improvement]:
     """``improve`` from each start apart (the choice, then the replicated
     plan when it differs), each with its block sweeps: the combining search
     prices both, since the cheaper of them per edge need not be the cheaper
-    once collectives are combined."""
-    return _improve(graph, costs, options, block_nodes, sweeps, each=True)
+    once collectives are combined.  ``shrunk``: ``shrunk_problem(graph,
+    costs, sweeps)`` made before (``idle_work``: while the strategy's LPs
+    ran)."""
+    return _improve(graph, costs, options, block_nodes, sweeps, True, shrunk)
+
+
+@dataclass(frozen=True)
+class ShrunkProblem:
+    """A graph's pairwise problem, as built (to price whole plans on) and
+    shrunk (to move on), with the shrink's records (to expand moves)."""
+
+    whole: PairwiseProblem
+    shrunk: PairwiseProblem
+    records: list[Record]
+    size: tuple[int, int]  # the graph's nodes and edges when it was built
+
+    def of(self, graph: SbpGraph) -> bool:
+        """Whether it is still ``graph``'s (a graph only grows)."""
+        return self.size == (len(graph.nodes), len(graph.edges))
+
+
+def shrunk_problem(
+    graph: SbpGraph, costs: EdgeCosts, sweeps: int = SWEEPS
+) -> ShrunkProblem | None:
+    """What ``improve`` moves on: ``graph``'s pairwise problem under
+    ``costs`` and its shrink (dominated labels pruned only for block
+    sweeps); None for a graph too large to improve (``ENTRIES_PER_EDGE``).
+    A pure function of the graph and its prices, not of the plan improved:
+    the combining search builds the latency-free round's while the
+    strategy's LPs run."""
+    if table_entries(graph) > ENTRIES_PER_EDGE * max(len(graph.edges), 1):
+        return None
+    with phase("improve: pairwise problem"):
+        problem = PairwiseProblem.from_graph(graph, costs)
+    whole = problem.snapshot()
+    # Node moves alone (no block sweeps: the combining search's later
+    # rounds) need no dominated labels pruned: a move never takes one over
+    # the label dominating it but on a tie, and the pruning cost a third to
+    # half of such a round (on all 18 example rows the same plans either way).
+    with phase("improve: shrink"):
+        records = shrink_all(problem, set(), prune=sweeps > 0)
+    return ShrunkProblem(whole, problem, records, (len(graph.nodes), len(graph.edges)))
 
 
 def _improve(
@@ -119,6 +160,7 @@ def _improve(
     block_nodes: int,
     sweeps: int,
     each: bool,
+    shrunk: Callable[[], ShrunkProblem | None] | None = None,
 ) -> list[Improvement]:
     """``improve`` (the better start only) or ``improve_each``."""
     started = time.perf_counter()
@@ -126,21 +168,18 @@ def _improve(
     entries = table_entries(graph)
     if entries > ENTRIES_PER_EDGE * max(len(graph.edges), 1):
         return [Improvement(first, {"improve_skipped_entries": entries})]
-    with phase("improve: pairwise problem"):
-        problem = PairwiseProblem.from_graph(graph, costs)
-    before = problem.energy(first)
+    made = shrunk() if shrunk is not None else None
+    if made is None or not made.of(graph):
+        made = shrunk_problem(graph, costs, sweeps)
+    assert made is not None  # the graph's entries were within the limit
+    problem, records = made.shrunk, made.records
+    before = made.whole.energy(first)
     if not math.isfinite(before):
         return [Improvement(first, {"improved_from": before})]
     starts = [("strategy", first)]
     replicated = complete_sinks(graph, replicated_options(graph, options), costs)
-    if replicated != first and math.isfinite(problem.energy(replicated)):
+    if replicated != first and math.isfinite(made.whole.energy(replicated)):
         starts.append(("replicated", replicated))
-    # Node moves alone (no block sweeps: the combining search's later
-    # rounds) need no dominated labels pruned: a move never takes one over
-    # the label dominating it but on a tie, and the pruning cost a third to
-    # half of such a round (on all 18 example rows the same plans either way).
-    with phase("improve: shrink"):
-        records = shrink_all(problem, set(), prune=sweeps > 0)
     core = [v for v in range(len(problem)) if problem.alive[v]]
     moved = []
     for _, labels in starts:  # node moves from each start

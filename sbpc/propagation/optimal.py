@@ -37,6 +37,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 import highspy
@@ -56,6 +57,7 @@ from sbpc.propagation.solver.bound import (
     window,
 )
 from sbpc.propagation.solver.content_memo import ContentMemo
+from sbpc.propagation.solver.idle_work import Ahead, queued
 from sbpc.propagation.solver.ilp import Ilp, IlpResult, percent
 from sbpc.propagation.solver.layers import Copies, find_copies
 from sbpc.propagation.solver.memory_price import Solver, within_budget
@@ -542,17 +544,28 @@ def _core_lp(
     large = lp_columns(problem, core) > SPLIT_COLUMNS
     parts = components(problem, core) if large else [core]
     if len(parts) > 1:  # each apart: HiGHS is faster on the parts than the whole
+        # The later parts are solved while the first one's LP runs, each
+        # LP beside the next (``idle_work``).
+        solves = [
+            Ahead(
+                partial(
+                    _core_lp,
+                    subproblem(problem, part),
+                    list(range(len(part))),
+                    rel_gap,
+                    threads,
+                    time_limit,
+                    rounded_gap,
+                )
+            )
+            for part in parts
+        ]
+        with queued(*solves[1:]):
+            solves[0].run()
         labels: dict[int, int] = {}
         bound = problem.constant
-        for part in parts:
-            solved = _core_lp(
-                subproblem(problem, part),
-                list(range(len(part))),
-                rel_gap,
-                threads,
-                time_limit,
-                rounded_gap,
-            )
+        for part, ahead in zip(parts, solves, strict=True):
+            solved = ahead.result()
             if solved is None:
                 return None
             labels.update(zip(part, solved[0], strict=True))
@@ -687,10 +700,6 @@ def _clustered_at(
     if relaxed is None or messages is None:
         stats["cluster_why"] = "window LP not integral"
         return None
-    if math.isfinite(accept):
-        with phase("residual"):
-            rest, covered_min = residual(pairwise, messages)
-            rest_bound, by_copies = _residual_bound(rest, rel_gap, threads)
     source = dict(zip(nodes, relaxed.labels, strict=True))
     # The stack's first and last copies meet what comes before and after it
     # and may want other labels than its middle: they are solved exactly
@@ -700,8 +709,19 @@ def _clustered_at(
     # (left out of ``copies`` already when it was ``trimmed``)
     ends = copies.count > 2 and not copies.trimmed
     inner = range(1, copies.count - 1) if ends else range(copies.count)
-    with phase("replicate"):
-        labels = _replicated(pairwise, copies, source, inner, rel_gap, threads)
+
+    def replicate() -> list[int] | None:
+        with phase("replicate"):
+            return _replicated(pairwise, copies, source, inner, rel_gap, threads)
+
+    # The plan and the bound read the window's answer, not each other: the
+    # plan is made while the residual's LP runs (``idle_work``).
+    replicated = Ahead(replicate)
+    if math.isfinite(accept):
+        with phase("residual"), queued(replicated):
+            rest, covered_min = residual(pairwise, messages)
+            rest_bound, by_copies = _residual_bound(rest, rel_gap, threads)
+    labels = replicated.result()
     if labels is None:
         stats["cluster_why"] = "no plan found"
         return None

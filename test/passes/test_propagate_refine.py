@@ -15,11 +15,16 @@ import numpy as np
 import pytest
 
 from sbpc.algebra.placement import Placement
+from sbpc.algebra.sbp import B, S
+from sbpc.algebra.signature import Signature
+from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.cost_model import CostModel
 from sbpc.passes import propagate as propagate_pass
 from sbpc.passes.propagate import SbpPropagatePass, _Problem, _refined
+from sbpc.propagation.graph import SbpGraph
 from sbpc.propagation.improve import Improvement, replicated_options
 from sbpc.propagation.memory import argument_bytes
+from sbpc.propagation.solver import ilp as ilp_module
 from sbpc.testing.synthetic_graphs import random_graph
 from sbpc.timing import Timer
 
@@ -50,7 +55,7 @@ def _improving_to(
     monkeypatch.setattr(
         propagate_pass,
         "improve_each",
-        lambda graph, costs, options, sweeps: [
+        lambda graph, costs, options, sweeps, **_: [
             Improvement(list(options) if found is None else found)
         ],
     )
@@ -109,9 +114,58 @@ def test_building_the_improvements_is_a_phase_of_its_own(
     monkeypatch.setattr(
         propagate_pass,
         "improve_each",
-        lambda graph, costs, options, sweeps: [Improvement(replicated)],
+        lambda graph, costs, options, sweeps, **_: [Improvement(replicated)],
     )
     timer = Timer()
     with timer.activate():
         _refined(problem, plan, 0.0)
     assert [name for _, name, _ in timer.rows()] == ["improve: build plans"]
+
+
+def _clique(ops: int = 5) -> SbpGraph:
+    """Each op reads the three before it: a core the shrink keeps, so the
+    optimal strategy solves an LP."""
+    t = TensorType((64, 64))
+    graph = SbpGraph((2, 4))
+    values = [graph.add_argument("x", t)]
+    layouts = [((S(0), S(1)), 1), ((S(1), S(0)), 1), ((B, S(0)), 4), ((B, B), 8)]
+    for k in range(ops):
+        ins = values[-3:]
+        (v,) = graph.add_op(
+            f"op{k}",
+            ins,
+            [t],
+            [Signature((nd,) * len(ins), (nd,)) for nd, _ in layouts],
+            compute_costs=[c * 1e-6 * (1 + 0.1 * k) for _, c in layouts],
+        )
+        values.append(v)
+    graph.add_result("out", values[-1])
+    return graph
+
+
+def _search(graph: SbpGraph) -> tuple[list[list[int]], Timer]:
+    problem = _Problem(graph, Placement("cpu", (2, 4), tuple(range(8))), CostModel())
+    timer = Timer()
+    with timer.activate():
+        _, tried = SbpPropagatePass(strategy="optimal")._search_combined(problem)
+    return [c.plan.options for c in tried], timer
+
+
+def test_the_latency_free_problem_is_built_while_the_strategys_lp_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its phases sit inside the strategy's LP, and the search tries the
+    same plans as when it is built in the round (no LP beside it)."""
+    tried, timer = _search(_clique())
+    rows = [(depth, name) for depth, name, _ in timer.rows()]
+    lp = rows.index((1, "lp relaxation"))
+    assert rows[lp + 1 : lp + 3] == [
+        (2, "improve: pairwise problem"),
+        (2, "improve: shrink"),
+    ]
+    monkeypatch.setattr(ilp_module, "while_solving", lambda solve: solve())
+    alone, timer = _search(_clique())
+    assert (2, "improve: pairwise problem") not in [
+        (depth, name) for depth, name, _ in timer.rows()
+    ]
+    assert alone == tried

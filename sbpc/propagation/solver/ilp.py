@@ -19,6 +19,7 @@ import numpy as np
 
 from sbpc.propagation import progress
 from sbpc.propagation.memory_rows import MemoryRows
+from sbpc.propagation.solver.idle_work import while_solving
 from sbpc.propagation.solver.pairwise import PairwiseProblem
 
 # HiGHS's dual simplex perturbs the costs to get past degenerate vertices
@@ -289,7 +290,7 @@ class Ilp:
         what = f"optimal: LP relaxation of {self.n_cols} columns"
         started = time.perf_counter()
         report.ticking(lambda: f"{what} ... {time.perf_counter() - started:.1f} s")
-        h.run()
+        while_solving(h.run)  # queued work the search will need runs meanwhile
         self.relaxed = h
         seconds = time.perf_counter() - started
         result = self._integral_result(h, seconds, rel_gap, rounded_gap)

@@ -294,6 +294,22 @@ class PairwiseProblem:
         self.neighbours[w].discard(v)
         return self.factors.pop((min(v, w), max(v, w)))
 
+    def snapshot(self) -> PairwiseProblem:
+        """The problem as it is now, unchanged by later shrinking: its own
+        lists and maps, the same arrays (nothing writes an array in place;
+        the shrink replaces them)."""
+        out = PairwiseProblem.__new__(PairwiseProblem)
+        out.__dict__.update(self.__dict__)
+        out.unary = list(self.unary)
+        out.sizes = list(self.sizes)
+        out.factors = dict(self.factors)
+        out.neighbours = [set(n) for n in self.neighbours]
+        out.alive = list(self.alive)
+        out.touched = set(self.touched)
+        out._prepared = dict(self._prepared)
+        out._merged = dict(self._merged)
+        return out
+
     def energy(self, labels: Sequence[int]) -> float:
         """Total cost of a full labelling (on the problem as it is now)."""
         total = self.constant

@@ -14,7 +14,12 @@ from sbpc.algebra.tensor_type import TensorType
 from sbpc.propagation.driver import propagate
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import SbpGraph
-from sbpc.propagation.improve import improve, improve_each, replicated_options
+from sbpc.propagation.improve import (
+    improve,
+    improve_each,
+    replicated_options,
+    shrunk_problem,
+)
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 from sbpc.testing.synthetic_graphs import RingCost, random_graph
 
@@ -185,6 +190,58 @@ def test_each_start_is_improved_apart() -> None:
     assert _total(g, costs, found[1].options) == 5.0
     replicated = replicated_options(g, options)
     assert len(improve_each(g, costs, replicated)) == 1  # one start only
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_problem_shrunk_before_gives_what_shrinking_it_then_gives(
+    seed: int,
+) -> None:
+    """The combining search builds the latency-free round's problem while
+    the strategy's LPs run (``shrunk_problem``, ``idle_work``): moving on it
+    gives the options and stats of building it in the round, and it is
+    not asked for twice."""
+    g = random_graph(np.random.default_rng(seed), (2, 2), 12)
+    costs = EdgeCosts(RingCost((2, 2)).time)
+    options = propagate(g, costs._cost, "greedy", improve=False).options
+    fresh = improve_each(g, costs, options)
+    made = shrunk_problem(g, costs)
+    asked: list[int] = []
+    ready = improve_each(g, costs, options, shrunk=lambda: asked.append(1) or made)
+    assert asked == [1]
+    assert [f.options for f in ready] == [f.options for f in fresh]
+    strip = ("seconds_improve",)
+    assert [{k: v for k, v in f.stats.items() if k not in strip} for f in ready] == [
+        {k: v for k, v in f.stats.items() if k not in strip} for f in fresh
+    ]
+
+
+def test_a_problem_shrunk_before_the_graph_grew_is_built_again() -> None:
+    g, costs = clique_graph(third=False)
+    stale = shrunk_problem(g, costs)
+    assert stale is not None and stale.of(g)
+    extra = g.add_argument("late", T, layout=(S(0),))
+    g.add_result("late", extra)
+    assert not stale.of(g)
+    options = derive_greedy(g, costs)
+    found = improve_each(g, costs, options, shrunk=lambda: stale)
+    assert [f.options for f in found] == [
+        f.options for f in improve_each(g, costs, options)
+    ]
+
+
+def test_the_whole_problem_is_kept_as_built() -> None:
+    """``ShrunkProblem.whole`` prices whole plans after the shrink changed
+    the problem it was taken from."""
+    g = random_graph(np.random.default_rng(5), (2, 2), 10)
+    costs = EdgeCosts(RingCost((2, 2)).time)
+    made = shrunk_problem(g, costs)
+    assert made is not None
+    rebuilt = PairwiseProblem.from_graph(g, costs)
+    assert sum(made.shrunk.alive) < len(rebuilt)  # the shrink did something
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        labels = [int(rng.integers(size)) for size in rebuilt.sizes]
+        assert made.whole.energy(labels) == rebuilt.energy(labels)
 
 
 def derive_greedy(g: SbpGraph, costs: EdgeCosts) -> list[int]:

@@ -1,0 +1,105 @@
+"""Work the search will need, done while HiGHS solves an LP.
+
+HiGHS releases the GIL while it runs, so the Python thread that called it
+only waits: on the library decoders' 2d training steps the optimal
+strategy's LPs hold 0.5-1.1 s of a row.  A search that knows what it will
+need next, and that does not depend on those LPs, queues it (``queued``):
+the combining search's latency-free round builds and shrinks the whole
+graph's pairwise problem at latency scale 0, whatever the strategy's plan.
+While work is queued, every LP (``while_solving``) runs in a helper thread
+and the queued work runs in this one meanwhile.
+
+Only HiGHS runs in the helper and only Python here, so neither waits on the
+other for the GIL.  (A Python thread beside the strategy's own Python
+would: each numpy call that releases the GIL hands it over for a switch
+interval, and the strategy's shrink makes thousands; building the round's
+problem in such a thread made the 2-layer linen 2d row slower, 2.91 against
+3.26 s: docs/planning-time.md.)  Queued work must be a pure function of what
+exists when it is queued: done early or when first asked for, its result is
+the same, so the plan is too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Ahead(Generic[T]):
+    """One piece of work, done once: while an LP runs, or when first asked."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self._work: Callable[[], T] | None = work
+        self._result: T | None = None
+        self._error: BaseException | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._work is None
+
+    def run(self) -> None:
+        """Do the work now, unless it is done (an error is kept for
+        ``result``: work done early must fail where its result is read)."""
+        work, self._work = self._work, None
+        if work is None:
+            return
+        try:
+            self._result = work()
+        except Exception as e:  # re-raised by ``result``
+            self._error = e
+
+    def result(self) -> T:
+        self.run()
+        if self._error is not None:
+            raise self._error
+        return self._result  # type: ignore[return-value]
+
+
+_QUEUE: ContextVar[deque[Ahead] | None] = ContextVar("idle_work", default=None)
+
+
+@contextmanager
+def queued(*work: Ahead) -> Iterator[None]:
+    """``work`` may run during any LP solved inside the block (in order)."""
+    pending = _QUEUE.get()
+    mine = deque(work) if pending is None else deque([*pending, *work])
+    token = _QUEUE.set(mine)
+    try:
+        yield
+    finally:
+        _QUEUE.reset(token)
+
+
+def while_solving(solve: Callable[[], T]) -> T:
+    """``solve()`` (an LP: HiGHS, which releases the GIL), with the queued
+    work not yet done run in this thread until it returns.  The work runs
+    whole: one longer than the LP delays the return by its excess, which it
+    would have cost when asked for anyway."""
+    pending = _QUEUE.get()
+    while pending and pending[0].done:
+        pending.popleft()
+    if not pending:
+        return solve()
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def helper() -> None:
+        try:
+            outcome.append(solve())
+        except BaseException as e:  # re-raised in the caller's thread
+            failure.append(e)
+
+    thread = threading.Thread(target=helper, name="sbpc-highs", daemon=True)
+    thread.start()
+    while pending and thread.is_alive():
+        pending.popleft().run()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]

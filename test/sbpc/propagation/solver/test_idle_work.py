@@ -1,0 +1,87 @@
+"""Queued work runs while an LP solves, once, and fails where it is read."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from sbpc.propagation.solver.idle_work import Ahead, queued, while_solving
+
+WAIT = 10.0  # seconds a test's "LP" waits for the queued work before failing
+
+
+def test_queued_work_runs_in_this_thread_while_the_solve_runs_in_another() -> None:
+    """The "LP" can only finish once the queued work has run: it waits for
+    it (and would time out were the work left until after it)."""
+    ran = threading.Event()
+    threads: dict[str, threading.Thread] = {}
+
+    def work() -> int:
+        threads["work"] = threading.current_thread()
+        ran.set()
+        return 7
+
+    def solve() -> bool:
+        threads["solve"] = threading.current_thread()
+        return ran.wait(WAIT)
+
+    ahead = Ahead(work)
+    with queued(ahead):
+        assert while_solving(solve) is True
+    assert ahead.done and ahead.result() == 7
+    assert threads["work"] is threading.current_thread()
+    assert threads["solve"] is not threading.current_thread()
+
+
+def test_with_nothing_queued_the_solve_runs_here() -> None:
+    here = threading.current_thread()
+    assert while_solving(lambda: threading.current_thread()) is here
+    done = Ahead(lambda: 1)
+    done.run()
+    with queued(done):  # done work is not waited for: nothing left to do
+        assert while_solving(lambda: threading.current_thread()) is here
+
+
+def test_work_runs_once_whoever_asks_first() -> None:
+    calls: list[int] = []
+    ahead = Ahead(lambda: calls.append(1) or len(calls))
+    assert ahead.result() == 1
+    with queued(ahead):
+        while_solving(lambda: None)
+    assert ahead.result() == 1 and calls == [1]
+
+
+def test_queued_work_in_order_and_only_inside_the_block() -> None:
+    order: list[str] = []
+    last = threading.Event()
+    first = Ahead(lambda: order.append("a"))
+    second = Ahead(lambda: (order.append("b"), last.set()))
+    with queued(first), queued(second):
+        assert while_solving(lambda: last.wait(WAIT))
+    assert order == ["a", "b"]
+    later = Ahead(lambda: order.append("c"))
+    with queued(later):
+        pass
+    while_solving(lambda: None)  # outside the block: nothing is queued
+    assert not later.done
+
+
+def test_an_error_of_work_done_early_is_raised_where_its_result_is_read() -> None:
+    def broken() -> int:
+        raise ValueError("broken work")
+
+    ahead = Ahead(broken)
+    with queued(ahead):
+        assert while_solving(lambda: 3) == 3  # the LP's own answer stands
+    ahead.run()  # not again, not raised here
+    with pytest.raises(ValueError, match="broken work"):
+        ahead.result()
+
+
+def test_an_error_of_the_solve_reaches_the_caller() -> None:
+    def failing() -> None:
+        raise RuntimeError("HiGHS failed")
+
+    with queued(Ahead(lambda: None)), pytest.raises(RuntimeError, match="HiGHS"):
+        while_solving(failing)
