@@ -280,12 +280,17 @@ def propagate_table(rows: list[Row]) -> str:
 
 
 def summary(rows: list[Row]) -> str:
-    """The median and worst sbpc/XLA over ``rows`` (issue 37's measure)."""
+    """The median and worst sbpc/XLA over ``rows`` (issue 37's measure), and
+    both sides' seconds summed: XLA's compile of the same rows moves by a
+    fifth between runs on this machine, and every ratio with it, so a change
+    to sbpc is read in its own seconds."""
     ratios = sorted(r.ratio for r in rows)
     mid = len(ratios) // 2
     median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
     return (
         f"sbpc/XLA over {len(rows)} rows: median {median:.2f}, worst {ratios[-1]:.2f}"
+        f" (summed: sbpc {sum(r.sbpc_s for r in rows):.2f} s, "
+        f"XLA {sum(r.xla_s for r in rows):.2f} s)"
     )
 
 

@@ -103,13 +103,19 @@ def test_a_library_model_is_the_example_asked_for(capsys):
 
 def test_the_summary_is_the_median_and_worst_ratio_over_every_row():
     """Issue 37's measure over several models' rows: the median (of an even
-    count, the mean of the middle two) and the worst sbpc/XLA."""
+    count, the mean of the middle two) and the worst sbpc/XLA, and the
+    seconds of each side summed."""
 
     def row(model: str, sbpc_s: float) -> bench.Row:
         return bench.Row(model=model, layers=2, scheme="dp", ops=1, sbpc_s=sbpc_s,
                          xla_s=2.0, proven=True, gap=0.0, core_nodes=0)  # fmt: skip
 
     rows = [row("flax_linen", 1.0), row("equinox", 3.0), row("flax_nnx", 2.2)]
-    assert bench.summary(rows) == "sbpc/XLA over 3 rows: median 1.10, worst 1.50"
+    assert bench.summary(rows) == (
+        "sbpc/XLA over 3 rows: median 1.10, worst 1.50 "
+        "(summed: sbpc 6.20 s, XLA 6.00 s)"
+    )
     rows.append(row("gpt", 1.6))
-    assert bench.summary(rows) == "sbpc/XLA over 4 rows: median 0.95, worst 1.50"
+    assert bench.summary(rows).startswith(
+        "sbpc/XLA over 4 rows: median 0.95, worst 1.50 (summed: sbpc 7.80 s,"
+    )
