@@ -395,19 +395,25 @@ def _scaled(value: Fraction, den: int) -> int:
 _Legal = tuple[NdSbp, tuple[int, ...], CollectiveKind, PartialKind | None, int, int]
 
 
-@lru_cache(maxsize=128)
-def _legal_steps(
-    tensor: TensorType, hierarchy: Hierarchy
-) -> tuple[tuple[NdSbp, ...], tuple[tuple[_Legal, ...], ...]]:
-    """The candidate layouts and every legal single step from each: what
-    the step graph is under any cost model (the combining search prices one
-    tensor at several latency scales; only the prices change)."""
+# A legal step's kind, whatever the tensor's shape: (dst, dims, kind, reduction).
+_Step = tuple[NdSbp, tuple[int, ...], CollectiveKind, PartialKind | None]
+
+
+@lru_cache(maxsize=64)
+def _step_structure(
+    rank: int, element: str, hierarchy: Hierarchy
+) -> tuple[tuple[NdSbp, ...], tuple[tuple[_Step, ...], ...]]:
+    """The candidate layouts and the kind of every legal single step from
+    each: they depend on the tensor's rank and element type alone
+    (``candidate_layouts``, ``_step_kind``), so a model's tensors of one
+    rank share them (41 tensor types of the 2-layer flax decoder on 2x4, a
+    few ranks)."""
+    tensor = TensorType((1,) * rank, element)  # only its rank and element read
     states = candidate_layouts(tensor, hierarchy)
-    alternatives = entries(tensor.rank)
-    sizes = StepPrices(tensor, hierarchy, DEFAULT_COST_MODEL)  # bytes only
-    legal: list[tuple[_Legal, ...]] = []
+    alternatives = entries(rank)
+    steps: list[tuple[_Step, ...]] = []
     for src in states:
-        out: list[_Legal] = []
+        out: list[_Step] = []
         for dims in _dim_groups(len(hierarchy)):
             s = src[dims[0]]
             if any(src[d] != s for d in dims):
@@ -420,13 +426,44 @@ def _legal_steps(
                     dst[d] = t
                 nd = tuple(dst)
                 found = _step_kind(src, nd, dims, tensor, hierarchy)
-                if found is None:
-                    continue
-                group = max(sizes.group_bytes(src, dims), sizes.group_bytes(nd, dims))
-                local = local_elements(found[0], dims, src, nd, tensor, hierarchy)
-                out.append((nd, dims, *found, group, local))
-        legal.append(tuple(out))
-    return states, tuple(legal)
+                if found is not None:
+                    out.append((nd, dims, *found))
+        steps.append(tuple(out))
+    return states, tuple(steps)
+
+
+@lru_cache(maxsize=128)
+def _legal_steps(
+    tensor: TensorType, hierarchy: Hierarchy
+) -> tuple[tuple[NdSbp, ...], tuple[tuple[_Legal, ...], ...]]:
+    """The candidate layouts and every legal single step from each: what
+    the step graph is under any cost model (the combining search prices one
+    tensor at several latency scales; only the prices change)."""
+    states, structure = _step_structure(tensor.rank, tensor.element, hierarchy)
+    sizes = StepPrices(tensor, hierarchy, DEFAULT_COST_MODEL)  # bytes only
+    known: dict[tuple[NdSbp, tuple[int, ...]], int] = {}
+
+    def group_bytes(nd: NdSbp, dims: tuple[int, ...]) -> int:
+        found = known.get((nd, dims))
+        if found is None:
+            found = known[(nd, dims)] = sizes.group_bytes(nd, dims)
+        return found
+
+    legal = tuple(
+        tuple(
+            (
+                nd,
+                dims,
+                kind,
+                reduce,
+                max(group_bytes(src, dims), group_bytes(nd, dims)),
+                local_elements(kind, dims, src, nd, tensor, hierarchy),
+            )
+            for nd, dims, kind, reduce in steps
+        )
+        for src, steps in zip(states, structure, strict=True)
+    )
+    return states, legal
 
 
 @lru_cache(maxsize=256)  # a few dozen tensor types at several latency scales

@@ -59,3 +59,37 @@ def test_step_graph_equals_steps_priced_one_by_one(case) -> None:
                 step.exact_bytes,
                 step.exact_time,
             )
+
+
+@pytest.mark.parametrize("element", ["f32", "i32"])
+def test_legal_steps_are_every_single_step_the_rules_allow(case, element) -> None:
+    """The step structure is shared by the tensors of one rank and element
+    (``_step_structure``); each tensor's legal steps are still every pair
+    of layouts one step apart by ``_step_kind``, with that tensor's group
+    bytes and local work."""
+    shape, hierarchy = case[0].shape, case[1]
+    tensor = TensorType(shape, element)
+    other = TensorType(tuple(2 * n for n in shape), element)  # same rank
+    states, legal = planner._legal_steps(tensor, hierarchy)
+    assert states == planner.candidate_layouts(tensor, hierarchy)
+    assert planner._step_structure(tensor.rank, element, hierarchy) is (
+        planner._step_structure(other.rank, other.element, hierarchy)
+    )
+    want = []
+    for src in states:
+        steps = []
+        for dims in planner._dim_groups(len(hierarchy)):
+            for nd in states:
+                found = planner._step_kind(src, nd, dims, tensor, hierarchy)
+                if found is None:
+                    continue
+                group = max(
+                    group_bytes(src, dims, tensor, hierarchy),
+                    group_bytes(nd, dims, tensor, hierarchy),
+                )
+                local = planner.local_elements(
+                    found[0], dims, src, nd, tensor, hierarchy
+                )
+                steps.append((nd, dims, *found, group, local))
+        want.append(sorted(steps, key=repr))
+    assert [sorted(steps, key=repr) for steps in legal] == want
