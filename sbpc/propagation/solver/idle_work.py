@@ -10,7 +10,10 @@ While work is queued, every LP (``while_solving``) runs in a helper thread
 and the queued work runs in this one meanwhile.
 
 Only HiGHS runs in the helper and only Python here, so neither waits on the
-other for the GIL.  (A Python thread beside the strategy's own Python
+other for the GIL.  Work run while an LP solves sees nothing queued: its own
+LPs run in this thread, so one LP runs beside one piece of work however
+much is queued (work queued inside that work, as a core's parts, is its
+own).  (A Python thread beside the strategy's own Python
 would: each numpy call that releases the GIL hands it over for a switch
 interval, and the strategy's shrink makes thousands; building the round's
 problem in such a thread made the 2-layer linen 2d row slower, 2.91 against
@@ -98,7 +101,15 @@ def while_solving(solve: Callable[[], T]) -> T:
     thread = threading.Thread(target=helper, name="sbpc-highs", daemon=True)
     thread.start()
     while pending and thread.is_alive():
-        pending.popleft().run()
+        work = pending.popleft()
+        # The work's own LPs run here, not beside yet another helper: one LP
+        # beside one piece of work at a time, however many are queued (a
+        # core of a hundred parts would otherwise nest a hundred deep).
+        token = _QUEUE.set(None)
+        try:
+            work.run()
+        finally:
+            _QUEUE.reset(token)
     thread.join()
     if failure:
         raise failure[0]

@@ -85,3 +85,35 @@ def test_an_error_of_the_solve_reaches_the_caller() -> None:
 
     with queued(Ahead(lambda: None)), pytest.raises(RuntimeError, match="HiGHS"):
         while_solving(failing)
+
+
+def test_many_queued_pieces_whose_work_solves_nest_one_deep() -> None:
+    """A core of many parts queues each part, and each part's work solves
+    an LP of its own: those run in this thread (no helper beside a helper),
+    so the depth and the threads stay bounded however many are queued."""
+    depth = {"now": 0, "most": 0}
+    live = {"now": 0, "most": 0}
+    lock = threading.Lock()
+
+    def lp() -> None:
+        with lock:
+            live["now"] += 1
+            live["most"] = max(live["most"], live["now"])
+        threading.Event().wait(0.001)
+        with lock:
+            live["now"] -= 1
+
+    def part() -> None:
+        depth["now"] += 1
+        depth["most"] = max(depth["most"], depth["now"])
+        while_solving(lp)
+        depth["now"] -= 1
+
+    parts = [Ahead(part) for _ in range(2000)]  # past the recursion limit
+    with queued(*parts[1:]):
+        parts[0].run()
+    for ahead in parts:
+        ahead.result()
+    assert all(ahead.done for ahead in parts)
+    assert depth["most"] == 2  # the first part, and one run during its LP
+    assert live["most"] <= 2
