@@ -81,9 +81,9 @@ def queued(*work: Ahead) -> Iterator[None]:
 
 def while_solving(solve: Callable[[], T]) -> T:
     """``solve()`` (an LP: HiGHS, which releases the GIL), with the queued
-    work not yet done run in this thread until it returns.  The work runs
-    whole: one longer than the LP delays the return by its excess, which it
-    would have cost when asked for anyway."""
+    work not yet done run in this thread until it returns, one piece at
+    least.  The work runs whole: one longer than the LP delays the return
+    by its excess, which it would have cost when asked for anyway."""
     pending = _QUEUE.get()
     while pending and pending[0].done:
         pending.popleft()
@@ -100,7 +100,12 @@ def while_solving(solve: Callable[[], T]) -> T:
 
     thread = threading.Thread(target=helper, name="sbpc-highs", daemon=True)
     thread.start()
-    while pending and thread.is_alive():
+    # One piece at least, even after an LP that ended at once: where the
+    # work runs then does not hang on the machine's load (it is needed
+    # anyway; a piece run early costs no more than one run when asked).
+    first = True
+    while pending and (first or thread.is_alive()):
+        first = False
         work = pending.popleft()
         # The work's own LPs run here, not beside yet another helper: one LP
         # beside one piece of work at a time, however many are queued (a

@@ -117,3 +117,16 @@ def test_many_queued_pieces_whose_work_solves_nest_one_deep() -> None:
     assert all(ahead.done for ahead in parts)
     assert depth["most"] == 2  # the first part, and one run during its LP
     assert live["most"] <= 2
+
+
+def test_a_piece_runs_even_when_the_lp_ends_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where queued work runs does not hang on the machine's load: an LP
+    that is over before this thread looks (here: every thread reads as
+    ended) still gets one piece run, and only one."""
+    monkeypatch.setattr(threading.Thread, "is_alive", lambda self: False)
+    first, second = Ahead(lambda: 1), Ahead(lambda: 2)
+    with queued(first, second):
+        assert while_solving(lambda: 5) == 5
+    assert first.done and not second.done
