@@ -411,7 +411,9 @@ class SbpPropagatePass(ModulePass):
         # The latency-free round's problem does not depend on the strategy's
         # plan: it is built while the strategy's LPs run (``idle_work``).
         free = problem.under(cost_model.with_latency_scale(0.0))
-        latency_free = Ahead(lambda: shrunk_problem(free.graph, free.edge_costs()))
+        latency_free = Ahead(
+            lambda: shrunk_problem(free.graph, free.edge_costs(), _sweeps(0.0))
+        )
 
         def refine(scale: float, plan: Plan) -> list[Plan]:
             model = cost_model.with_latency_scale(scale)
@@ -537,6 +539,16 @@ def _seconds_left(deadline: float | None) -> float | None:
     return max(deadline - time.perf_counter(), MIN_SOLVE_SECONDS)
 
 
+def _sweeps(scale: float) -> int:
+    """The block sweeps of the refinement round at ``scale``.
+
+    Blocks are solved in the latency-free round only: later rounds' prices
+    differ from it by latency alone, and node moves follow them (on the
+    examples, block sweeps there found no cheaper plan and cost a second or
+    more per round: docs/performance.md, "Planning time")."""
+    return 1 if scale == 0.0 else 0
+
+
 def _refined(
     problem: _Problem,
     plan: Plan,
@@ -558,11 +570,7 @@ def _refined(
     graph, costs = problem.graph, problem.edge_costs()
     capacity = problem.cost_model.memory_capacity
     out = []
-    # Blocks are solved in the latency-free round only: later rounds' prices
-    # differ from it by latency alone, and node moves follow them (on the
-    # examples, block sweeps there found no cheaper plan and cost a second
-    # or more per round: docs/performance.md, "Planning time").
-    sweeps = 1 if scale == 0.0 else 0
+    sweeps = _sweeps(scale)
     for found in improve_each(graph, costs, plan.options, sweeps=sweeps, shrunk=shrunk):
         if found.options == plan.options:
             continue

@@ -111,7 +111,7 @@ def improve_each(
     prices both, since the cheaper of them per edge need not be the cheaper
     once collectives are combined.  ``shrunk``: ``shrunk_problem(graph,
     costs, sweeps)`` made before (``idle_work``: while the strategy's LPs
-    ran)."""
+    ran; one made for a smaller graph or pruned otherwise is built again)."""
     return _improve(graph, costs, options, block_nodes, sweeps, True, shrunk)
 
 
@@ -124,10 +124,15 @@ class ShrunkProblem:
     shrunk: PairwiseProblem
     records: list[Record]
     size: tuple[int, int]  # the graph's nodes and edges when it was built
+    pruned: bool  # dominated labels dropped (for block sweeps)
 
-    def of(self, graph: SbpGraph) -> bool:
-        """Whether it is still ``graph``'s (a graph only grows)."""
-        return self.size == (len(graph.nodes), len(graph.edges))
+    def fits(self, graph: SbpGraph, sweeps: int) -> bool:
+        """Whether it is what ``shrunk_problem(graph, ..., sweeps)`` makes
+        now: ``graph``'s at its size (a graph only grows), pruned as block
+        sweeps need (the prices are the caller's to match)."""
+        return self.size == (len(graph.nodes), len(graph.edges)) and (
+            self.pruned == (sweeps > 0)
+        )
 
 
 def shrunk_problem(
@@ -150,7 +155,8 @@ def shrunk_problem(
     # half of such a round (on all 18 example rows the same plans either way).
     with phase("improve: shrink"):
         records = shrink_all(problem, set(), prune=sweeps > 0)
-    return ShrunkProblem(whole, problem, records, (len(graph.nodes), len(graph.edges)))
+    size = (len(graph.nodes), len(graph.edges))
+    return ShrunkProblem(whole, problem, records, size, sweeps > 0)
 
 
 def _improve(
@@ -169,7 +175,7 @@ def _improve(
     if entries > ENTRIES_PER_EDGE * max(len(graph.edges), 1):
         return [Improvement(first, {"improve_skipped_entries": entries})]
     made = shrunk() if shrunk is not None else None
-    if made is None or not made.of(graph):
+    if made is None or not made.fits(graph, sweeps):
         made = shrunk_problem(graph, costs, sweeps)
     assert made is not None  # the graph's entries were within the limit
     problem, records = made.shrunk, made.records

@@ -545,7 +545,8 @@ def _core_lp(
     parts = components(problem, core) if large else [core]
     if len(parts) > 1:  # each apart: HiGHS is faster on the parts than the whole
         # The later parts are solved while the first one's LP runs, each
-        # LP beside the next (``idle_work``).
+        # LP beside the next (``idle_work``); so all are solved even when
+        # one has no labelling (then the whole has none: rare, and None).
         solves = [
             Ahead(
                 partial(

@@ -2,7 +2,7 @@
 
 HiGHS releases the GIL while it runs, so the Python thread that called it
 only waits: on the library decoders' 2d training steps the optimal
-strategy's LPs hold 0.5-1.1 s of a row.  A search that knows what it will
+strategy's LPs hold 0.5-1.3 s of a row.  A search that knows what it will
 need next, and that does not depend on those LPs, queues it (``queued``):
 the combining search's latency-free round builds and shrinks the whole
 graph's pairwise problem at latency scale 0, whatever the strategy's plan.
@@ -10,16 +10,17 @@ While work is queued, every LP (``while_solving``) runs in a helper thread
 and the queued work runs in this one meanwhile.
 
 Only HiGHS runs in the helper and only Python here, so neither waits on the
-other for the GIL.  Work run while an LP solves sees nothing queued: its own
-LPs run in this thread, so one LP runs beside one piece of work however
-much is queued (work queued inside that work, as a core's parts, is its
-own).  (A Python thread beside the strategy's own Python
+other for the GIL.  (A Python thread beside the strategy's own Python
 would: each numpy call that releases the GIL hands it over for a switch
 interval, and the strategy's shrink makes thousands; building the round's
 problem in such a thread made the 2-layer linen 2d row slower, 2.91 against
-3.26 s: docs/planning-time.md.)  Queued work must be a pure function of what
-exists when it is queued: done early or when first asked for, its result is
-the same, so the plan is too.
+3.26 s: docs/planning-time.md.)  Work run while an LP solves sees nothing
+queued: its own LPs run in this thread, so one LP runs beside one piece of
+work however much is queued (work queued inside that work, as a core's
+parts, is its own).
+
+Queued work must be a pure function of what exists when it is queued: done
+early or when first asked for, its result is the same, so the plan is too.
 """
 
 from __future__ import annotations

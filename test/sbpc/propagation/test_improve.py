@@ -218,14 +218,31 @@ def test_a_problem_shrunk_before_gives_what_shrinking_it_then_gives(
 def test_a_problem_shrunk_before_the_graph_grew_is_built_again() -> None:
     g, costs = clique_graph(third=False)
     stale = shrunk_problem(g, costs)
-    assert stale is not None and stale.of(g)
+    assert stale is not None and stale.fits(g, sweeps=1)
     extra = g.add_argument("late", T, layout=(S(0),))
     g.add_result("late", extra)
-    assert not stale.of(g)
+    assert not stale.fits(g, sweeps=1)
     options = derive_greedy(g, costs)
     found = improve_each(g, costs, options, shrunk=lambda: stale)
     assert [f.options for f in found] == [
         f.options for f in improve_each(g, costs, options)
+    ]
+
+
+def test_a_problem_shrunk_without_pruning_is_not_used_for_block_sweeps() -> None:
+    """The node-move rounds' shrink keeps dominated labels; a round with
+    block sweeps builds its own (pruned) problem rather than take one."""
+    g = random_graph(np.random.default_rng(2), (2, 2), 12)
+    costs = EdgeCosts(RingCost((2, 2)).time)
+    unpruned = shrunk_problem(g, costs, sweeps=0)
+    assert unpruned is not None and unpruned.fits(g, sweeps=0)
+    assert not unpruned.fits(g, sweeps=1)
+    options = propagate(g, costs._cost, "greedy", improve=False).options
+    found = improve_each(g, costs, options, sweeps=1, shrunk=lambda: unpruned)
+    fresh = improve_each(g, costs, options, sweeps=1)
+    assert [f.options for f in found] == [f.options for f in fresh]
+    assert [f.stats.get("improve_core_nodes") for f in found] == [
+        f.stats.get("improve_core_nodes") for f in fresh
     ]
 
 
