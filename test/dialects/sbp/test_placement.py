@@ -18,7 +18,7 @@ from sbpc.dialects.sbp import (
     value_placement,
     verify_sbp_annotations,
 )
-from sbpc.dialects.sbp.placement import resolve_placement
+from sbpc.dialects.sbp.placement import resolve_placement, walked_placement_map
 from sbpc.passes.pipeline import parse_module
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -130,14 +130,57 @@ def test_the_map_resolves_every_value_as_one_value_at_a_time(path: Path) -> None
     (per value, by search), constants' floating included."""
     for text in path.read_text().split("// -----"):
         m = parse_module(text)
+        walked = walked_placement_map(list(m.walk()))
         pm = placement_map(m)
         values = _values(m)
         assert values
         for v in values:
             placement, floating = resolve_placement(v, [1 << 30])
-            assert pm.get(v) == placement
-            assert (v in pm.floating) == floating
-        assert pm.is_uniform() == (len(set(pm.values())) <= 1)
+            assert walked.get(v) == placement == pm.get(v) == pm[v]
+            assert (v in walked.floating) == floating
+            assert v in pm
+        assert walked.is_uniform() == (len(set(walked.values())) <= 1)
+        assert pm.is_uniform() == walked.is_uniform()
+        # One placement answered at once, another walked value by value.
+        assert (pm.everywhere is not None) == walked.is_uniform()
+
+
+def test_a_module_of_one_placement_is_not_walked_value_by_value(
+    module, in_func
+) -> None:
+    """Naming the module's own placement keeps the map whole; naming another
+    (an argument's ``sbp.placement``, an sbp op's ``on``) walks it."""
+    same = module(
+        in_func(
+            "    %0 = sbp.cast %x to #sbp.nd<[S(0)]> on #sbp.placement<cuda, [0, 1]> "
+            ": tensor<8x16xf32>\n"
+            "    %1 = arith.addf %0, %0 : tensor<8x16xf32>",
+            placement="cuda, [0, 1]",
+        )
+    )
+    here = Placement.from_nested("cuda", [0, 1])
+    pm = placement_map(same)
+    assert pm.everywhere == here and not dict(pm)
+    for v in _values(same):
+        assert pm[v] == pm.get(v) == here and v in pm
+    assert pm.is_uniform()
+    pm[_values(same)[-1]] = Placement.from_nested("cuda", [4, 5])
+    assert not pm.is_uniform()  # an entry (a pass's new value) elsewhere
+    other = module(
+        in_func(
+            "    %0 = sbp.cast %x to #sbp.nd<[S(0)]> on #sbp.placement<cuda, [4, 5]> "
+            ": tensor<8x16xf32>"
+        )
+    )
+    assert placement_map(other).everywhere is None
+    argument = (
+        "%x: tensor<8x16xf32>, "
+        "%y: tensor<8x16xf32> {sbp.placement = #sbp.placement<cuda, [4, 5]>}"
+    )
+    moved = module(
+        in_func("    %0 = arith.addf %x, %x : tensor<8x16xf32>", args=argument)
+    )
+    assert placement_map(moved).everywhere is None
 
 
 def test_one_placement_is_uniform_and_a_stage_is_not(module, in_func) -> None:
