@@ -31,12 +31,14 @@ def jax_source(
     function: str | None = None,
     combine_bytes: int = DEFAULT_MAX_BYTES,
     check: bool = True,
+    lazy_reference: bool = False,
 ) -> str:
     """The Python source of the JAX program for one function of ``module``.
 
     ``combine_bytes``: the most bytes per device one combined collective
     carries (``sbpc.jax_backend.combine``); 0 runs every boxing step alone.
-    ``check``: compile the text to prove it is Python (``emit_jax``).
+    ``check``: compile the text to prove it is Python, ``lazy_reference``:
+    its reference when first called (``emit_jax``).
     """
     f = main_function(module, function)
     if pipeline_options(f) is not None:
@@ -46,7 +48,7 @@ def jax_source(
         program = program_of(module, f, origins)
     try:
         with phase("write source"):
-            return emit_jax(program, combine_bytes, check)
+            return emit_jax(program, combine_bytes, check, lazy_reference)
     except JaxEmitError as e:
         at = origins.get(e.label, f)
         raise LocatedError(at, f"cannot lower to JAX: {e.message}") from e

@@ -828,7 +828,12 @@ def _compile(
         with phase("verify"):
             module.verify()
         with phase("emit (jax)"), shown.phase("jax emission"):
-            source = jax_source(module, combine_bytes=combine_bytes, check=check_source)
+            source = jax_source(
+                module,
+                combine_bytes=combine_bytes,
+                check=check_source,
+                lazy_reference=check_source,  # loaded here, its reference seldom run
+            )
     except DiagnosticException as e:
         raise SbpcError(located_message(e, annotated.name, annotated.text)) from e
     return module, plans, source

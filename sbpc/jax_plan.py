@@ -27,7 +27,7 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.boxing.cost_model import CostModel
 from sbpc.dialects.diagnostics import make_diagnostic
-from sbpc.jax_backend.program_code import program_code
+from sbpc.jax_backend.program_code import load
 from sbpc.output import OutputError, write_file
 from sbpc.passes.options import OptionError
 from sbpc.passes.pipeline_target import with_section
@@ -85,7 +85,7 @@ def load_program(source: str, name: str) -> types.ModuleType:
     module.__file__ = f"<sbpc {name}>"
     sys.modules[module_name] = module
     # The emitter compiled this text to check it: its code object is reused.
-    exec(program_code(source, module.__file__), module.__dict__)
+    load(source, module.__file__, module.__dict__)
     return module
 
 

@@ -200,6 +200,32 @@ def test_distribute_is_plan_then_loading():
     assert [s.spec for s in outs] == specs_out
 
 
+def test_distribute_compiles_the_reference_when_it_is_first_run():
+    """The loaded program's ``_reference`` (the unsharded program, half the
+    text) is compiled from its own lines when ``reference()`` first runs;
+    the text keeps it whole, and both compute ``jax.jit``'s numbers."""
+    rng = np.random.default_rng(0)
+    params = [
+        (rng.normal(size=(8, 32)), rng.normal(size=(32,))),
+        (rng.normal(size=(32, 8)), rng.normal(size=(8,))),
+    ]
+    params = jax.tree.map(lambda a: jnp.asarray(a, jnp.float32), params)
+    x, y = (jnp.asarray(rng.normal(size=(16, 8)), jnp.float32) for _ in range(2))
+    step = sj.distribute(train_step, params, x, y, mesh={"data": 8}, quiet=True)
+    program = step.program
+    assert "@jax.jit\ndef _reference(" in step.source
+    assert not hasattr(program._reference, "lower")  # the stub, not jitted
+    want = jax.jit(train_step)(params, x, y)
+    flat = [np.asarray(a) for a in jax.tree.leaves((params, x, y))]
+    got = program.reference(*flat)
+    assert hasattr(program._reference, "lower")  # compiled, jitted, in place
+    for a, b in zip(jax.tree.leaves(want), got, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+    done = jax.tree.leaves(step(params, x, y))
+    for a, b in zip(jax.tree.leaves(want), done, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+
+
 def test_plan_needs_no_devices_but_distribute_does():
     shapes = abstract(32, 8, jnp.float32)
     planned = sj.plan(train_step, *shapes, mesh=(16,), quiet=True)
