@@ -75,6 +75,7 @@ from models.example import SCHEMES, Example  # noqa: E402
 from run import max_error  # noqa: E402
 
 import sbpc.jax  # noqa: E402
+from sbpc.jax_backend.program_code import forget as forget_program_code  # noqa: E402
 from sbpc.propagation.driver import STRATEGIES  # noqa: E402
 from sbpc.propagation.optimal import Optimal  # noqa: E402
 
@@ -147,9 +148,12 @@ def gpt_train(layers: int, scanned: bool = False) -> Example:
 
 
 def cold() -> None:
-    """Start a timed side with no garbage pending and JAX's caches empty."""
+    """Start a timed side with no garbage pending, JAX's caches empty and no
+    emitted program's code kept (``--repeats`` runs one row's text again:
+    its compile is part of each run)."""
     gc.collect()
     jax.clear_caches()
+    forget_program_code()
 
 
 def distribute(

@@ -36,6 +36,11 @@ class _Compiled:
 _last: list[_Compiled] = []  # at most one
 
 
+def forget() -> None:
+    """Drop the kept code (a benchmark's next run of one text compiles anew)."""
+    _last.clear()
+
+
 def _cached(source: str) -> _Compiled | None:
     if _last and (_last[0].source is source or _last[0].source == source):
         return _last[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sbpc.jax_backend.program_code import load, program_code
+from sbpc.jax_backend.program_code import forget, load, program_code
 
 
 def test_same_text_reuses_the_code_and_runs_as_compiled() -> None:
@@ -91,3 +91,10 @@ def test_lines_keep_their_numbers_around_a_deferred_definition() -> None:
 def test_a_span_without_a_definition_is_refused() -> None:
     with pytest.raises(ValueError, match="function definition"):
         program_code("x = 1\ny = 2\n", "<no-def>", (0, 5))
+
+
+def test_forgotten_code_is_compiled_anew() -> None:
+    source = "z = 3\n"
+    first = program_code(source, "<a>")
+    forget()
+    assert program_code(source, "<a>") is not first
