@@ -354,6 +354,12 @@ def placement_in_force(
         named = interface.named_placement(op)
         if named is not None:
             return named
+    if (
+        isinstance(placements, PlacementMap)
+        and placements.everywhere is not None
+        and not dict.__len__(placements)
+    ):
+        return placements.everywhere  # one placement, no value entered since
     floating = placements.floating if isinstance(placements, PlacementMap) else set()
     first: Placement | None = None
     for operand in op.operands:

@@ -57,6 +57,9 @@ def verify_sbp_annotations(module: ModuleOp) -> PlacementMap:
     placements = placement_map(module, ops)
     # On one placement no op can compute on two: the per-op check is moot.
     uniform = placements.is_uniform()
+    fitted: dict[
+        tuple[int, ...], Placement
+    ] = {}  # signatures that fit (``_verify_sig``)
     for op in ops:
         cls = type(op)
         try:
@@ -66,7 +69,7 @@ def verify_sbp_annotations(module: ModuleOp) -> PlacementMap:
             if layout_op:
                 _verify_layout_op(cast(LayoutOp, op), placements)
             if SIG in op.attributes:
-                _verify_sig(op, placements, uniform)
+                _verify_sig(op, placements, uniform, fitted)
             elif not (uniform or layout_op or _is_a(cls, ReturnOp)):
                 _verify_same_placement(op, placements)
         except InvalidLayout as err:
@@ -171,7 +174,19 @@ def _is_a(cls: type[Operation], kind: type[Operation]) -> bool:
     return issubclass(cls, kind)
 
 
-def _verify_sig(op: Operation, placements: PlacementMap, uniform: bool) -> None:
+def _verify_sig(
+    op: Operation,
+    placements: PlacementMap,
+    uniform: bool,
+    fitted: dict[tuple[int, ...], Placement] | None = None,
+) -> None:
+    """``op``'s ``sbp.sig`` fits its operands and results on its placement.
+
+    ``fitted``: the (signature, placement, types) already found to fit, by
+    identity (a plan writes a few shared signature attributes on thousands
+    of ops of a few shared types).  The module holds the attributes and
+    types while the check runs and ``fitted`` holds the placements, so an id
+    stays its object's."""
     attr = op.attributes[SIG]
     if not isinstance(attr, SignatureAttr):
         raise InvalidLayout(f"{SIG} must be an #sbp.sig<...> attribute, got {attr}")
@@ -186,9 +201,20 @@ def _verify_sig(op: Operation, placements: PlacementMap, uniform: bool) -> None:
     placement = _need_placement(op, placement_in_force(op, placements))
     if not uniform:
         _verify_same_placement(op, placements)
+    if fitted is None:
+        fitted = {}
+    key = (
+        id(attr),
+        id(placement),
+        *(id(v.type) for v in op.operands),
+        *(id(v.type) for v in op.results),
+    )
+    if key in fitted:
+        return
     for what, layouts, values in sides:
         for i, (nd, v) in enumerate(zip(layouts, values, strict=True)):
             check_layout(nd, v.type, placement, f"signature: layout of {what} {i}")
+    fitted[key] = placement
 
 
 def _verify_same_placement(op: Operation, placements: PlacementMap) -> None:

@@ -164,8 +164,14 @@ def test_a_module_of_one_placement_is_not_walked_value_by_value(
     for v in _values(same):
         assert pm[v] == pm.get(v) == here and v in pm
     assert pm.is_uniform()
-    pm[_values(same)[-1]] = Placement.from_nested("cuda", [4, 5])
-    assert not pm.is_uniform()  # an entry (a pass's new value) elsewhere
+    ops = [op for op in same.walk() if op.results and op.name != "builtin.module"]
+    assert ops and all(placement_in_force(op, pm) == here for op in ops)
+    elsewhere = Placement.from_nested("cuda", [4, 5])
+    cast = next(op for op in ops if op.name == "sbp.cast")
+    pm[cast.results[0]] = elsewhere  # an entry (a pass's new value) elsewhere
+    assert not pm.is_uniform()
+    add = next(op for op in ops if op.name == "arith.addf")
+    assert placement_in_force(add, pm) == elsewhere  # entries are read again
     other = module(
         in_func(
             "    %0 = sbp.cast %x to #sbp.nd<[S(0)]> on #sbp.placement<cuda, [4, 5]> "

@@ -185,3 +185,31 @@ def test_annotation_errors(module, text: str, message: str, op_name: str) -> Non
 def test_dynamic_dims_are_not_checked_for_evenness(module) -> None:
     m = module(_func_with("%a: tensor<?x16xf32> {sbp.nd_sbp = #sbp.nd<[S(0), S(1)]>}"))
     verify_sbp_annotations(m)
+
+
+def test_a_shared_signature_is_checked_against_each_ops_types(module) -> None:
+    """One signature attribute on many ops (as a plan writes them) is found
+    to fit once per types: an op of other types is checked anew."""
+    from sbpc.algebra.sbp import B, S
+    from sbpc.algebra.signature import Signature
+    from sbpc.dialects.sbp import set_signatures
+
+    m = module(
+        _func_with(
+            "%a: tensor<8x16xf32>, %b: tensor<8xf32>",
+            body="    %0 = arith.addf %a, %a : tensor<8x16xf32>\n"
+            "    %1 = arith.addf %a, %a : tensor<8x16xf32>\n"
+            "    %2 = arith.addf %b, %b : tensor<8xf32>\n"
+            "    func.return",
+        )
+    )
+    adds = [op for op in m.walk() if op.name == "arith.addf"]
+    split = ((B, S(1)),)
+    sig = Signature(split * 2, split)
+    set_signatures((op, sig) for op in adds[:2])
+    verify_sbp_annotations(m)  # both fit: one check, then the same
+    set_signatures((op, sig) for op in adds)
+    assert adds[0].attributes["sbp.sig"] is adds[2].attributes["sbp.sig"]
+    with pytest.raises(LocatedError, match="splits dimension 1") as info:
+        verify_sbp_annotations(m)
+    assert info.value.op is adds[2]
