@@ -57,9 +57,8 @@ def verify_sbp_annotations(module: ModuleOp) -> PlacementMap:
     placements = placement_map(module, ops)
     # On one placement no op can compute on two: the per-op check is moot.
     uniform = placements.is_uniform()
-    fitted: dict[
-        tuple[int, ...], Placement
-    ] = {}  # signatures that fit (``_verify_sig``)
+    # The signatures found to fit, by identity (``_verify_sig``).
+    fitted: dict[tuple[int, ...], Placement] = {}
     for op in ops:
         cls = type(op)
         try:
@@ -178,7 +177,7 @@ def _verify_sig(
     op: Operation,
     placements: PlacementMap,
     uniform: bool,
-    fitted: dict[tuple[int, ...], Placement] | None = None,
+    fitted: dict[tuple[int, ...], Placement],
 ) -> None:
     """``op``'s ``sbp.sig`` fits its operands and results on its placement.
 
@@ -201,8 +200,6 @@ def _verify_sig(
     placement = _need_placement(op, placement_in_force(op, placements))
     if not uniform:
         _verify_same_placement(op, placements)
-    if fitted is None:
-        fitted = {}
     key = (
         id(attr),
         id(placement),

@@ -129,6 +129,10 @@ class JaxEmitError(ValueError):
 _X64 = frozenset({"i64", "ui64", "f64", "index"})
 
 
+# How ``_reference``'s definition starts (``module`` defers its compile).
+_REFERENCE_HEAD = "@jax.jit\ndef _reference("
+
+
 def emit_jax(
     program: Program,
     combine_bytes: int = DEFAULT_MAX_BYTES,
@@ -470,6 +474,10 @@ class _Emitter:
         if lazy_reference:  # the body's last lines: "", then the definition
             end = len(doc) + len(prelude) + len(text)
             deferred = (end - len("\n".join(reference[1:])), end)
+            if not source.startswith(_REFERENCE_HEAD, deferred[0]):
+                raise JaxEmitError(
+                    "internal error: the reference is not where expected"
+                )
         try:
             program_code(source, f"<sbpc program {self.p.name!r}>", deferred)
         except SyntaxError as err:  # a bug of the emitter, never a user error
@@ -902,10 +910,12 @@ class _Emitter:
     # -- reference ------------------------------------------------------------------
 
     def _reference_source(self) -> list[str]:
+        """``_reference``'s lines, after an empty one (``module`` finds the
+        definition by them)."""
         args = ", ".join(f"v{a.value}" for a in self.p.args)
         lines = [
             "",
-            "@jax.jit",
+            *_REFERENCE_HEAD.split("\n")[:-1],
             f"def _reference({args}):",
             '    """The program on global arrays; boxing steps keep the value."""',
         ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
@@ -26,11 +27,13 @@ HOOK = "_sbpc_compile_deferred"
 _DEFINED = re.compile(r"^def (\w+)\(", re.M)
 
 
+@dataclass(frozen=True)
 class _Compiled:
-    def __init__(self, source: str, code: CodeType, deferred: tuple[int, int] | None):
-        self.source = source
-        self.code = code
-        self.deferred = deferred
+    """A text, its code, and the span of it the code holds a stub for."""
+
+    source: str
+    code: CodeType
+    deferred: tuple[int, int] | None
 
 
 _last: list[_Compiled] = []  # at most one
