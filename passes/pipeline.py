@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
 from sbpc.dialects.chlo import CHLO
+from sbpc.dialects.module_verify import verify_module
 from sbpc.dialects.sbp import SBP, verify_sbp_annotations
 from sbpc.dialects.sdy import SDY
 from sbpc.dialects.stablehlo import StableHLO
@@ -50,5 +51,5 @@ def run_passes(module: ModuleOp, spec: str, ctx: Context | None = None) -> Modul
     verify_sbp_annotations(module)
     pipeline = PassPipeline.parse_spec(SBPC_UNIVERSE.all_passes, spec)
     pipeline.apply(ctx or default_context(), module)
-    module.verify()
+    verify_module(module)
     return module

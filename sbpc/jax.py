@@ -63,6 +63,7 @@ from sbpc.algebra.sbp import (
 )
 from sbpc.collector import collector_paused
 from sbpc.dialects import sbp as sbp_dialect
+from sbpc.dialects.module_verify import verify_module
 from sbpc.dialects.sbp.pipeline import pipeline_options, search_table
 from sbpc.jax_dispatch import (
     CHECKED_PATH,
@@ -826,7 +827,7 @@ def _compile(
             # The steps the plan was priced with, not the default machine's.
             SbpLowerBoxingPass(cost_model=propagate.cost_model).apply(ctx, module)
         with phase("verify"):
-            module.verify()
+            verify_module(module)
         with phase("emit (jax)"), shown.phase("jax emission"):
             source = jax_source(
                 module,
