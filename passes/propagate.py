@@ -32,7 +32,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache, partial
+from functools import lru_cache
 
 import numpy as np
 from xdsl.context import Context
@@ -58,7 +58,6 @@ from sbpc.propagation.combining import (
     REFERENCE_SECONDS,
     Candidate,
     combined_plan,
-    descent_scales,
     refine_with_combining,
     search_with_combining,
 )
@@ -409,22 +408,19 @@ class SbpPropagatePass(ModulePass):
         if problem.budget is not None or not self.improve:
             return search_with_combining(solve, price)
 
-        # The refinement's problems do not depend on the strategy's plan:
-        # the latency-free round's is built while the strategy's LPs run,
-        # and so are the descent rounds', while the LPs leave time
-        # (speculative: needed when the best plan stays at the plain
-        # model's scale, ``descent_scales``).
-        ahead = {
-            scale: Ahead(partial(_shrunk_at, problem, scale), speculative=scale > 0)
-            for scale in (0.0, *descent_scales())
-        }
+        # The latency-free round's problem does not depend on the strategy's
+        # plan: it is built while the strategy's LPs run (``idle_work``).
+        free = problem.under(cost_model.with_latency_scale(0.0))
+        latency_free = Ahead(
+            lambda: shrunk_problem(free.graph, free.edge_costs(), _sweeps(0.0))
+        )
 
         def refine(scale: float, plan: Plan) -> list[Plan]:
             model = cost_model.with_latency_scale(scale)
-            ready = ahead[scale].result if scale in ahead else None
+            ready = latency_free.result if scale == 0.0 else None
             return _refined(problem.under(model), plan, scale, ready)
 
-        with queued(*ahead.values()):
+        with queued(latency_free):
             return refine_with_combining(solve, refine, price)
 
     def _fewest_bytes(self, problem: _Problem) -> Candidate | None:
@@ -551,12 +547,6 @@ def _sweeps(scale: float) -> int:
     examples, block sweeps there found no cheaper plan and cost a second or
     more per round: docs/performance.md, "Planning time")."""
     return 1 if scale == 0.0 else 0
-
-
-def _shrunk_at(problem: _Problem, scale: float) -> ShrunkProblem | None:
-    """The refinement round's problem at latency ``scale`` (``_refined``)."""
-    at = problem.under(problem.cost_model.with_latency_scale(scale))
-    return shrunk_problem(at.graph, at.edge_costs(), _sweeps(scale))
 
 
 def _refined(

@@ -155,20 +155,6 @@ def refine_with_combining(
     return split_work(tried), tried
 
 
-def descent_scales() -> tuple[float, ...]:
-    """The scales ``refine_with_combining`` refines at after the latency-free
-    round when its best plan stays at the plain model's scale (1, or 0):
-    each a ``DESCENT``-th of the one before, down to ``SAME_SCALE``, at most
-    ``REFINES - 1`` of them.  Their problems do not depend on any plan, so
-    they can be built before they are asked for (``idle_work``)."""
-    scales: list[float] = []
-    scale = 1.0 / DESCENT
-    while scale >= SAME_SCALE and len(scales) < REFINES - 1:
-        scales.append(scale)
-        scale /= DESCENT
-    return tuple(scales)
-
-
 def priced_once(
     price: Callable[[Plan], CombinedCost],
 ) -> Callable[[Plan], CombinedCost]:

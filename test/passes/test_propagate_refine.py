@@ -9,7 +9,6 @@ memory (``memory.argument_bytes``): its peak would drop it.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -22,11 +21,9 @@ from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.cost_model import CostModel
 from sbpc.passes import propagate as propagate_pass
 from sbpc.passes.propagate import SbpPropagatePass, _Problem, _refined
-from sbpc.propagation.combining import descent_scales
 from sbpc.propagation.graph import SbpGraph
 from sbpc.propagation.improve import Improvement, replicated_options
 from sbpc.propagation.memory import argument_bytes
-from sbpc.propagation.solver import idle_work
 from sbpc.propagation.solver import ilp as ilp_module
 from sbpc.testing.synthetic_graphs import random_graph
 from sbpc.timing import Timer
@@ -171,34 +168,4 @@ def test_the_latency_free_problem_is_built_while_the_strategys_lp_runs(
     assert (2, "improve: pairwise problem") not in [
         (depth, name) for depth, name, _ in timer.rows()
     ]
-    assert alone == tried
-
-
-def test_the_descent_rounds_problems_are_built_while_a_long_lp_runs(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Beside an LP long enough (here held 0.3 s), the descent rounds'
-    problems are built too (speculative ``idle_work``): no round builds
-    its problem after the strategy, each scale's is built once, and the
-    search tries the same plans as when every round builds its own."""
-    builds: list[int] = []
-    made = propagate_pass.shrunk_problem
-
-    def counted(*args, **kwargs):
-        builds.append(1)
-        return made(*args, **kwargs)
-
-    monkeypatch.setattr(propagate_pass, "shrunk_problem", counted)
-    monkeypatch.setattr(
-        ilp_module,
-        "while_solving",
-        lambda solve: idle_work.while_solving(lambda: (time.sleep(0.3), solve())[1]),
-    )
-    tried, timer = _search(_clique())
-    rows = [(depth, name) for depth, name, _ in timer.rows()]
-    assert (1, "improve: pairwise problem") not in rows  # none after the LP
-    assert (2, "improve: pairwise problem") in rows  # inside the LP
-    assert len(builds) == 1 + len(descent_scales())
-    monkeypatch.setattr(ilp_module, "while_solving", lambda solve: solve())
-    alone, _ = _search(_clique())
     assert alone == tried

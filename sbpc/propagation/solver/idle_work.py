@@ -21,12 +21,6 @@ parts, is its own).
 
 Queued work must be a pure function of what exists when it is queued: done
 early or when first asked for, its result is the same, so the plan is too.
-*Speculative* work (``Ahead(..., speculative=True)``) is work the search
-will likely need but may not: the refinement's descent rounds, needed only
-when its best plan stays at the plain model's latency scale (every library
-decoder of ``bench/planning_time.py``).  It runs only while an LP is still
-running, after every needed piece queued, so it never costs more than an
-LP's idle time and the piece in hand when the LP ends.
 """
 
 from __future__ import annotations
@@ -44,9 +38,8 @@ T = TypeVar("T")
 class Ahead(Generic[T]):
     """One piece of work, done once: while an LP runs, or when first asked."""
 
-    def __init__(self, work: Callable[[], T], speculative: bool = False) -> None:
+    def __init__(self, work: Callable[[], T]) -> None:
         self._work: Callable[[], T] | None = work
-        self.speculative = speculative
         self._result: T | None = None
         self._error: BaseException | None = None
 
@@ -72,24 +65,14 @@ class Ahead(Generic[T]):
         return self._result  # type: ignore[return-value]
 
 
-# Seconds an LP must have run before speculative work starts beside it: the
-# improvement's block LPs end within milliseconds, and a piece started
-# beside one delays its return by the piece's whole length (0.6 s on the
-# 2-layer flax.nnx 2d step).
-SPECULATE_AFTER = 0.05
-
 _QUEUE: ContextVar[deque[Ahead] | None] = ContextVar("idle_work", default=None)
 
 
 @contextmanager
 def queued(*work: Ahead) -> Iterator[None]:
-    """``work`` may run during any LP solved inside the block: in order,
-    the needed pieces (outer blocks' first) before the speculative ones."""
+    """``work`` may run during any LP solved inside the block (in order)."""
     pending = _QUEUE.get()
-    every = [*(pending or ()), *work]
-    mine = deque(
-        [a for a in every if not a.speculative] + [a for a in every if a.speculative]
-    )
+    mine = deque(work) if pending is None else deque([*pending, *work])
     token = _QUEUE.set(mine)
     try:
         yield
@@ -101,8 +84,7 @@ def while_solving(solve: Callable[[], T]) -> T:
     """``solve()`` (an LP: HiGHS, which releases the GIL), with the queued
     work not yet done run in this thread until it returns, one piece at
     least.  The work runs whole: one longer than the LP delays the return
-    by its excess, which it would have cost when asked for anyway (a
-    speculative piece only starts while the LP runs: ``Ahead``)."""
+    by its excess, which it would have cost when asked for anyway."""
     pending = _QUEUE.get()
     while pending and pending[0].done:
         pending.popleft()
@@ -123,11 +105,7 @@ def while_solving(solve: Callable[[], T]) -> T:
     # work runs then does not hang on the machine's load (it is needed
     # anyway; a piece run early costs no more than one run when asked).
     first = True
-    while pending:
-        if pending[0].speculative:
-            thread.join(SPECULATE_AFTER)  # a short LP leaves no time to fill
-        if not (thread.is_alive() or (first and not pending[0].speculative)):
-            break
+    while pending and (first or thread.is_alive()):
         first = False
         work = pending.popleft()
         # The work's own LPs run here, not beside yet another helper: one LP

@@ -28,7 +28,6 @@ from sbpc.propagation.combining import (
     Candidate,
     combined_plan,
     combining_stats,
-    descent_scales,
     refine_with_combining,
     search_with_combining,
     split_work,
@@ -434,31 +433,3 @@ def test_a_round_back_at_the_best_plans_cost_ends_the_refinement(
     )
     assert scales == pytest.approx(rounds)
     assert best is tried[0] and len(tried) == 1 + len(rounds)
-
-
-@pytest.mark.parametrize("latency", [1.0, 0.0])
-def test_the_descent_scales_are_those_the_refinement_takes_from_the_plain_scale(
-    latency: float,
-) -> None:
-    """The search builds the descent rounds' problems ahead
-    (``descent_scales``): they are exactly the scales it refines at when
-    every round finds a plan far dearer, the best staying at the plain
-    model's latency scale (1 here: nothing combined; or 0)."""
-
-    def plan(tag: int, compute: float) -> Plan:
-        return SimpleNamespace(options=[tag], compute_time=compute, peak_memory=0.0)
-
-    scales: list[float] = []
-
-    def refine(scale: float, best: Plan) -> list[Plan]:
-        scales.append(scale)
-        return [plan(len(scales), 1.0)]  # far dearer: the search goes on
-
-    refine_with_combining(
-        lambda s: plan(0, 0.0),
-        refine,
-        lambda p: CombinedCost(1.0, 1.0, latency, 2, 2),
-    )
-    assert scales[0] == 0.0
-    assert tuple(scales[1:]) == descent_scales()
-    assert descent_scales() == (0.25, 0.0625)  # what the bench's rows take

@@ -130,36 +130,3 @@ def test_a_piece_runs_even_when_the_lp_ends_at_once(
     with queued(first, second):
         assert while_solving(lambda: 5) == 5
     assert first.done and not second.done
-
-
-def test_speculative_work_waits_for_an_lp_long_enough_to_hide_it() -> None:
-    """Speculative work (the refinement's descent rounds) may not be needed:
-    it is never the piece run however short the LP, and an LP that ends
-    within ``SPECULATE_AFTER`` (the block LPs) leaves it queued."""
-    maybe = Ahead(lambda: 1, speculative=True)
-    with queued(maybe):
-        assert while_solving(lambda: 2) == 2
-    assert not maybe.done
-    needed = Ahead(lambda: 3)
-    with queued(maybe, needed):  # the needed piece runs, however short the LP
-        while_solving(lambda: None)
-    assert needed.done and not maybe.done
-    assert maybe.result() == 1  # asked for: run then
-
-
-def test_speculative_work_runs_beside_a_long_lp_after_every_needed_piece() -> None:
-    """Queued before a needed piece (an outer block's), speculative work still
-    runs after it: the needed piece is the one the search waits on."""
-    order: list[str] = []
-    both = threading.Event()
-
-    def run(name: str) -> None:
-        order.append(name)
-        if len(order) == 2:
-            both.set()
-
-    maybe = Ahead(lambda: run("speculative"), speculative=True)
-    needed = Ahead(lambda: run("needed"))
-    with queued(maybe), queued(needed):
-        assert while_solving(lambda: both.wait(WAIT))
-    assert order == ["needed", "speculative"]
