@@ -57,6 +57,7 @@ from sbpc.dialects.diagnostics import (
     set_sink,
 )
 from sbpc.dialects.fast_parser import FastParser
+from sbpc.dialects.module_verify import VerifyMemo
 from sbpc.dialects.ssa_order import verify_ssa_order
 from sbpc.output import Output, open_output
 from sbpc.propagation import progress
@@ -396,9 +397,13 @@ class SbpcOptMain(xDSLOptMain):
         """Verify op by op, so the error names the op (and so its location)."""
         if self.args.disable_verify:
             return
+        memo = VerifyMemo()  # each distinct plain op once (module_verify)
         for op in module.walk():
+            if memo.covered(op):
+                continue
             try:
                 op.verify(verify_nested_ops=False)
+                memo.passed(op)
             except LocatedError:
                 raise
             except VerifyException as e:
