@@ -54,19 +54,22 @@ class VerifyMemo:
     def __init__(self) -> None:
         self._seen: set[Hashable] = set()
 
-    def covered(self, op: Operation) -> bool:
-        """Whether ``op`` is the twin of an op verified before (erased
-        operands are checked each time)."""
-        key = _key(op)
+    @staticmethod
+    def key(op: Operation) -> Hashable | None:
+        """``op``'s key (``_key``): None for an op verified each time."""
+        return _key(op)
+
+    def covered(self, op: Operation, key: Hashable | None) -> bool:
+        """Whether ``op`` (of ``key``, computed once by ``key``) is the twin
+        of an op verified before (erased operands are checked each time)."""
         return (
             key is not None
             and key in self._seen
             and not any(isinstance(v, ErasedSSAValue) for v in op.operands)
         )
 
-    def passed(self, op: Operation) -> None:
-        """``op`` verified: its twins are covered."""
-        key = _key(op)
+    def passed(self, key: Hashable | None) -> None:
+        """The op of ``key`` verified: its twins are covered."""
         if key is not None:
             self._seen.add(key)
 
@@ -78,10 +81,11 @@ def verify_module(module: ModuleOp) -> None:
 
 
 def _verify(op: Operation, memo: VerifyMemo) -> None:
-    if _key(op) is not None:
-        if not memo.covered(op):
+    key = memo.key(op)
+    if key is not None:
+        if not memo.covered(op, key):
             op.verify()
-            memo.passed(op)
+            memo.passed(key)
         return
     for region in op.regions:
         _verify_region(region, memo)

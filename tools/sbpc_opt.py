@@ -399,11 +399,12 @@ class SbpcOptMain(xDSLOptMain):
             return
         memo = VerifyMemo()  # each distinct plain op once (module_verify)
         for op in module.walk():
-            if memo.covered(op):
+            key = memo.key(op)
+            if memo.covered(op, key):
                 continue
             try:
                 op.verify(verify_nested_ops=False)
-                memo.passed(op)
+                memo.passed(key)
             except LocatedError:
                 raise
             except VerifyException as e:
