@@ -701,15 +701,16 @@ class _Times:
 
     def with_rows(self, rows: np.ndarray) -> np.ndarray:
         """The array, ``rows`` filled in."""
-        for r in np.unique(rows[~self.filled[rows]]):
-            row = boxing.time_row(self.tensor, self.hierarchy, self.cost_model, int(r))
-            self.padded[r, :-1] = row
-            if self.local:
-                _, reach = boxing.local_matrix(
-                    self.tensor, self.hierarchy, self.cost_model
-                )
+        missing = np.unique(rows[~self.filled[rows]]).tolist()
+        if not missing:
+            return self.padded
+        found = boxing.time_rows(self.tensor, self.hierarchy, self.cost_model, missing)
+        self.padded[missing, :-1] = found
+        if self.local:
+            _, reach = boxing.local_matrix(self.tensor, self.hierarchy, self.cost_model)
+            for r in missing:
                 self.padded[r, :-1][~np.array(reach[r], dtype=bool)] = math.inf
-            self.filled[r] = True
+        self.filled[missing] = True
         return self.padded
 
 

@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+import numpy as np
+
 from sbpc.algebra.layout import UnevenSplitError, check_axes
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import (
@@ -61,9 +63,11 @@ from sbpc.boxing.collective_kind import COLLECTIVES, LOCAL_KINDS, CollectiveKind
 from sbpc.boxing.cost_model import (
     DEFAULT_COST_MODEL,
     CostModel,
+    collective_bytes,
     collective_kind,
     local_bytes,
 )
+from sbpc.boxing.least_times import StepGraph
 from sbpc.boxing.local_work import local_elements, local_time
 from sbpc.boxing.step_prices import StepPrices
 
@@ -633,7 +637,8 @@ def _plan(
 def time_matrix(
     tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
 ) -> tuple[dict[NdSbp, int], tuple[tuple[float, ...], ...]]:
-    """Every pair's ``plan(src, dst, ...).time`` at once, as floats.
+    """Every pair's ``plan(src, dst, ...).time`` at once, as floats (float
+    sums of its steps' exact times: within a few units in the last place).
 
     Returns the index of each candidate layout and ``times[i][j]`` (``inf``
     where no sequence of collectives exists).  Pricing a whole table of
@@ -642,7 +647,8 @@ def time_matrix(
     for hundreds of thousands of pairs over a few dozen tensor types).
     """
     index = layout_index(tensor, hierarchy, cost_model)
-    rows = tuple(time_row(tensor, hierarchy, cost_model, i) for i in range(len(index)))
+    times = time_rows(tensor, hierarchy, cost_model, range(len(index)))
+    rows = tuple(tuple(row) for row in times.tolist())
     return index, rows
 
 
@@ -660,48 +666,91 @@ def _layout_index(tensor: TensorType, hierarchy: Hierarchy) -> dict[NdSbp, int]:
     return {nd: i for i, nd in enumerate(states)}
 
 
-@lru_cache(maxsize=1 << 14)
 def time_row(
     tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel, start: int
 ) -> tuple[float, ...]:
     """Row ``start`` of ``time_matrix`` alone: a graph's edges leave only a
     few of a tensor's layouts, and the combining search prices every tensor
     at several latency scales."""
-    edges, den = _step_times(tensor, hierarchy, cost_model)
-    times = _least_times(start, edges)
-    return tuple(math.inf if t is None else t / den for t in times)
+    return tuple(time_rows(tensor, hierarchy, cost_model, (start,))[0].tolist())
+
+
+def time_rows(
+    tensor: TensorType,
+    hierarchy: Hierarchy,
+    cost_model: CostModel,
+    starts: Sequence[int],
+) -> np.ndarray:
+    """Rows ``starts`` of ``time_matrix`` as one array, found together
+    (``least_times.StepGraph``: float sums of the exact step times, within
+    a few units in the last place of ``plan(...).time``)."""
+    return _step_graph(tensor, hierarchy, cost_model).least(starts)
+
+
+# A step's price depends on these alone: (kind, dims, group bytes, local elements).
+_PriceKey = tuple[CollectiveKind, tuple[int, ...], int, int]
+
+
+@lru_cache(maxsize=128)
+def _step_arrays(
+    tensor: TensorType, hierarchy: Hierarchy
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, tuple[_PriceKey, ...]]:
+    """``_legal_steps`` as arrays, under any cost model: the number of
+    layouts, each step's source and target layout and the index of its
+    price key among the keys."""
+    states, legal = _legal_steps(tensor, hierarchy)
+    index = {nd: i for i, nd in enumerate(states)}
+    keys: dict[_PriceKey, int] = {}
+    src: list[int] = []
+    dst: list[int] = []
+    key: list[int] = []
+    for i, from_src in enumerate(legal):
+        for nd, dims, kind, _, group, local in from_src:
+            src.append(i)
+            dst.append(index[nd])
+            key.append(keys.setdefault((kind, dims, group, local), len(keys)))
+    return (
+        len(states),
+        np.array(src, dtype=np.int64),
+        np.array(dst, dtype=np.int64),
+        np.array(key, dtype=np.int64),
+        tuple(keys),
+    )
 
 
 @lru_cache(maxsize=256)  # a few dozen tensor types at several latency scales
-def _step_times(
+def _step_graph(
     tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
-) -> tuple[tuple[tuple[tuple[int, int], ...], ...], int]:
-    """``_graph``'s edges with their times only (no steps, no bytes) and its
-    time denominator: the same integers, from one price per distinct (kind,
-    dims, group bytes, local work), without a ``BoxingStep`` per edge.  The
-    combining search prices every tensor at several latency scales, and
-    ``time_row`` needs no more."""
-    states, legal = _legal_steps(tensor, hierarchy)
-    index = {nd: i for i, nd in enumerate(states)}
-    prices = StepPrices(tensor, hierarchy, cost_model)
-    exact: dict[tuple[CollectiveKind, tuple[int, ...], int, int], Fraction] = {}
-    for from_src in legal:
-        for _, dims, kind, _, group, local in from_src:
-            key = (kind, dims, group, local)
-            if key not in exact:
-                exact[key] = prices.step(kind, dims, group)[1] + local_time(
-                    local, cost_model
-                )
-    den = _common_den(exact.values())
-    scaled = {key: _scaled(value, den) for key, value in exact.items()}
-    edges = tuple(
-        tuple(
-            (index[dst], scaled[(kind, dims, group, local)])
-            for dst, dims, kind, _, group, local in from_src
-        )
-        for from_src in legal
+) -> StepGraph:
+    """``_graph``'s edges with their times only (no steps, no bytes), in
+    seconds: one exact price per distinct (kind, dims, group bytes, local
+    work), without a ``BoxingStep`` per edge.  The combining search prices
+    every tensor at several latency scales, and ``time_rows`` needs no more."""
+    size, src, dst, key, keys = _step_arrays(tensor, hierarchy)
+    seconds = np.array(
+        [
+            _step_seconds(kind, dims, group, local, hierarchy, cost_model)
+            for kind, dims, group, local in keys
+        ],
+        dtype=float,
     )
-    return edges, den
+    return StepGraph(size, src, dst, seconds[key])
+
+
+@lru_cache(maxsize=1 << 14)
+def _step_seconds(
+    kind: CollectiveKind,
+    dims: tuple[int, ...],
+    group: int,
+    local: int,
+    hierarchy: Hierarchy,
+    cost_model: CostModel,
+) -> float:
+    """One step's exact modeled time, as a float: the same for every tensor
+    whose groups hold ``group`` bytes (a model's tensors share a few sizes)."""
+    nbytes = collective_bytes(kind, math.prod(hierarchy[d] for d in dims), group)
+    exact = cost_model.step_time(kind, dims, hierarchy, nbytes)
+    return float(exact + local_time(local, cost_model))
 
 
 @lru_cache(maxsize=256)
@@ -723,38 +772,6 @@ def local_matrix(
                     stack.append(nxt)
         rows.append(tuple(j in seen for j in range(len(graph.states))))
     return graph.index, tuple(rows)
-
-
-def _least_times(
-    start: int, edges: tuple[tuple[tuple[int, int], ...], ...]
-) -> list[int | None]:
-    """The least time (scaled) from ``start`` to every node (None: not
-    reached), over ``_step_times``' edges (next node, time).
-
-    ``_dijkstra`` on times alone: its costs order by time first, so the
-    least time is the first entry of its cost, exactly.  ``time_matrix``
-    needs no paths, and this saves the (bytes, steps) tie-breaks of every
-    source; ``plan`` builds the trees it needs.  Nodes are list indices (a
-    few dozen layouts), which index faster than dictionaries.
-    """
-    done: list[int | None] = [None] * len(edges)
-    best: list[int | None] = [None] * len(edges)
-    best[start] = 0
-    heap = [(0, start)]
-    pop, push = heapq.heappop, heapq.heappush
-    while heap:
-        time, node = pop(heap)
-        if done[node] is not None:
-            continue
-        done[node] = time
-        for nxt, dt in edges[node]:
-            if done[nxt] is None:
-                new = time + dt
-                known = best[nxt]
-                if known is None or new < known:
-                    best[nxt] = new
-                    push(heap, (new, nxt))
-    return done
 
 
 # -------------------------------------------------------- across placements
@@ -899,7 +916,9 @@ def clear_cache() -> None:
         _plan,
         _plan_between,
         time_matrix,
-        time_row,
+        _step_arrays,
+        _step_graph,
+        _step_seconds,
         local_matrix,
     ):
         fn.cache_clear()
