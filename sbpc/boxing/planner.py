@@ -65,6 +65,7 @@ from sbpc.boxing.cost_model import (
     CostModel,
     collective_bytes,
     collective_kind,
+    group_bytes,
     local_bytes,
 )
 from sbpc.boxing.least_times import StepGraph
@@ -436,6 +437,19 @@ def _step_structure(
     return states, tuple(steps)
 
 
+@lru_cache(maxsize=64)
+def _step_targets(
+    rank: int, element: str, hierarchy: Hierarchy
+) -> tuple[tuple[int, ...], ...]:
+    """The index among the candidate layouts of every ``_step_structure``
+    step's target: a tensor's legal steps then key their prices by
+    integers (hashing a layout's ``Sbp`` dataclasses, once per step and
+    tensor, was most of the time spent on the first plan of a 2-D mesh)."""
+    states, structure = _step_structure(rank, element, hierarchy)
+    index = {nd: i for i, nd in enumerate(states)}
+    return tuple(tuple(index[nd] for nd, _, _, _ in steps) for steps in structure)
+
+
 @lru_cache(maxsize=128)
 def _legal_steps(
     tensor: TensorType, hierarchy: Hierarchy
@@ -444,13 +458,14 @@ def _legal_steps(
     the step graph is under any cost model (the combining search prices one
     tensor at several latency scales; only the prices change)."""
     states, structure = _step_structure(tensor.rank, tensor.element, hierarchy)
-    sizes = StepPrices(tensor, hierarchy, DEFAULT_COST_MODEL)  # bytes only
-    known: dict[tuple[NdSbp, tuple[int, ...]], int] = {}
+    targets = _step_targets(tensor.rank, tensor.element, hierarchy)
+    known: dict[tuple[int, tuple[int, ...]], int] = {}
 
-    def group_bytes(nd: NdSbp, dims: tuple[int, ...]) -> int:
-        found = known.get((nd, dims))
+    def bytes_of(i: int, dims: tuple[int, ...]) -> int:
+        """``group_bytes`` of layout ``i`` on ``dims``, once per pair."""
+        found = known.get((i, dims))
         if found is None:
-            found = known[(nd, dims)] = sizes.group_bytes(nd, dims)
+            found = known[(i, dims)] = group_bytes(states[i], dims, tensor, hierarchy)
         return found
 
     legal = tuple(
@@ -460,12 +475,12 @@ def _legal_steps(
                 dims,
                 kind,
                 reduce,
-                max(group_bytes(src, dims), group_bytes(nd, dims)),
-                local_elements(kind, dims, src, nd, tensor, hierarchy),
+                max(bytes_of(i, dims), bytes_of(j, dims)),
+                local_elements(kind, dims, states[i], nd, tensor, hierarchy),
             )
-            for nd, dims, kind, reduce in steps
+            for (nd, dims, kind, reduce), j in zip(steps, targets[i], strict=True)
         )
-        for src, steps in zip(states, structure, strict=True)
+        for i, steps in enumerate(structure)
     )
     return states, legal
 
@@ -911,6 +926,7 @@ def clear_cache() -> None:
     for fn in (
         candidate_layouts,
         _legal_steps,
+        _step_targets,
         _graph,
         _tree,
         _plan,
