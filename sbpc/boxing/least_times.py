@@ -1,11 +1,12 @@
 """Least times over a tensor's boxing step graph, many sources in one call.
 
-The search prices a layout change by its least time over the planner's step
-graph (``planner._step_graph``: each step's exact time, as a float).  A Python Dijkstra per source in exact integers took 0.8 s of
-a 5.4 s ``distribute`` on the 2-layer flax.nnx training step on 2x4
-(7,428 rows over 208 step graphs of 64-81 layouts and 745-1,115 steps;
-a Dijkstra in exact integers over the float-tight steps only was no faster:
-the heap, not the scan, was the cost).
+The search prices a layout change by its least time over the planner's
+step graph (``planner._step_graph``: each step's exact time, as a float).
+A Python Dijkstra per source in exact integers took 0.8 s of a 5.4 s
+``distribute`` on the 2-layer flax.nnx training step on 2x4 (7,428 rows
+over 208 step graphs of 64-81 layouts and 745-1,115 steps); one in exact
+integers over the float-tight steps only was no faster (the heap, not the
+scan, was the cost).
 
 ``StepGraph.least`` runs SciPy's Dijkstra (C) over the steps' times as
 floats, for every source asked for at once.  A float sum of a path's steps
