@@ -70,6 +70,58 @@ class Combined(Generic[Node]):
     members: tuple[Node, ...]
 
 
+def combine_groups(
+    nodes: Sequence[Node],
+    operands: Callable[[Node], Sequence[Hashable]],
+    results: Callable[[Node], Sequence[Hashable]],
+    key: Callable[[Node], Hashable | None],
+    nbytes: Callable[[Node], int],
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> list[tuple[Node, ...]]:
+    """The units ``combine_schedule`` runs, in no particular order: each
+    combined group's members (in program order) and every other node alone.
+
+    What a price needs, without the schedule's order (the search prices
+    every plan it keeps as a candidate; ``sbpc.propagation.combined_cost``).
+    """
+    if not nodes:
+        return []
+    _, unit_of, members = _grouping(nodes, operands, results, key, nbytes, max_bytes)
+    return [
+        tuple(nodes[j] for j in members.get(i, [i]))
+        for i in range(len(nodes))
+        if unit_of[i] == i
+    ]
+
+
+def _grouping(
+    nodes: Sequence[Node],
+    operands: Callable[[Node], Sequence[Hashable]],
+    results: Callable[[Node], Sequence[Hashable]],
+    key: Callable[[Node], Hashable | None],
+    nbytes: Callable[[Node], int],
+    max_bytes: int,
+) -> tuple[list[list[int]], list[int], dict[int, list[int]]]:
+    """Each node's dependencies, its unit's representative, and each
+    combinable unit's members (``_chunks``), for the level function that
+    gives the fewest collectives (a tie: ASAP)."""
+    producer: dict[Hashable, int] = {}
+    for i, n in enumerate(nodes):
+        for v in results(n):
+            producer[v] = i
+    deps = [sorted({producer[v] for v in operands(n) if v in producer}) for n in nodes]
+    for i, ds in enumerate(deps):
+        if any(d >= i for d in ds):
+            raise ValueError(f"node {i} uses a value defined at or after it")
+    chunkings = [
+        _chunks(nodes, level, key, nbytes, max_bytes)
+        for level in _levels(nodes, deps, key)
+    ]
+    # Fewest collectives; on a tie the earlier (ASAP) grouping.
+    unit_of, members = min(chunkings, key=lambda c: len(c[1]))
+    return deps, unit_of, members
+
+
 def combine_schedule(
     nodes: Sequence[Node],
     operands: Callable[[Node], Sequence[Hashable]],
@@ -87,21 +139,7 @@ def combine_schedule(
     """
     if not nodes:
         return []
-    producer: dict[Hashable, int] = {}
-    for i, n in enumerate(nodes):
-        for v in results(n):
-            producer[v] = i
-    deps = [sorted({producer[v] for v in operands(n) if v in producer}) for n in nodes]
-    for i, ds in enumerate(deps):
-        if any(d >= i for d in ds):
-            raise ValueError(f"node {i} uses a value defined at or after it")
-
-    chunkings = [
-        _chunks(nodes, level, key, nbytes, max_bytes)
-        for level in _levels(nodes, deps, key)
-    ]
-    # Fewest collectives; on a tie the earlier (ASAP) grouping.
-    unit_of, members = min(chunkings, key=lambda c: len(c[1]))
+    deps, unit_of, members = _grouping(nodes, operands, results, key, nbytes, max_bytes)
 
     # Kahn's algorithm on the contracted graph; a unit is placed by the
     # program position of its last member, so grouping delays rather than

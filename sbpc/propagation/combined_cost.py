@@ -26,7 +26,7 @@ from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Partial
 from sbpc.boxing import planner as boxing
 from sbpc.boxing.collective_kind import CollectiveKind
-from sbpc.boxing.combine_schedule import Combined, combine_schedule
+from sbpc.boxing.combine_schedule import combine_groups
 from sbpc.boxing.cost_model import CostModel, local_bytes
 from sbpc.boxing.local_work import local_elements, local_time
 from sbpc.ops.spec import is_bool
@@ -154,8 +154,9 @@ def combined_cost(
 
 
 def price_collectives(nodes: Sequence[Collective]) -> CombinedCost:
-    """Price a program's steps grouped as the emitter's schedule groups them."""
-    order = combine_schedule(
+    """Price a program's steps grouped as the emitter's schedule groups them
+    (``combine_groups``: the same groups, without the schedule's order)."""
+    units = combine_groups(
         nodes,
         lambda n: n.operands,
         lambda n: n.results,
@@ -164,8 +165,7 @@ def price_collectives(nodes: Sequence[Collective]) -> CombinedCost:
     )
     comm = combined = 0.0
     collectives = groups = 0
-    for unit in order:
-        members = unit.members if isinstance(unit, Combined) else (unit,)
+    for members in units:
         comm += sum(m.local for m in members)
         if all(m.key is None and m.rest == 0 for m in members):
             continue  # an op or a local step, not a collective

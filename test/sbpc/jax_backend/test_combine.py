@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from sbpc.boxing.combine_schedule import combine_groups
 from sbpc.jax_backend.combine import Combined, combine_schedule
 
 
@@ -167,3 +168,23 @@ def test_random_programs_get_valid_schedules(seed: int) -> None:
     # Never more units than nodes, and never more collectives than before.
     collectives = [u for u in flat(order) if u[0].key is not None]
     assert len(collectives) <= sum(n.key is not None for n in nodes)
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_groups_are_the_schedules_units(seed: int) -> None:
+    """``combine_groups`` (what the search prices) gives the units the
+    schedule runs: the same groups, members in program order."""
+    rng = random.Random(seed)
+    nodes = random_program(rng, rng.randint(1, 40))
+    max_bytes = rng.choice([5, 12, 1 << 30])
+    groups = combine_groups(
+        nodes,
+        lambda n: n.uses,
+        lambda n: n.defs,
+        lambda n: n.key,
+        lambda n: n.size,
+        max_bytes,
+    )
+    want = sorted(names(schedule(nodes, max_bytes)))
+    assert sorted([n.name for n in unit] for unit in groups) == want
+    assert combine_groups([], tuple, tuple, lambda n: None, lambda n: 0) == []
