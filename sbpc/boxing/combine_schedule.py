@@ -78,8 +78,9 @@ def combine_groups(
     nbytes: Callable[[Node], int],
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> list[tuple[Node, ...]]:
-    """The units ``combine_schedule`` runs, in no particular order: each
-    combined group's members (in program order) and every other node alone.
+    """The units ``combine_schedule`` runs, each combined group's members
+    (in program order) and every other node alone, ordered by their first
+    member's place in ``nodes``, not by the schedule.
 
     What a price needs, without the schedule's order (the search prices
     every plan it keeps as a candidate; ``sbpc.propagation.combined_cost``).
