@@ -77,35 +77,14 @@ def combine_groups(
     key: Callable[[Node], Hashable | None],
     nbytes: Callable[[Node], int],
     max_bytes: int = DEFAULT_MAX_BYTES,
-) -> list[tuple[Node, ...]]:
-    """The units ``combine_schedule`` runs, each combined group's members
-    (in program order) and every other node alone, ordered by their first
-    member's place in ``nodes``, not by the schedule.
+) -> Grouping[Node]:
+    """``nodes`` (a valid program order) with combinable collectives grouped.
 
-    What a price needs, without the schedule's order (the search prices
-    every plan it keeps as a candidate; ``sbpc.propagation.combined_cost``).
+    ``key(node)`` is ``None`` for a node that is not a combinable collective.
+    Values no node defines are inputs, available from the start.  Of the
+    level functions (``_levels``) the one giving the fewest collectives is
+    kept (a tie: ASAP).
     """
-    if not nodes:
-        return []
-    _, unit_of, members = _grouping(nodes, operands, results, key, nbytes, max_bytes)
-    return [
-        tuple(nodes[j] for j in members.get(i, [i]))
-        for i in range(len(nodes))
-        if unit_of[i] == i
-    ]
-
-
-def _grouping(
-    nodes: Sequence[Node],
-    operands: Callable[[Node], Sequence[Hashable]],
-    results: Callable[[Node], Sequence[Hashable]],
-    key: Callable[[Node], Hashable | None],
-    nbytes: Callable[[Node], int],
-    max_bytes: int,
-) -> tuple[list[list[int]], list[int], dict[int, list[int]]]:
-    """Each node's dependencies, its unit's representative, and each
-    combinable unit's members (``_chunks``), for the level function that
-    gives the fewest collectives (a tie: ASAP)."""
     producer: dict[Hashable, int] = {}
     for i, n in enumerate(nodes):
         for v in results(n):
@@ -114,67 +93,78 @@ def _grouping(
     for i, ds in enumerate(deps):
         if any(d >= i for d in ds):
             raise ValueError(f"node {i} uses a value defined at or after it")
+    if not nodes:
+        return Grouping(nodes, key, deps, [], {})
     chunkings = [
         _chunks(nodes, level, key, nbytes, max_bytes)
         for level in _levels(nodes, deps, key)
     ]
-    # Fewest collectives; on a tie the earlier (ASAP) grouping.
     unit_of, members = min(chunkings, key=lambda c: len(c[1]))
-    return deps, unit_of, members
+    return Grouping(nodes, key, deps, unit_of, members)
 
 
-def combine_schedule(
-    nodes: Sequence[Node],
-    operands: Callable[[Node], Sequence[Hashable]],
-    results: Callable[[Node], Sequence[Hashable]],
-    key: Callable[[Node], Hashable | None],
-    nbytes: Callable[[Node], int],
-    max_bytes: int = DEFAULT_MAX_BYTES,
-) -> list[Node | Combined[Node]]:
-    """``nodes`` (a valid program order) rescheduled with combinable collectives grouped.
+@dataclass(frozen=True)
+class Grouping(Generic[Node]):
+    """A program's nodes grouped into units: each node's dependencies, its
+    unit's representative, and each combinable unit's members."""
 
-    ``key(node)`` is ``None`` for a node that is not a combinable collective.
-    Values no node defines are inputs, available from the start.  Groups of
-    one are returned as the node itself; the relative order of everything
-    else follows the input order as far as the groups allow.
-    """
-    if not nodes:
-        return []
-    deps, unit_of, members = _grouping(nodes, operands, results, key, nbytes, max_bytes)
+    nodes: Sequence[Node]
+    key: Callable[[Node], Hashable | None]
+    deps: list[list[int]]
+    unit_of: list[int]
+    members: dict[int, list[int]]
 
-    # Kahn's algorithm on the contracted graph; a unit is placed by the
-    # program position of its last member, so grouping delays rather than
-    # hoists, and ungrouped code keeps its order.
-    units = sorted({unit_of[i] for i in range(len(nodes))})
-    place = {u: max(members.get(u, [u])) for u in units}
-    unit_deps: dict[int, set[int]] = {u: set() for u in units}
-    for i in range(len(nodes)):
-        u = unit_of[i]
-        unit_deps[u].update(unit_of[d] for d in deps[i] if unit_of[d] != u)
-    users: dict[int, list[int]] = {u: [] for u in units}
-    for u, ds in unit_deps.items():
-        for d in ds:
-            users[d].append(u)
-    waiting = {u: len(ds) for u, ds in unit_deps.items()}
-    ready = [(place[u], u) for u in units if waiting[u] == 0]
-    heapq.heapify(ready)
-    order: list[Node | Combined[Node]] = []
-    while ready:
-        _, u = heapq.heappop(ready)
-        group = members.get(u, [u])
-        if len(group) == 1:
-            order.append(nodes[u])
-        else:
-            k = key(nodes[u])
-            assert k is not None
-            order.append(Combined(k, tuple(nodes[i] for i in group)))
-        for w in users[u]:
-            waiting[w] -= 1
-            if waiting[w] == 0:
-                heapq.heappush(ready, (place[w], w))
-    if len(order) != len(units):
-        raise AssertionError("combined schedule is cyclic")  # impossible by levels
-    return order
+    def units(self) -> list[tuple[Node, ...]]:
+        """Each combined group's members (in program order) and every other
+        node alone, by their first member's place in ``nodes``: what a price
+        needs (``sbpc.propagation.combined_cost``), without ordering the
+        whole program as ``schedule`` does."""
+        nodes, members = self.nodes, self.members
+        return [
+            tuple(nodes[j] for j in members.get(i, [i]))
+            for i, unit in enumerate(self.unit_of)
+            if unit == i
+        ]
+
+    def schedule(self) -> list[Node | Combined[Node]]:
+        """The nodes rescheduled with each group run as one: groups of one
+        are the node itself; the relative order of everything else follows
+        the program order as far as the groups allow."""
+        nodes, key, deps = self.nodes, self.key, self.deps
+        unit_of, members = self.unit_of, self.members
+        # Kahn's algorithm on the contracted graph; a unit is placed by the
+        # program position of its last member, so grouping delays rather than
+        # hoists, and ungrouped code keeps its order.
+        units = sorted({unit_of[i] for i in range(len(nodes))})
+        place = {u: max(members.get(u, [u])) for u in units}
+        unit_deps: dict[int, set[int]] = {u: set() for u in units}
+        for i in range(len(nodes)):
+            u = unit_of[i]
+            unit_deps[u].update(unit_of[d] for d in deps[i] if unit_of[d] != u)
+        users: dict[int, list[int]] = {u: [] for u in units}
+        for u, ds in unit_deps.items():
+            for d in ds:
+                users[d].append(u)
+        waiting = {u: len(ds) for u, ds in unit_deps.items()}
+        ready = [(place[u], u) for u in units if waiting[u] == 0]
+        heapq.heapify(ready)
+        order: list[Node | Combined[Node]] = []
+        while ready:
+            _, u = heapq.heappop(ready)
+            group = members.get(u, [u])
+            if len(group) == 1:
+                order.append(nodes[u])
+            else:
+                k = key(nodes[u])
+                assert k is not None
+                order.append(Combined(k, tuple(nodes[i] for i in group)))
+            for w in users[u]:
+                waiting[w] -= 1
+                if waiting[w] == 0:
+                    heapq.heappush(ready, (place[w], w))
+        if len(order) != len(units):
+            raise AssertionError("combined schedule is cyclic")  # impossible by levels
+        return order
 
 
 def _levels(

@@ -7,8 +7,15 @@ prices a plan with the very grouping the emitter will use.
 from sbpc.boxing.combine_schedule import (
     DEFAULT_MAX_BYTES,
     Combined,
+    Grouping,
+    combine_groups,
     combine_key,
-    combine_schedule,
 )
 
-__all__ = ["DEFAULT_MAX_BYTES", "Combined", "combine_key", "combine_schedule"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "Combined",
+    "Grouping",
+    "combine_groups",
+    "combine_key",
+]

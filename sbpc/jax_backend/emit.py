@@ -64,8 +64,8 @@ from sbpc.jax_backend.collectives import (
 from sbpc.jax_backend.combine import (
     DEFAULT_MAX_BYTES,
     Combined,
+    combine_groups,
     combine_key,
-    combine_schedule,
 )
 from sbpc.jax_backend.device_attrs import (
     DYNAMIC_ATTRS,
@@ -686,14 +686,14 @@ class _Emitter:
         """The stage's instructions, independent collectives of one key grouped."""
         if self.combine_bytes == 0:
             return list(stage.instrs)
-        return combine_schedule(
+        return combine_groups(
             stage.instrs,
             operands=lambda item: reads(item[1]),
             results=lambda item: results_of(item[1]),
             key=lambda item: self._combine_key(item[1]),
             nbytes=lambda item: self._step_bytes(item[1]),
             max_bytes=self.combine_bytes,
-        )
+        ).schedule()
 
     def _combine_key(self, instr: Instr) -> Hashable | None:
         """What collectives must share to run as one (``combine_key``); None:

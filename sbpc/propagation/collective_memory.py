@@ -28,7 +28,7 @@ from sbpc.algebra.layout import is_even
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import NdSbp
 from sbpc.boxing import planner as boxing
-from sbpc.boxing.combine_schedule import Combined, combine_schedule
+from sbpc.boxing.combine_schedule import Combined, combine_groups
 from sbpc.boxing.cost_model import CostModel
 from sbpc.propagation.combined_cost import combine_key
 from sbpc.propagation.graph import OpNode, SbpGraph, SinkNode, SourceNode, ValueId
@@ -138,14 +138,14 @@ def combined_collectives(
                 items += chains(r)
         else:
             assert isinstance(node, SinkNode)
-    order = combine_schedule(
+    order = combine_groups(
         items,
         lambda n: n.operands,
         lambda n: n.results,
         lambda n: n.key,
         lambda n: max(n.src_bytes, n.dst_bytes),
         max_bytes,
-    )
+    ).schedule()
     ready: dict[Hashable, int] = {}  # half-step at which a step's result exists
     buffers: list[Buffer] = []
     made: dict[tuple[ValueId, NdSbp], int] = {}

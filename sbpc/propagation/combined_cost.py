@@ -155,14 +155,14 @@ def combined_cost(
 
 def price_collectives(nodes: Sequence[Collective]) -> CombinedCost:
     """Price a program's steps grouped as the emitter's schedule groups them
-    (``combine_groups``: the same groups, without the schedule's order)."""
+    (``Grouping.units``: the same groups, without the schedule's order)."""
     units = combine_groups(
         nodes,
         lambda n: n.operands,
         lambda n: n.results,
         lambda n: n.key,
         lambda n: n.nbytes,
-    )
+    ).units()
     comm = combined = 0.0
     collectives = groups = 0
     for members in units:

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from sbpc.boxing.combine_schedule import combine_groups
-from sbpc.jax_backend.combine import Combined, combine_schedule
+from sbpc.jax_backend.combine import Combined, Grouping, combine_groups
 
 
 @dataclass(frozen=True)
@@ -23,7 +22,11 @@ class N:
 
 
 def schedule(nodes: list[N], max_bytes: int = 1 << 30) -> list[N | Combined[N]]:
-    return combine_schedule(
+    return grouped(nodes, max_bytes).schedule()
+
+
+def grouped(nodes: list[N], max_bytes: int = 1 << 30) -> Grouping[N]:
+    return combine_groups(
         nodes,
         operands=lambda n: n.uses,
         results=lambda n: n.defs,
@@ -172,19 +175,12 @@ def test_random_programs_get_valid_schedules(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(100))
 def test_groups_are_the_schedules_units(seed: int) -> None:
-    """``combine_groups`` (what the search prices) gives the units the
+    """``Grouping.units`` (what the search prices) gives the units the
     schedule runs: the same groups, members in program order."""
     rng = random.Random(seed)
     nodes = random_program(rng, rng.randint(1, 40))
     max_bytes = rng.choice([5, 12, 1 << 30])
-    groups = combine_groups(
-        nodes,
-        lambda n: n.uses,
-        lambda n: n.defs,
-        lambda n: n.key,
-        lambda n: n.size,
-        max_bytes,
-    )
+    groups = grouped(nodes, max_bytes).units()
     want = sorted(names(schedule(nodes, max_bytes)))
     assert sorted([n.name for n in unit] for unit in groups) == want
-    assert combine_groups([], tuple, tuple, lambda n: None, lambda n: 0) == []
+    assert grouped([]).units() == [] and grouped([]).schedule() == []
