@@ -687,7 +687,7 @@ def price_table(
 @dataclass
 class _Times:
     """``boxing.time_matrix`` of one tensor as an array, each row computed
-    when first asked for (``boxing.time_row``), with one more row and column
+    when first asked for (``boxing.time_rows``), with one more row and column
     of ``inf`` (index -1) for layouts the planner rejects; ``local``:
     ``inf`` too where local steps alone do not connect a pair."""
 

@@ -63,14 +63,13 @@ from sbpc.boxing.collective_kind import COLLECTIVES, LOCAL_KINDS, CollectiveKind
 from sbpc.boxing.cost_model import (
     DEFAULT_COST_MODEL,
     CostModel,
-    collective_bytes,
     collective_kind,
     group_bytes,
     local_bytes,
 )
 from sbpc.boxing.least_times import StepGraph
 from sbpc.boxing.local_work import local_elements, local_time
-from sbpc.boxing.step_prices import StepPrices
+from sbpc.boxing.step_prices import StepPrices, step_price
 
 Hierarchy = tuple[int, ...]
 
@@ -681,15 +680,6 @@ def _layout_index(tensor: TensorType, hierarchy: Hierarchy) -> dict[NdSbp, int]:
     return {nd: i for i, nd in enumerate(states)}
 
 
-def time_row(
-    tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel, start: int
-) -> tuple[float, ...]:
-    """Row ``start`` of ``time_matrix`` alone: a graph's edges leave only a
-    few of a tensor's layouts, and the combining search prices every tensor
-    at several latency scales."""
-    return tuple(time_rows(tensor, hierarchy, cost_model, (start,))[0].tolist())
-
-
 def time_rows(
     tensor: TensorType,
     hierarchy: Hierarchy,
@@ -698,7 +688,9 @@ def time_rows(
 ) -> np.ndarray:
     """Rows ``starts`` of ``time_matrix`` as one array, found together
     (``least_times.StepGraph``: float sums of the exact step times, within
-    a few units in the last place of ``plan(...).time``)."""
+    a few units in the last place of ``plan(...).time``): a graph's edges
+    leave only a few of a tensor's layouts, and the combining search prices
+    every tensor at several latency scales."""
     return _step_graph(tensor, hierarchy, cost_model).least(starts)
 
 
@@ -763,8 +755,7 @@ def _step_seconds(
 ) -> float:
     """One step's exact modeled time, as a float: the same for every tensor
     whose groups hold ``group`` bytes (a model's tensors share a few sizes)."""
-    nbytes = collective_bytes(kind, math.prod(hierarchy[d] for d in dims), group)
-    exact = cost_model.step_time(kind, dims, hierarchy, nbytes)
+    exact = step_price(kind, dims, group, hierarchy, cost_model)[1]
     return float(exact + local_time(local, cost_model))
 
 

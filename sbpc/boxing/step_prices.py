@@ -55,8 +55,21 @@ class StepPrices:
         key = (kind, dims, group)
         found = self._step.get(key)
         if found is None:
-            n = math.prod(self.hierarchy[d] for d in dims)
-            nbytes = collective_bytes(kind, n, group)
-            time = self.cost_model.step_time(kind, dims, self.hierarchy, nbytes)
-            found = self._step[key] = (nbytes, time)
+            found = self._step[key] = step_price(
+                kind, dims, group, self.hierarchy, self.cost_model
+            )
         return found
+
+
+def step_price(
+    kind: CollectiveKind,
+    dims: tuple[int, ...],
+    group: int,
+    hierarchy: Sequence[int],
+    cost_model: CostModel,
+) -> tuple[Fraction, Fraction]:
+    """(bytes each device sends, modeled seconds) of a ``kind`` step on
+    ``dims`` of ``hierarchy`` whose groups hold ``group`` bytes: the same
+    for every tensor of that group size."""
+    nbytes = collective_bytes(kind, math.prod(hierarchy[d] for d in dims), group)
+    return nbytes, cost_model.step_time(kind, dims, hierarchy, nbytes)
