@@ -40,6 +40,23 @@ def _memo(cache: dict[Key, float], price: EdgeCost, key: Key) -> float:
     return value
 
 
+def kept(srcs: Sequence[NdSbp], dsts: Sequence[NdSbp | None]) -> np.ndarray:
+    """Which pairs change nothing: ``dst`` is ``src`` or takes any layout
+    (None).  Layouts are numbered once each, so a table of a loop's edge
+    hashes ``len(srcs) + len(dsts)`` layouts rather than comparing every
+    pair (a scanned decoder's bodies: most of its tables' pricing)."""
+    number: dict[NdSbp, int] = {}
+    rows = np.fromiter(
+        (number.setdefault(s, len(number)) for s in srcs), np.int64, len(srcs)
+    )
+    cols = np.fromiter(
+        (-1 if d is None else number.setdefault(d, len(number)) for d in dsts),
+        np.int64,
+        len(dsts),
+    )
+    return (rows[:, None] == cols[None, :]) | (cols < 0)[None, :]
+
+
 class EdgeCosts:
     def __init__(
         self,
@@ -78,9 +95,7 @@ class EdgeCosts:
         """``time(s, d, tensor)`` for every ``s`` in ``srcs`` (rows) and ``d``
         in ``dsts`` (columns), from the table callback when there is one."""
         if isinstance(tensor, EdgeTensor):  # a use inside a loop: as ``time``
-            keep = np.array(
-                [[d is None or s == d for d in dsts] for s in srcs], dtype=bool
-            ).reshape(len(srcs), len(dsts))
+            keep = kept(srcs, dsts)
             if tensor.tied:
                 return np.where(keep, 0.0, math.inf)
             plain = self.table(srcs, dsts, tensor.plain)

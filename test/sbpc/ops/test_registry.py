@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from sbpc.algebra.layout import UnevenSplitError
 from sbpc.algebra.sbp import B, P, Partial, S
 from sbpc.algebra.signature import Signature, parse_signature
 from sbpc.algebra.tensor_type import TensorType
@@ -25,6 +26,7 @@ from sbpc.ops.registry import (
     fits,
     has_rule,
     local_op,
+    localize_type,
     nd_signatures,
     signatures_1d,
 )
@@ -890,3 +892,17 @@ def test_every_listed_op_has_rule_evaluator_and_proof() -> None:
         assert name in proven, name
     for name in ("linalg.matmul", "linalg.batch_matmul", "linalg.add", "arith.addf"):
         assert name in proven
+
+
+def test_localize_type_pieces_and_faults() -> None:
+    """The padded piece (remembered per type, layout and mesh) and the exact
+    one per coordinate; a split of a dimension the tensor lacks is refused
+    every time it is asked, not remembered as an answer."""
+    t = TensorType((10, 6), "bf16")
+    assert localize_type(t, (S(0), S(1)), [4, 3]) == TensorType((3, 2), "bf16")
+    assert localize_type(t, (S(0), S(1)), (4, 3)) == TensorType((3, 2), "bf16")
+    assert localize_type(t, (S(0), B), [4, 3], (3, 0)) == TensorType((2, 6), "bf16")
+    assert localize_type(t, (S(0), S(0)), [2, 3]) == TensorType((2, 6), "bf16")
+    for _ in range(2):
+        with pytest.raises(UnevenSplitError, match="out of range"):
+            localize_type(t, (S(2), B), [2, 3])
