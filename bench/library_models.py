@@ -96,6 +96,44 @@ def flax_linen(layers: int) -> Example:
     return _train_example(model.apply, params)
 
 
+class _LinenScanLayer(linen.Module):
+    """One block as ``linen.scan``'s body: (carry, per-layer input) to
+    (carry, per-layer output)."""
+
+    @linen.compact
+    def __call__(self, x: jax.Array, _: None) -> tuple[jax.Array, None]:
+        return _LinenBlock()(x), None
+
+
+class _LinenScanLM(linen.Module):
+    """``_LinenLM`` with its blocks run by ``linen.scan`` over stacked
+    parameters (as MaxText and flax's own examples scan theirs): the
+    program holds one block in a ``stablehlo.while`` body, whatever the
+    depth."""
+
+    layers: int
+
+    @linen.compact
+    def __call__(self, tokens: jax.Array) -> jax.Array:
+        x = linen.Embed(VOCAB, MODEL)(tokens)
+        x = x + self.param("wpe", linen.initializers.normal(0.02), (SEQ, MODEL))
+        blocks = linen.scan(
+            _LinenScanLayer,
+            variable_axes={"params": 0},
+            split_rngs={"params": True},
+            length=self.layers,
+        )
+        x, _ = blocks()(x, None)
+        return linen.Dense(VOCAB)(linen.LayerNorm()(x))
+
+
+def flax_linen_scan(layers: int) -> Example:
+    """A flax.linen decoder's training step, its blocks scanned."""
+    model = _LinenScanLM(layers)
+    params = model.init(jax.random.key(0), _batch()[0])
+    return _train_example(model.apply, params)
+
+
 class _NnxBlock(nnx.Module):
     def __init__(self, rngs: nnx.Rngs) -> None:
         self.ln1, self.ln2 = (
@@ -193,6 +231,7 @@ def equinox(layers: int) -> Example:
 
 MODELS: dict[str, Callable[[int], Example]] = {
     "flax_linen": flax_linen,
+    "flax_linen_scan": flax_linen_scan,
     "flax_nnx": flax_nnx,
     "equinox": equinox,
 }

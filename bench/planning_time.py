@@ -22,7 +22,8 @@ the other in one process, and the summary gives the median and worst
 ratio over every row) times a decoder written with that library and
 trained with ``optax.adamw`` (``bench/library_models.py``) instead, its
 parameters left free for sbpc's strategy to lay out (XLA is given the same
-layouts).
+layouts).  ``flax_linen_scan`` is the flax.linen decoder with its blocks
+run by ``linen.scan`` (one block in a loop body, whatever the depth).
 
 ``--scanned`` times the same step with its blocks run by ``lax.scan`` over
 stacked weights (``examples/models/gpt_scanned.py``: one copy of the block,
@@ -179,7 +180,8 @@ def profile(example: Example, scheme: str, strategy: str, path: Path) -> None:
     profiler.dump_stats(path)
 
 
-LIBRARY_MODELS = ("flax_linen", "flax_nnx", "equinox")  # bench/library_models.py
+# bench/library_models.py (flax_linen_scan: flax_linen's blocks by linen.scan)
+LIBRARY_MODELS = ("flax_linen", "flax_nnx", "equinox", "flax_linen_scan")
 
 
 def example_for(model: str, layers: int, scanned: bool = False) -> Example:

@@ -669,11 +669,9 @@ def price_table(
     where local steps alone do not, ``boxing.local_matrix``)."""
     boxing.check_layout_space(tensor, placement.hierarchy)
     times = _padded_times(tensor, placement.hierarchy, cost_model, local)
-    index = times.index
-    rows = np.array([index.get(s, -1) for s in srcs], dtype=np.int64)
+    rows = _positions(times.index, srcs)
     padded = times.with_rows(rows)
-    cols = np.array([-1 if d is None else index.get(d, -1) for d in dsts])
-    out = padded[np.ix_(rows, cols.astype(np.int64))]
+    out = padded[np.ix_(rows, _positions(times.index, dsts))]
     for c, d in enumerate(dsts):
         if d is None:
             out[:, c] = 0.0
@@ -682,6 +680,35 @@ def price_table(
             if d == srcs[r]:
                 out[r, c] = 0.0
     return out
+
+
+# Where each layout of a tuple sits in its tensor's time matrix, by the
+# tuple's identity: the combining search prices one graph's layout tuples
+# (``edge_uses``') at every latency scale, and looking each layout up hashes
+# ``Sbp`` dataclasses (a scanned decoder's step: 561 tables a problem, four
+# problems).  Lists are looked up each time (one may change after it is
+# priced); the memo holds what it keys, so an id found again is the same
+# object.
+_POSITIONS: dict[tuple[int, int], tuple[dict, tuple, np.ndarray]] = {}
+_POSITIONS_KEPT = 8192
+
+
+def _positions(index: dict[NdSbp, int], layouts: Sequence[NdSbp | None]) -> np.ndarray:
+    """``index[layout]`` per layout, -1 for a layout the planner rejects or
+    a free result (None); read-only."""
+    key = (id(index), id(layouts))
+    hit = _POSITIONS.get(key)
+    if hit is not None and hit[0] is index and hit[1] is layouts:
+        return hit[2]
+    found = np.array(
+        [-1 if nd is None else index.get(nd, -1) for nd in layouts], dtype=np.int64
+    )
+    found.flags.writeable = False
+    if isinstance(layouts, tuple):
+        if len(_POSITIONS) >= _POSITIONS_KEPT:
+            _POSITIONS.clear()
+        _POSITIONS[key] = (index, layouts, found)
+    return found
 
 
 @dataclass

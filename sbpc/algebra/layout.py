@@ -58,6 +58,16 @@ def check_even(shape: Shape, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> None:
 
 
 def is_even(shape: Shape, nd_sbp: NdSbp, hierarchy: Sequence[int]) -> bool:
+    """Whether every split divides its dimension evenly (and names one the
+    tensor has)."""
+    return _is_even(tuple(shape), tuple(nd_sbp), tuple(hierarchy))
+
+
+@lru_cache(maxsize=65536)
+def _is_even(shape: Shape, nd_sbp: NdSbp, hierarchy: tuple[int, ...]) -> bool:
+    """``is_even``, once per (shape, layout, mesh): every candidate signature
+    of every op asks it of each operand (a scanned decoder's bodies, whose
+    ops repeat no other op: 44,000 questions)."""
     try:
         check_even(shape, nd_sbp, hierarchy)
     except UnevenSplitError:

@@ -34,6 +34,19 @@ def test_a_flax_linen_step_computes_what_jax_jit_computes() -> None:
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), atol=2e-3, rtol=0)
 
 
+def test_a_scanned_flax_linen_step_computes_what_jax_jit_computes() -> None:
+    """Blocks by ``linen.scan``: stacked parameters carried through a
+    ``stablehlo.while`` (its body a loop's edges), laid out by the optimal
+    strategy on a 2-D mesh."""
+    example = MODELS["flax_linen_scan"](2)
+    want = jax.jit(example.fn)(*example.args)
+    step = example.distribute("2d", strategy="optimal", quiet=True)
+    assert step.plans[0].plan.stats["proven"]
+    got = step(*example.args)
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), atol=2e-3, rtol=0)
+
+
 def test_free_parameters_of_a_flax_stack_are_proven_through_its_layers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

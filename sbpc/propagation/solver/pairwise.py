@@ -62,17 +62,24 @@ def saves(new: float, old: float) -> bool:
 def _regroup(
     groups: np.ndarray, table: np.ndarray, axis: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Drop unused and duplicate rows (axis 0) or columns (axis 1)."""
+    """Drop unused and duplicate rows (axis 0) or columns (axis 1).
+
+    Lines are told apart by their bytes, sliced from one copy of the whole
+    array (a scanned decoder's tables hold 25-80 lines: a numpy view and its
+    ``tobytes`` per line cost twice the slice)."""
     lines = table if axis == 0 else table.T
+    width = lines.shape[1] * lines.itemsize
+    data = np.ascontiguousarray(lines).tobytes()
     index: dict[bytes, int] = {}
     new_of_old = np.full(len(lines), -1, dtype=np.int64)
     keep: list[int] = []
-    for old in np.flatnonzero(np.bincount(groups, minlength=len(lines))):
-        key = lines[old].tobytes()
+    used = np.flatnonzero(np.bincount(groups, minlength=len(lines))).tolist()
+    for old in used:
+        key = data[old * width : (old + 1) * width]
         new = index.get(key)
         if new is None:
             new = index[key] = len(keep)
-            keep.append(int(old))
+            keep.append(old)
         new_of_old[old] = new
     kept = lines[keep]
     return new_of_old[groups], kept if axis == 0 else kept.T
@@ -359,7 +366,8 @@ class EdgeUses:
     nodes: tuple[object, ...]  # each node's option list (checked by identity)
     graph_edges: tuple[object, ...]  # the graph's edges (checked by identity)
     groups: tuple[np.ndarray, ...]
-    keys: tuple[tuple[list, list, object], ...]
+    # (tuples: a table's pricer may remember them by identity)
+    keys: tuple[tuple[tuple, tuple, object], ...]
     edges: tuple[tuple[int, int, int, int, int], ...]
 
     def fits(self, graph: SbpGraph) -> bool:
@@ -410,7 +418,7 @@ def edge_uses(graph: SbpGraph) -> EdgeUses:
         return hit
 
     key_of: dict[tuple[tuple, tuple, object], int] = {}
-    keys: list[tuple[list, list, object]] = []
+    keys: list[tuple[tuple, tuple, object]] = []
     edges = []
     for edge in graph.edges:
         ia, src_ids = grouping(edge.src, "out", edge.src_index)
@@ -421,7 +429,11 @@ def edge_uses(graph: SbpGraph) -> EdgeUses:
         if k is None:
             k = key_of[key] = len(keys)
             keys.append(
-                ([layouts[i] for i in src_ids], [layouts[i] for i in dst_ids], tensor)
+                (
+                    tuple(layouts[i] for i in src_ids),
+                    tuple(layouts[i] for i in dst_ids),
+                    tensor,
+                )
             )
         assert edge.src < edge.dst  # the builder adds producers first
         edges.append((edge.src, edge.dst, ia, ib, k))

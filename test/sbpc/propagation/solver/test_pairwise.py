@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import math
+import random
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sbpc.algebra.sbp import B, S
 from sbpc.algebra.signature import Signature
@@ -41,6 +45,37 @@ def test_compact_drops_unused_and_duplicate_groups() -> None:
     c = compact(f)
     assert c.table.shape == (2, 2)
     assert np.array_equal(c.full(), f.full())
+
+
+@given(
+    st.integers(1, 7),
+    st.integers(1, 7),
+    st.integers(0, 6),
+    st.integers(0, 6),
+    st.randoms(use_true_random=False),
+)
+def test_compact_keeps_the_first_of_each_distinct_used_line(
+    rows: int, cols: int, labels_a: int, labels_b: int, rnd: random.Random
+) -> None:
+    """Every used line once, in first-use order (by index), none unused;
+    lines equal but for -0.0 and 0.0 are told apart, as their bytes are."""
+    values = [0.0, -0.0, 1.5, math.inf]
+    table = np.array([[rnd.choice(values) for _ in range(cols)] for _ in range(rows)])
+    ga = np.array([rnd.randrange(rows) for _ in range(labels_a)], dtype=np.int64)
+    gb = np.array([rnd.randrange(cols) for _ in range(labels_b)], dtype=np.int64)
+    c = compact(Factor(0, 1, ga, gb, table))
+    assert np.array_equal(c.full(), table[np.ix_(ga, gb)])
+
+    def firsts(groups: np.ndarray, lines: np.ndarray) -> list[int]:
+        out: list[int] = []
+        for i in sorted(set(groups.tolist())):
+            if all(lines[i].tobytes() != lines[j].tobytes() for j in out):
+                out.append(i)
+        return out
+
+    rows_kept = firsts(ga, table)  # rows first, then the columns of those rows
+    cols_kept = firsts(gb, table[rows_kept].T)
+    assert np.array_equal(c.table, table[np.ix_(rows_kept, cols_kept)])
 
 
 def test_split_off_separable_tables() -> None:
