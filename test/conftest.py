@@ -3,9 +3,18 @@
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+# Property tests judge results, never the machine's speed: no deadline per
+# example, and no failing on slow draws (a loaded CI machine once stalled
+# one of test_edge_costs.py's draws for 1.5 s).  A test may still set its own.
+settings.register_profile(
+    "sbpc", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("sbpc")
 
 
 def _row_gather(index_vector_dim: int, slice_sizes: tuple[int, ...]) -> dict:
