@@ -66,7 +66,7 @@ def _regroup(
 
     Lines are told apart by their bytes, sliced from one copy of the whole
     array (a scanned decoder's tables hold 25-80 lines: a numpy view and its
-    ``tobytes`` per line cost twice the slice)."""
+    ``tobytes`` per line took up to twice as long)."""
     lines = table if axis == 0 else table.T
     width = lines.shape[1] * lines.itemsize
     data = np.ascontiguousarray(lines).tobytes()
