@@ -293,7 +293,10 @@ def localize_type(
     """``t`` as a device holds it: the padded (largest) piece, or the exact
     piece at ``coord`` when given."""
     if coord is None:
-        return _padded_type(t, nd_sbp, tuple(hierarchy))
+        try:
+            return _padded_type(t, tuple(nd_sbp), tuple(hierarchy))
+        except TypeError:  # unhashable (a type built with a list shape): as is
+            return TensorType(local_shape(t.shape, nd_sbp, hierarchy), t.element)
     check_axes(t.shape, nd_sbp)
     return TensorType(piece_shape(t.shape, nd_sbp, hierarchy, coord), t.element)
 

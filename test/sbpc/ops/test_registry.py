@@ -906,3 +906,7 @@ def test_localize_type_pieces_and_faults() -> None:
     for _ in range(2):
         with pytest.raises(UnevenSplitError, match="out of range"):
             localize_type(t, (S(2), B), [2, 3])
+    # a type built with a list shape, a layout given as a list: not
+    # remembered (unhashable), still answered
+    listed = TensorType([10, 6], "bf16")  # type: ignore[arg-type]
+    assert localize_type(listed, [S(0), S(1)], [4, 3]).shape == (3, 2)
