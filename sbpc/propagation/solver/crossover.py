@@ -31,6 +31,12 @@ from sbpc.propagation.solver.pairwise import PairwiseProblem, condition, restric
 
 # Branch-and-bound nodes per solve (the 70B's solves at its root).
 MAX_NODES = 2_000
+# Strong branching before each pseudo-cost is trusted (HiGHS's default):
+# off.  The GPT example's step under half its replicated peak crossed five
+# times, each a MIP of 5,006 columns, 5,731 rows and 5-37 nodes: 24.0 s
+# with it, 15.5 s without, the same five optima (and the same seven on a
+# flax decoder's step, 9.5 against 7.4 s): docs/planning-time.md.
+RELIABLE_BRANCHING = False
 # Solves after the first, each with the rows the exact model found low
 # lowered (``Optimal._refine``'s step).
 REFINE_ROUNDS = 3
@@ -96,7 +102,9 @@ def crossover(
     room = [max(gap, 0.0) for gap in room]
     cost = problem.energy(best)
     for solves in range(1, REFINE_ROUNDS + 2):
-        result = ilp.solve(time_limit(), rel_gap, threads, start, MAX_NODES)
+        result = ilp.solve(
+            time_limit(), rel_gap, threads, start, MAX_NODES, RELIABLE_BRANCHING
+        )
         if result.labels is None:
             return Crossed(None, len(free), solves, result.status)
         labels = list(best)

@@ -395,15 +395,21 @@ class Ilp:
         threads: int | None,
         start: list[int] | None = None,
         max_nodes: int | None = None,
+        reliable_branching: bool = True,
     ) -> IlpResult:
         """The integer program's best answer within ``time_limit`` seconds
         and ``max_nodes`` branch-and-bound nodes (a bound on the work that
-        does not depend on the machine's speed); ``start``: an incumbent."""
+        does not depend on the machine's speed); ``start``: an incumbent.
+        ``reliable_branching`` off: HiGHS branches on pseudo-costs without
+        first making them reliable by strong branching
+        (``mip_pscost_minreliable=0``), the same optimum by other nodes."""
         h = self._highs(time_limit, threads, integer=True)
         h.setOptionValue("mip_rel_gap", rel_gap)
         h.setOptionValue("mip_abs_gap", 0.0)
         if max_nodes is not None:
             h.setOptionValue("mip_max_nodes", max_nodes)
+        if not reliable_branching:
+            h.setOptionValue("mip_pscost_minreliable", 0)
         if start is not None:
             h.setSolution(self._solution_of(start))
         report = progress.current()

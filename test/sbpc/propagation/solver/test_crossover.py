@@ -122,6 +122,36 @@ def test_the_cheapest_mix_that_fits_is_found(setup) -> None:
     assert max(held(crossed.labels)) <= budget
 
 
+def test_the_branching_rule_changes_the_work_not_the_answer(
+    setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pseudo-costs trusted without strong branching (the crossover's
+    ``RELIABLE_BRANCHING`` off) reach the optimum strong branching reaches:
+    the same cost, and a plan that fits."""
+    g, problem, memory, budget, fits, others = setup
+
+    def held(labels: list[int]) -> list[float]:
+        return plan_memory(g, labels, memory.liveness).held
+
+    asked: list[bool] = []
+    solve = crossover_module.Ilp.solve
+
+    def spy(self, *args, **kwargs):
+        asked.append(args[5] if len(args) > 5 else kwargs["reliable_branching"])
+        return solve(self, *args, **kwargs)
+
+    monkeypatch.setattr(crossover_module.Ilp, "solve", spy)
+    answers = []
+    for reliable in (True, False):
+        monkeypatch.setattr(crossover_module, "RELIABLE_BRANCHING", reliable)
+        crossed = crossover(problem, memory, budget, fits, others, held)
+        assert crossed.labels is not None, crossed.why
+        assert max(held(crossed.labels)) <= budget
+        answers.append(problem.energy(crossed.labels))
+    assert answers[1] == pytest.approx(answers[0], rel=1e-9)
+    assert True in asked and False in asked
+
+
 def test_a_plan_the_exact_model_puts_over_is_never_returned(setup) -> None:
     """When the exact model holds more than the rows say (here: every plan
     but the fitting one is told over the budget), the rows are lowered and
