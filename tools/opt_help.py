@@ -70,6 +70,22 @@ def sbpc_epilog() -> str:
     )
 
 
+def with_sbpc_epilog(parser: argparse.ArgumentParser) -> Callable[[], str]:
+    """``parser.format_help`` that first sets its epilog (``sbpc_epilog``).
+
+    The epilog reads each pass's docstring, which imports every pass module
+    (half a second, more than the rest of the start): only a run that prints
+    the help makes it."""
+    plain = parser.format_help
+
+    def format_help() -> str:
+        if parser.epilog is None:
+            parser.epilog = sbpc_epilog()
+        return plain()
+
+    return format_help
+
+
 def xdsl_epilog(passes: Mapping[str, Any], targets: Mapping[str, Any]) -> str:
     """The rest of the universe, for ``--help-all``."""
     ours = set(SBPC_UNIVERSE.all_passes) | set(SBPC_TARGETS)

@@ -65,7 +65,7 @@ from sbpc.propagation.progress import Progress, reporting
 from sbpc.timing import Timer, phase
 
 from .cli import run_and_exit
-from .opt_help import HelpAllAction, sbpc_epilog, shorten_options
+from .opt_help import HelpAllAction, shorten_options, with_sbpc_epilog
 from .pipeline_text import quote_paths
 
 
@@ -265,7 +265,7 @@ class SbpcOptMain(xDSLOptMain):
         super().register_all_arguments(arg_parser)
         arg_parser.error = _usage_error  # type: ignore[method-assign]
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
-        arg_parser.epilog = sbpc_epilog()
+        arg_parser.format_help = with_sbpc_epilog(arg_parser)  # type: ignore[method-assign]
         arg_parser.add_argument(
             "--help-all",
             action=HelpAllAction,
