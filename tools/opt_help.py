@@ -74,8 +74,7 @@ def with_sbpc_epilog(parser: argparse.ArgumentParser) -> Callable[[], str]:
     """``parser.format_help`` that first sets its epilog (``sbpc_epilog``).
 
     The epilog reads each pass's docstring, which imports every pass module
-    (half a second, more than the rest of the start): only a run that prints
-    the help makes it."""
+    (about 0.3 s of a 1 s start): only a run that prints the help makes it."""
     plain = parser.format_help
 
     def format_help() -> str:

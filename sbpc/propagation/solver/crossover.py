@@ -103,7 +103,12 @@ def crossover(
     cost = problem.energy(best)
     for solves in range(1, REFINE_ROUNDS + 2):
         result = ilp.solve(
-            time_limit(), rel_gap, threads, start, MAX_NODES, RELIABLE_BRANCHING
+            time_limit(),
+            rel_gap,
+            threads,
+            start,
+            MAX_NODES,
+            reliable_branching=RELIABLE_BRANCHING,
         )
         if result.labels is None:
             return Crossed(None, len(free), solves, result.status)

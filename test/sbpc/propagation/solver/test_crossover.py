@@ -137,7 +137,7 @@ def test_the_branching_rule_changes_the_work_not_the_answer(
     solve = crossover_module.Ilp.solve
 
     def spy(self, *args, **kwargs):
-        asked.append(args[5] if len(args) > 5 else kwargs["reliable_branching"])
+        asked.append(kwargs["reliable_branching"])
         return solve(self, *args, **kwargs)
 
     monkeypatch.setattr(crossover_module.Ilp, "solve", spy)
