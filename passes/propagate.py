@@ -392,9 +392,11 @@ class SbpPropagatePass(ModulePass):
         """The search that sees combining, under the problem's cost model: the
         strategy's plan under the plain model, then local improvements at
         the latency scales combining leaves (``refine_with_combining``).
-        Under a memory budget, which only the strategy honours, or with
-        ``improve=0`` (the strategy's own plans only), the strategy plans
-        every scale instead (``search_with_combining``)."""
+        Under a memory budget, which only the strategy honours, the strategy
+        plans both ends (latency whole and free) and each end's later rounds
+        improve the best plan within the budget; with ``improve=0`` (the
+        strategy's own plans only) it plans every round
+        (``search_with_combining``)."""
 
         cost_model = problem.cost_model
 
@@ -406,7 +408,17 @@ class SbpPropagatePass(ModulePass):
                 return combined_cost(plan, problem.placement, cost_model)
 
         if problem.budget is not None or not self.improve:
-            return search_with_combining(solve, price)
+            budget = problem.budget
+
+            def refine_under_budget(scale: float, plan: Plan) -> list[Plan]:
+                model = cost_model.with_latency_scale(scale)
+                found = _refined(problem.under(model), plan, scale, budget=budget)
+                return [_refined_from(plan, p, scale) for p in found]
+
+            # Under a budget the starts are solved and their later rounds
+            # refined; ``improve=0`` keeps the strategy's own plans only.
+            refine = refine_under_budget if self.improve else None
+            return search_with_combining(solve, price, refine=refine)
 
         # The latency-free round's problem does not depend on the strategy's
         # plan: it is built while the strategy's LPs run (``idle_work``).
@@ -554,6 +566,7 @@ def _refined(
     plan: Plan,
     scale: float,
     shrunk: Callable[[], ShrunkProblem | None] | None = None,
+    budget: float | None = None,
 ) -> list[Plan]:
     """``plan`` improved locally under the problem's cost model (latency scaled by
     ``scale``; block sweeps at ``scale`` 0 only), from itself and from the
@@ -566,25 +579,54 @@ def _refined(
     lower bound of the peak) is dropped before it is built: the
     replicated start's in the node-move rounds, on Mixtral-8x7B at full
     depth.  ``shrunk``: the round's pairwise problem, built before
-    (``improve.shrunk_problem``)."""
+    (``improve.shrunk_problem``).  ``budget``: a memory budget, which a
+    plan must fit too; its peak is then priced with the arguments it
+    gathers per use under the budget (``mark_gathers_per_use``), as the
+    budgeted solves price theirs."""
     graph, costs = problem.graph, problem.edge_costs()
-    capacity = problem.cost_model.memory_capacity
+    limits = [m for m in (problem.cost_model.memory_capacity, budget) if m is not None]
+    capacity = min(limits, default=None)
     out = []
     sweeps = _sweeps(scale)
-    for found in improve_each(graph, costs, plan.options, sweeps=sweeps, shrunk=shrunk):
-        if found.options == plan.options:
-            continue
-        if capacity is not None and argument_bytes(graph, found.options) > capacity:
-            continue  # its arguments alone are over: so is its peak, unbuilt
-        stats = {"refined_at_scale": round(scale, 4), **found.stats}
-        with phase("improve: build plans"):
-            try:
-                better = build_plan(graph, found.options, costs, plan.strategy, stats)
-            except PropagationError:
+    marked = graph.gathered_per_use
+    try:
+        for found in improve_each(
+            graph, costs, plan.options, sweeps=sweeps, shrunk=shrunk
+        ):
+            if found.options == plan.options:
                 continue
-            if capacity is None or better.peak_memory <= capacity:
-                out.append(better)
+            if capacity is not None and argument_bytes(graph, found.options) > capacity:
+                continue  # its arguments alone are over: so is its peak, unbuilt
+            stats = {"refined_at_scale": round(scale, 4), **found.stats}
+            with phase("improve: build plans"):
+                try:
+                    better = build_plan(
+                        graph, found.options, costs, plan.strategy, stats
+                    )
+                except PropagationError:
+                    continue
+                if budget is not None:
+                    mark_gathers_per_use(graph, better.options, budget)
+                if capacity is None or better.peak_memory <= capacity:
+                    out.append(better)
+    finally:
+        graph.gathered_per_use = marked
     return out
+
+
+def _refined_from(origin: Plan, plan: Plan, scale: float) -> Plan:
+    """``plan``, refined from the budgeted ``origin``, saying so: its status
+    names the origin's, and it keeps what the origin's memory price did
+    (``memory_price*``: the crossover that made the plan it started from)."""
+    kept = {k: v for k, v in origin.stats.items() if k.startswith("memory_price")}
+    status = origin.stats.get("status", origin.strategy)
+    plan.stats = {
+        **kept,
+        **plan.stats,
+        "status": f"improved locally at latency scale {scale:.3g} from: {status}",
+        "proven": False,
+    }
+    return plan  # not ``replace``d: its peak, priced with its gathers, is kept
 
 
 def _combined_bound(problem: _Problem, free: Plan | None) -> Callable[[], float | None]:

@@ -22,10 +22,14 @@ plan whose collectives all run as one group can cost more per edge at every
 scale than the strategy's and still be the cheapest combined (the GPT
 training step, tensor parallel: 32 us against 83 us).
 
-``search_with_combining``: the strategy at every scale, from both ends
-(``s = 1``, then ``s = 0``), each followed for a bounded number of rounds;
-under a memory budget (which only the strategy honours) and with
-``improve=0``.  A third start from the middle, ``s = 1/2``, once found a
+``search_with_combining``: the strategy at both ends (``s = 1``, then
+``s = 0``), each followed for a bounded number of rounds at the scale the
+last round's plan leaves: with ``improve=0``, the strategy at each; under
+a memory budget (which only the strategy honours), local improvements of
+the best plan so far that fit the budget (a budgeted solve is the memory
+price's search and its crossover: on the GPT example's step under half its
+replicated peak, six solves took 46 s, two solves and their refinements
+10 s, and found a cheaper plan).  A third start from the middle, ``s = 1/2``, once found a
 plan both ends' fixed points missed (the MLP training step on a 2x4 mesh
 with a fixed cost per launch of 0.7 ms: 13.4 ms modeled against 13.9 ms),
 but on the examples it found nothing the two ends did not; it is no longer
@@ -94,6 +98,7 @@ def search_with_combining(
     solve: Callable[[float], Plan],
     price: Callable[[Plan], CombinedCost],
     rounds_per_start: int = ROUNDS_PER_START,
+    refine: Callable[[float, Plan], list[Plan]] | None = None,
 ) -> tuple[Candidate, list[Candidate]]:
     """The cheapest plan under combining, and every candidate tried.
 
@@ -101,17 +106,43 @@ def search_with_combining(
     a plan's communication with combining.  Scales already tried (to
     ``SAME_SCALE``) are not planned again.  Ties keep the earlier candidate
     (the plain model).
-    """
+
+    ``refine(s, plan)``, when given, makes each start's later rounds: local
+    improvements of the best plan so far at the scale the last round's
+    best leaves, in place of solving that scale again.  The starts are
+    always solved (a start refined from the other's plan is no exact
+    solve: the latency-free plan that fits a budget is reached from the
+    plain one by no local move), and a round that finds no new plan ends
+    its start.  Under a memory budget a solve is the memory price's search
+    and its crossover, many times a refinement
+    (docs/planning-time.md, session 22)."""
     tried: list[Candidate] = []
+    solved: list[float] = []
     for start in STARTS:
+        if any(abs(s - start) < SAME_SCALE for s in solved):
+            continue
         scale: float | None = start
-        for _ in range(rounds_per_start + 1):
-            if scale is None or any(abs(c.scale - scale) < SAME_SCALE for c in tried):
+        for k in range(rounds_per_start + 1):
+            if k > 0 and (
+                scale is None or any(abs(c.scale - scale) < SAME_SCALE for c in tried)
+            ):
                 break
-            plan = solve(scale)
-            candidate = Candidate(scale, plan, price(plan))
-            tried.append(candidate)
-            scale = candidate.cost.latency_scale
+            assert scale is not None
+            if k == 0 or refine is None:
+                plans = [solve(scale)]
+                solved.append(scale)
+            else:
+                best = min(tried, key=lambda c: c.total_time)
+                plans = [
+                    p
+                    for p in refine(scale, best.plan)
+                    if all(p.options != c.plan.options for c in tried)
+                ]
+            found = [Candidate(scale, p, price(p)) for p in plans]
+            if not found:
+                break
+            tried += found
+            scale = min(found, key=lambda c: c.total_time).cost.latency_scale
     return split_work(tried), tried
 
 

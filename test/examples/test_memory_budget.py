@@ -80,7 +80,7 @@ def test_a_library_step_under_its_free_plans_peak_is_priced_and_crossed() -> Non
     budget = 0.6 * free.peak_memory
     d = sbpc.jax.distribute(fn, *args, in_layouts=INS, memory_budget=budget, **options)
     stats = d.plans[0].plan.stats
-    assert stats["status"] == "a memory price (not proven optimal)"
+    assert "a memory price (not proven optimal)" in stats["status"]
     assert "free nodes" in stats["memory_price_crossover"]
     # Planned, not compiled: XLA:CPU, not the compiler such plans meet
     # (docs/memory.md), compiles this one 5% over the budget; not traced.

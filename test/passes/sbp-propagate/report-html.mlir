@@ -31,10 +31,11 @@
 // HTML-DAG: >reduce_scatter(sum) d1</text>
 // HTML-DAG: >all_gather d1</text>
 // HTML: <h3>Memory per device over time</h3>
-// The budget holds the plan without the combined collectives' buffers; the
-// peak counts the group the emitter makes of the arguments' gathers at the
-// start (docs/memory.md, "What is not modelled").
-// HTML: peak 46 KiB at step 0
+// The plan fits the budget: the memory price's plan gathered both weights
+// (a 46 KiB peak, the emitter's group of those gathers at the start counted),
+// the search's later round under the budget stores them as their matmuls read
+// them ([B, S(1)], [B, S(0)]: 28 KiB).
+// HTML: peak 28 KiB at step 3
 // HTML: budget 29.3 KiB
 // HTML: <h3>Most expensive layout changes</h3>
 // HTML: <td>[S(0), P(sum)] &rarr; [S(0), S(0)]</td><td>reduce_scatter(sum) d1</td><td class="num">6 KiB</td>

@@ -433,3 +433,40 @@ def test_a_round_back_at_the_best_plans_cost_ends_the_refinement(
     )
     assert scales == pytest.approx(rounds)
     assert best is tried[0] and len(tried) == 1 + len(rounds)
+
+
+def test_with_refine_the_starts_are_solved_and_their_later_rounds_refined() -> None:
+    """Under a memory budget a solve is the memory price's search: each
+    start's later rounds refine the best plan so far instead, a start is
+    solved even where a round refined at its scale, and a round that finds
+    nothing new ends its start."""
+
+    def plan(name: str, compute: float):
+        return SimpleNamespace(options=[name], compute_time=compute, peak_memory=0.0)
+
+    # Each plan's communication, and the latency scale its collectives leave.
+    prices = {"A": (5.0, 0.0), "R": (3.0, 0.5), "Z": (4.0, 0.25), "Q": (1.0, 0.9)}
+    solved: list[float] = []
+    refined: list[tuple[float, str]] = []
+
+    def solve(scale: float):
+        solved.append(scale)
+        return plan("A" if scale == 1.0 else "Z", 1.0)
+
+    def refine(scale: float, best):
+        refined.append((scale, best.options[0]))
+        found = {(0.0, "A"): "R", (0.25, "R"): "Q"}.get((scale, best.options[0]))
+        return [plan("A", 1.0)] + ([plan(found, 1.0)] if found else [])
+
+    def price(p):
+        comm, scale = prices[p.options[0]]
+        return SimpleNamespace(comm_time=comm, latency_scale=scale)
+
+    best, tried = search_with_combining(solve, price, refine=refine)
+    assert solved == [1.0, 0.0]  # the latency-free start too, though refined at 0
+    # Start 1: refined at the scale A leaves (0), then at R's (0.5): nothing
+    # new (A was tried), so start 1 ends.  Start 0: refined at Z's scale from
+    # the best so far (R), finding Q; Q's scale (0.9) finds nothing.
+    assert refined == [(0.0, "A"), (0.5, "R"), (0.25, "R"), (0.9, "Q")]
+    assert [c.plan.options[0] for c in tried] == ["A", "R", "Z", "Q"]
+    assert best.plan.options == ["Q"]
