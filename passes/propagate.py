@@ -14,7 +14,8 @@ boxing planner under the cost model; the bridge writes the answer back:
 Options: ``strategy``, ``cost_model`` (``CostModel.parse`` syntax),
 ``report`` (a path, or ``-`` for stderr) with ``report_format`` text|json|html|dot
 (html: one self-contained page with the plan's picture, ``docs/plan-report.md``),
-``memory_budget`` (bytes per device, optimal only; without it, the cost
+``memory_budget`` (bytes per device: optimal plans within it, greedy and
+bfs fail when their plan does not fit; without it, the cost
 model's ``mem=`` capacity is the budget of every strategy: optimal plans
 within it, greedy and bfs fail when their plan does not fit), ``time_limit`` (seconds,
 optimal only), ``trip_count`` (iterations assumed for a ``while`` whose count
@@ -82,7 +83,7 @@ from sbpc.propagation.order_fences import FENCE_FRACTION, order_fences
 from sbpc.propagation.plan import Plan, build_plan, proven_bound
 from sbpc.propagation.report.dot import ReportError, format_dot
 from sbpc.propagation.report.html import format_html
-from sbpc.propagation.report.summary import format_report
+from sbpc.propagation.report.summary import format_bytes, format_report
 from sbpc.propagation.report.view import plan_view
 from sbpc.propagation.scenarios import least_worst_regret
 from sbpc.propagation.solver.idle_work import Ahead, queued
@@ -235,6 +236,7 @@ class SbpPropagatePass(ModulePass):
                 for placement, graph in graphs.graphs.items():
                     problem = _Problem(graph, placement, cost_model, budget, deadline)
                     plan = self._solve(f, problem)
+                    self._check_budget(f, plan, problem)
                     self._gather_per_use(plan, problem)
                     self._count_collectives(plan, problem)
                     with phase("write back"):
@@ -282,6 +284,25 @@ class SbpPropagatePass(ModulePass):
             return format_report(p.plan, "json")
         header = f"// sbp-propagate @{p.function} on {p.placement}"
         return header + "\n" + format_report(p.plan, "text")
+
+    def _check_budget(self, f: func.FuncOp, plan: Plan, problem: _Problem) -> None:
+        """A strategy that does not honour ``memory_budget`` (greedy, bfs)
+        plans without it, and fails when its plan does not fit, as it does
+        over the device's memory (``driver._within_capacity``): never a plan
+        over the budget the user gave without a word."""
+        budget = problem.budget
+        if budget is None or plan.graph.is_single_device:
+            return
+        if strategy_named(self.strategy).honours_memory_budget:
+            return
+        if plan.peak_memory > budget:
+            raise LocatedError(
+                f,
+                f"the {self.strategy} plan needs {format_bytes(plan.peak_memory)} "
+                f"({plan.peak_memory:.0f} bytes) per device, more than the "
+                f"memory_budget of {format_bytes(budget)} ({budget:.0f} bytes), "
+                "which only strategy=optimal plans within",
+            )
 
     def _gather_per_use(self, plan: Plan, problem: _Problem) -> None:
         """Mark the arguments ``plan`` gathers per use where the budget in

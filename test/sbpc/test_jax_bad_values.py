@@ -133,3 +133,18 @@ def test_good_values_still_work() -> None:
         strategy="optimal",
     )
     np.testing.assert_allclose(step(A), A * 2)
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "bfs"])
+def test_a_budget_greedy_and_bfs_cannot_meet_is_an_error_not_ignored(strategy) -> None:
+    """Only optimal plans within a memory budget; greedy and bfs plan
+    without it and say so when their plan does not fit it."""
+    x = np.ones((64, 64), np.float32)
+    fn = lambda x, w: jnp.tanh(x @ w) @ w  # noqa: E731
+    with pytest.raises(
+        sj.SbpcError,
+        match=f"the {strategy} plan needs .* more than the memory_budget of 100 B",
+    ):
+        sj.distribute(fn, x, x, mesh=8, strategy=strategy, memory_budget=100)
+    fits = sj.distribute(fn, x, x, mesh=8, strategy=strategy, memory_budget=1e9)
+    np.testing.assert_allclose(fits(x, x), fn(x, x), rtol=1e-5)
