@@ -201,7 +201,9 @@ class SbpPipelinePass(ModulePass):
 
 def _planned(propagate: SbpPropagatePass, module: ModuleOp) -> list[FunctionPlan]:
     try:
-        return propagate.plan_module(module)
+        # Each candidate's memory is priced per stage and schedule by the
+        # search, against the budget: a plan over it is a row, not an error.
+        return propagate.plan_module(module, held_to_budget=False)
     except DiagnosticException as e:
         raise ValueError(getattr(e, "message", str(e))) from e
 
