@@ -641,16 +641,21 @@ def _refined(
     return out
 
 
+_IMPROVED = "improved locally"
+
+
 def _refined_from(origin: Plan, plan: Plan, scale: float) -> Plan:
     """``plan``, refined from the budgeted ``origin``, saying so: its status
     names the origin's, and it keeps what the origin's memory price did
     (``memory_price*``: the crossover that made the plan it started from)."""
     kept = {k: v for k, v in origin.stats.items() if k.startswith("memory_price")}
-    status = origin.stats.get("status", origin.strategy)
+    status = str(origin.stats.get("status", origin.strategy))
+    if status.startswith(_IMPROVED):  # refined twice: the plan solved first
+        status = status.split(" from: ", 1)[1]
     plan.stats = {
         **kept,
         **plan.stats,
-        "status": f"improved locally at latency scale {scale:.3g} from: {status}",
+        "status": f"{_IMPROVED} at latency scale {scale:.3g} from: {status}",
         "proven": False,
     }
     return plan  # not ``replace``d: its peak, priced with its gathers, is kept

@@ -20,7 +20,7 @@ from sbpc.algebra.signature import Signature
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.cost_model import CostModel
 from sbpc.passes import propagate as propagate_pass
-from sbpc.passes.propagate import SbpPropagatePass, _Problem, _refined
+from sbpc.passes.propagate import SbpPropagatePass, _Problem, _refined, _refined_from
 from sbpc.propagation.graph import SbpGraph
 from sbpc.propagation.improve import Improvement, replicated_options
 from sbpc.propagation.memory import argument_bytes
@@ -169,3 +169,52 @@ def test_the_latency_free_problem_is_built_while_the_strategys_lp_runs(
         (depth, name) for depth, name, _ in timer.rows()
     ]
     assert alone == tried
+
+
+@pytest.mark.parametrize("over", [True, False])
+def test_under_a_budget_a_refined_plan_must_fit_it_and_the_marks_stay(
+    problem_and_plan, monkeypatch: pytest.MonkeyPatch, over: bool
+) -> None:
+    """The budget's later rounds keep only refinements within it, priced
+    with their own per-use gathers; the graph's marks (the last budgeted
+    solve's) are left as they were."""
+    problem, plan = problem_and_plan
+    replicated = replicated_options(problem.graph, plan.options)
+    _improving_to(monkeypatch, replicated)
+    (free,) = _refined(problem, plan, 0.0)  # its peak without a budget
+    marks = frozenset({next(problem.graph.sources()).result})
+    problem.graph.gathered_per_use = marks
+    budget = free.peak_memory - 1 if over else free.peak_memory
+    found = _refined(problem, plan, 0.0, budget=budget)
+    assert problem.graph.gathered_per_use == marks
+    assert [p.options for p in found] == ([] if over else [free.options])
+    assert all(p.peak_memory <= budget for p in found)
+
+
+def test_a_refined_budgeted_plan_names_the_plan_it_came_from(
+    problem_and_plan,
+) -> None:
+    _, plan = problem_and_plan
+    origin = replace(
+        plan,
+        stats={
+            "status": "a memory price (not proven optimal)",
+            "proven": False,
+            "memory_price_crossover": "a cheaper plan: 4 free nodes, 1 solves",
+            "gap": 0.01,
+        },
+    )
+    once = _refined_from(origin, replace(plan, stats={"improve_node_moves": 3}), 0.5)
+    twice = _refined_from(once, replace(plan, stats={}), 0.125)
+    assert once.stats["status"] == (
+        "improved locally at latency scale 0.5 from: "
+        "a memory price (not proven optimal)"
+    )
+    assert twice.stats["status"] == (
+        "improved locally at latency scale 0.125 from: "
+        "a memory price (not proven optimal)"
+    )
+    for p in (once, twice):
+        assert p.stats["proven"] is False and "gap" not in p.stats
+        assert p.stats["memory_price_crossover"].startswith("a cheaper plan")
+    assert once.stats["improve_node_moves"] == 3
