@@ -286,16 +286,19 @@ class Optimal(Strategy):
                 full, exact = self._least_peak(
                     problem, pairwise, core, records, memory, start, left()
                 )
-                if full is None or exact > memory_budget:
+                fits = full is not None and exact <= memory_budget
+                relaxed = self._relaxed(
+                    problem, pairwise, core, records, memory, left, start
+                )
+                if not fits and relaxed is None:
                     least = min(result.objective, exact)
                     raise budget_error(memory_budget, least, proven=False)
                 stats["status"] = (
                     "the plan of least peak (none cheaper was found to fit)"
                 )
-                relaxed = self._relaxed(
-                    problem, pairwise, core, records, memory, left, start
-                )
-                if relaxed is not None and relaxed[1] < _cost(problem, full):
+                if relaxed is not None and (
+                    full is None or not fits or relaxed[1] < _cost(problem, full)
+                ):
                     full = relaxed[0]
                     stats["status"] = (
                         "the cheapest plan found to fit (the memory rows, "
