@@ -288,7 +288,7 @@ class Optimal(Strategy):
                 )
                 fits = full is not None and exact <= memory_budget
                 relaxed = self._relaxed(
-                    problem, pairwise, core, records, memory, left, start
+                    problem, memory, (pairwise, core, records), left, start
                 )
                 if not fits and relaxed is None:
                     least = min(result.objective, exact)
@@ -408,11 +408,8 @@ class Optimal(Strategy):
                 ilp.tighten({r: -gap for r, gap in lowered.items()})
                 result = self._solve(ilp, left, start)
                 continue
-            full = [0] * len(ilp.problem)
-            for v, label in zip(ilp.core, result.labels, strict=True):
-                full[v] = label
+            full, _ = _expanded(ilp.problem, ilp.core, records, result.labels, 0.0)
             rows = memory.values(dict(zip(ilp.core, result.labels, strict=True)))
-            expand(records, full)
             exact = plan_memory(problem.graph, full, memory.liveness)
             least = min(least, exact.peak)
             gaps = memory.shortfalls(exact.held, rows, budget)
@@ -430,10 +427,8 @@ class Optimal(Strategy):
     def _relaxed(
         self,
         problem: Problem,
-        pairwise: PairwiseProblem,
-        core: list[int],
-        records: list[Record],
         memory: MemoryRows,
+        shrunk: tuple[PairwiseProblem, list[int], list[Record]],
         left: Seconds,
         start: list[int] | None,
     ) -> tuple[list[int], float] | None:
@@ -442,16 +437,14 @@ class Optimal(Strategy):
         factor whose exact peak fits the budget; None when none does."""
         budget = problem.memory_budget
         assert budget is not None
+        pairwise, core, records = shrunk  # the problem, its core, the shrink
         best: tuple[list[int], float] | None = None
         for factor in RELAXED_BUDGETS:
             ilp = Ilp(pairwise, core, memory, budget * factor)
             result = self._solve(ilp, left, start)
             if result.labels is None:
                 continue
-            full = [0] * len(pairwise)
-            for v, label in zip(core, result.labels, strict=True):
-                full[v] = label
-            expand(records, full)
+            full, _ = _expanded(pairwise, core, records, result.labels, 0.0)
             if plan_memory(problem.graph, full, memory.liveness).peak > budget:
                 continue
             cost = _cost(problem, full)
@@ -482,10 +475,7 @@ class Optimal(Strategy):
             found = ilp.solve(seconds, self.mip_rel_gap, self.threads, start).labels
         if found is None:
             return None, math.inf
-        full = [0] * len(pairwise)
-        for v, label in zip(core, found, strict=True):
-            full[v] = label
-        expand(records, full)
+        full, _ = _expanded(pairwise, core, records, found, 0.0)
         return full, plan_memory(problem.graph, full, memory.liveness).peak
 
 
