@@ -286,19 +286,18 @@ class Optimal(Strategy):
                 full, exact = self._least_peak(
                     problem, pairwise, core, records, memory, start, left()
                 )
-                fits = full is not None and exact <= memory_budget
-                relaxed = self._relaxed(
-                    problem, memory, (pairwise, core, records), left, start
-                )
-                if not fits and relaxed is None:
+                if full is None or exact > memory_budget:
+                    # (the raised rows are not tried here: a budget no plan
+                    # fits, the usual case, would pay four more solves)
                     least = min(result.objective, exact)
                     raise budget_error(memory_budget, least, proven=False)
                 stats["status"] = (
                     "the plan of least peak (none cheaper was found to fit)"
                 )
-                if relaxed is not None and (
-                    full is None or not fits or relaxed[1] < _cost(problem, full)
-                ):
+                relaxed = self._relaxed(
+                    problem, memory, (pairwise, core, records), left, start
+                )
+                if relaxed is not None and relaxed[1] < _cost(problem, full):
                     full = relaxed[0]
                     stats["status"] = (
                         "the cheapest plan found to fit (the memory rows, "
