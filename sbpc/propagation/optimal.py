@@ -407,7 +407,7 @@ class Optimal(Strategy):
                 ilp.tighten({r: -gap for r, gap in lowered.items()})
                 result = self._solve(ilp, left, start)
                 continue
-            full, _ = _expanded(ilp.problem, ilp.core, records, result.labels, 0.0)
+            full = _every_label(ilp.problem, ilp.core, records, result.labels)
             rows = memory.values(dict(zip(ilp.core, result.labels, strict=True)))
             exact = plan_memory(problem.graph, full, memory.liveness)
             least = min(least, exact.peak)
@@ -443,7 +443,7 @@ class Optimal(Strategy):
             result = self._solve(ilp, left, start)
             if result.labels is None:
                 continue
-            full, _ = _expanded(pairwise, core, records, result.labels, 0.0)
+            full = _every_label(pairwise, core, records, result.labels)
             if plan_memory(problem.graph, full, memory.liveness).peak > budget:
                 continue
             cost = _cost(problem, full)
@@ -474,7 +474,7 @@ class Optimal(Strategy):
             found = ilp.solve(seconds, self.mip_rel_gap, self.threads, start).labels
         if found is None:
             return None, math.inf
-        full, _ = _expanded(pairwise, core, records, found, 0.0)
+        full = _every_label(pairwise, core, records, found)
         return full, plan_memory(problem.graph, full, memory.liveness).peak
 
 
@@ -640,11 +640,21 @@ def _expanded(
     bound: float,
 ) -> tuple[list[int], float]:
     """(labels of every node, ``bound``) from the core's, through the shrink."""
+    return _every_label(problem, core, records, core_labels), bound
+
+
+def _every_label(
+    problem: PairwiseProblem,
+    core: list[int],
+    records: list[Record],
+    core_labels: Sequence[int],
+) -> list[int]:
+    """Every node's label from the core's, through the shrink (``expand``)."""
     labels = [0] * len(problem)
     for v, label in zip(core, core_labels, strict=True):
         labels[v] = label
     expand(records, labels)
-    return labels, bound
+    return labels
 
 
 def accepted_gap(
