@@ -61,6 +61,7 @@ from sbpc.propagation.combining import (
     combined_plan,
     refine_with_combining,
     search_with_combining,
+    split_work,
 )
 from sbpc.propagation.driver import (
     STRATEGIES,
@@ -445,7 +446,8 @@ class SbpPropagatePass(ModulePass):
             # Under a budget the starts are solved and their later rounds
             # refined; ``improve=0`` keeps the strategy's own plans only.
             refine = refine_under_budget if self.improve else None
-            return search_with_combining(solve, price, refine=refine)
+            best, tried = search_with_combining(solve, price, refine=refine)
+            return _fitting(best, tried, budget, self.strategy), tried
 
         # The latency-free round's problem does not depend on the strategy's
         # plan: it is built while the strategy's LPs run (``idle_work``).
@@ -551,6 +553,22 @@ class SbpPropagatePass(ModulePass):
             memory_capacity=problem.cost_model.memory_capacity,
             improve=bool(self.improve),
         )
+
+
+def _fitting(
+    best: Candidate, tried: list[Candidate], budget: float | None, strategy: str
+) -> Candidate:
+    """``best``, or where a strategy that plans without the memory budget
+    (greedy, bfs) made it over ``budget``, the best of the candidates that
+    fit (the later rounds' refinements keep only plans that fit): its own
+    plan over the budget is an error (``_check_budget``) only when the
+    search found none within it."""
+    if budget is None or strategy_named(strategy).honours_memory_budget:
+        return best
+    if best.plan.graph.is_single_device or best.plan.peak_memory <= budget:
+        return best
+    fits = [c for c in tried if c.plan.peak_memory <= budget]
+    return split_work(fits) if fits else best
 
 
 def _fence_bytes(value: int | float | str | None) -> float | None:
