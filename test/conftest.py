@@ -1,12 +1,31 @@
 """Shared pytest setup: simulated CPU devices for JAX, set before jax is imported."""
 
+import atexit
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+# The suite's time is mostly XLA compiling the programs it checks (the
+# emitted ones and jax.jit's references).  Their numbers do not depend on how
+# hard LLVM optimises the CPU code, so the tests compile at its lowest
+# level (``test_emit.py``'s every-op program: 33 against 25 s) ...
+if "--xla_backend_optimization_level" not in os.environ["XLA_FLAGS"]:
+    os.environ["XLA_FLAGS"] += " --xla_backend_optimization_level=0"
+# ... and share one compilation cache for the session (the same reference
+# or plan compiled by several tests, on either xdist worker: the workers
+# inherit this process's environment), removed by the process that made it.
+if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
+    _cache = tempfile.mkdtemp(prefix="sbpc-test-jax-cache-")
+    atexit.register(shutil.rmtree, _cache, True)
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = _cache
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 
 # Property tests judge results, never the machine's speed: no deadline per
 # example, and no failing on slow draws (a loaded CI machine once stalled

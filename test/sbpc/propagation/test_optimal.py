@@ -11,6 +11,7 @@ import itertools
 import math
 import re
 from collections import Counter
+from functools import cached_property
 
 import numpy as np
 import pytest
@@ -73,12 +74,15 @@ class BruteForce:
                 [[0 if a == w else cost(a, w, tensor) for w in ins] for a in outs]
             )
             self.total += table[self.combos[:, col[e.src]], self.combos[:, col[e.dst]]]
-        self.peak = self._peaks(col)
+        self._col = col
 
-    def _peaks(self, col: dict[int, int]) -> np.ndarray:
+    @cached_property
+    def peak(self) -> np.ndarray:
         """Each choice's peak with the arguments' gathers made per use,
-        as a budgeted plan may (``memory.per_use_copies``)."""
-        g = self.graph
+        as a budgeted plan may (``memory.per_use_copies``): one memory
+        plan per choice, in Python, so made only for the tests that read it
+        (the K4 graph's 590,000 choices took 45 s)."""
+        g, col = self.graph, self._col
         liveness = Liveness.of(g)
         options = [0] * len(g.nodes)
         peaks = np.zeros(len(self.combos))
