@@ -12,9 +12,10 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 # The suite's time is mostly XLA compiling the programs it checks (the
-# emitted ones and jax.jit's references).  Their numbers do not depend on how
-# hard LLVM optimises the CPU code, so the tests compile at its lowest
-# level (``test_emit.py``'s every-op program: 33 against 25 s) ...
+# emitted ones and jax.jit's references, compiled alike).  What they mean
+# does not depend on how hard LLVM optimises the CPU code, so the tests
+# compile at its lowest level (``test_emit.py``'s every-op program: 33
+# against 25 s) ...
 if "--xla_backend_optimization_level" not in os.environ["XLA_FLAGS"]:
     os.environ["XLA_FLAGS"] += " --xla_backend_optimization_level=0"
 # ... and share one compilation cache for the session (the same reference
