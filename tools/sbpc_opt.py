@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import (
@@ -80,6 +81,10 @@ class LocatingParser(FastParser):
         super().__init__(ctx, text, name)
         self._line_offset = line_offset
         self._first_use: dict[str, Span] = {}
+        # A value used before its definition, by name; and whether any such
+        # use was resolved (``_stale_forward``).
+        self._forward_names: dict[ForwardDeclaredValue, str] = {}
+        self._resolved_forward = False
         self._line_starts: list[int] | None = None
 
     def _loc(self, span: Span) -> FileLineColLoc:
@@ -136,7 +141,37 @@ class LocatingParser(FastParser):
     def resolve_operand(self, operand, type: Attribute) -> SSAValue:  # type: ignore[override]
         if operand.operand_name not in self.ssa_values:
             self._first_use.setdefault(operand.operand_name, operand.span)
-        return super().resolve_operand(operand, type)
+        value = super().resolve_operand(operand, type)
+        if isinstance(value, ForwardDeclaredValue):
+            self._forward_names[value] = operand.operand_name
+        return value
+
+    def _register_ssa_definition(
+        self, name: str, values: Sequence[SSAValue], span: Span
+    ) -> None:
+        if name in self.forward_ssa_references:
+            self._resolved_forward = True
+        super()._register_ssa_definition(name, values, span)
+
+    def _stale_forward(self, module: ModuleOp) -> None:
+        """Fail on an operand still a forward reference after the parse.
+
+        xDSL resolves a forward reference by replacing its uses, but an op's
+        operands are read before its regions are parsed and the op is built
+        after: ``stablehlo.while(%x = %x)`` takes the region's own block
+        argument ``%x`` as its operand's definition and keeps the forward
+        placeholder (MLIR: a use of an undeclared value).  Walked only when
+        some forward reference was resolved, none in JAX's output."""
+        if not self._resolved_forward:
+            return
+        for op in module.walk():
+            for operand in op.operands:
+                if isinstance(operand, ForwardDeclaredValue):
+                    name = self._forward_names.get(operand, "?")
+                    self.raise_error(
+                        f"use of undeclared SSA value %{name}",
+                        self._first_use.get(name),
+                    )
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         if self._current_token.kind.name == "EOF":
@@ -145,6 +180,7 @@ class LocatingParser(FastParser):
             module = super().parse_module(allow_implicit_module)
             if isinstance(module.location, UnknownLoc):  # an implicit module
                 module.location = self._loc(Span(0, 0, self.lexer.input))
+            self._stale_forward(module)
             return module
         except RecursionError:
             # The stack is unwound here; the token reached is where it got deep.
