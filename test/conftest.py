@@ -18,13 +18,20 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # against 25 s) ...
 if "--xla_backend_optimization_level" not in os.environ["XLA_FLAGS"]:
     os.environ["XLA_FLAGS"] += " --xla_backend_optimization_level=0"
-# ... and share one compilation cache for the session (the same reference
-# or plan compiled by several tests, on either xdist worker: the workers
-# inherit this process's environment), removed by the process that made it.
-if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
-    _cache = tempfile.mkdtemp(prefix="sbpc-test-jax-cache-")
-    atexit.register(shutil.rmtree, _cache, True)
-    os.environ["JAX_COMPILATION_CACHE_DIR"] = _cache
+# ... and keep a compilation cache for the session (a reference or a plan
+# several tests compile is compiled once), removed by the process that made
+# it.  Each xdist worker has its own folder in it (the workers inherit this
+# process's environment): JAX writes entries without a lock, and a worker
+# reading one the other is still writing would warn and compile anyway.
+_SESSION_CACHE = "SBPC_TEST_JAX_CACHE"
+if _SESSION_CACHE not in os.environ and "JAX_COMPILATION_CACHE_DIR" not in os.environ:
+    os.environ[_SESSION_CACHE] = tempfile.mkdtemp(prefix="sbpc-test-jax-cache-")
+    atexit.register(shutil.rmtree, os.environ[_SESSION_CACHE], True)
+if _SESSION_CACHE in os.environ:
+    _worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = os.path.join(
+        os.environ[_SESSION_CACHE], _worker
+    )
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 

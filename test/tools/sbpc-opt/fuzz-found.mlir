@@ -57,3 +57,22 @@ module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
     return %0 : tensor<4x8xf32>
   }
 }
+
+// -----
+
+// An operand named as its own op's region argument: the parser read the
+// operand first, took the argument as its definition and left the forward
+// placeholder in the op (an internal error at the first verifier; seed 777).
+module attributes {sbp.placement = #sbp.placement<cpu, [0, 1]>} {
+  func.func @in_loop(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    // expected-error @below {{use of undeclared SSA value %x}}
+    %0 = stablehlo.while(%x = %x) : tensor<4x8xf32>
+    cond {
+      %t = stablehlo.constant dense<false> : tensor<i1>
+      stablehlo.return %t : tensor<i1>
+    } do {
+      stablehlo.return %x : tensor<4x8xf32>
+    }
+    return %0 : tensor<4x8xf32>
+  }
+}
