@@ -310,6 +310,12 @@ def annotate(
         donated = _argnums(donate_argnums)
         ties = state_ties(lowered.in_avals[0], lowered.out_info, donated)
     for r, a in ties.items():
+        # An argument given as partial pieces ties nothing: the result would
+        # come back as pieces, which no call takes (it takes the whole
+        # array), where a free result is reduced before it is returned.
+        given = sbp_dialect.get_nd_sbp_arg_attr(f, a)
+        if given is not None and any(isinstance(s, Partial) for s in given):
+            continue
         if key_impls[r] is None and sbp_dialect.get_nd_sbp_res_attr(f, r) is None:
             sbp_dialect.set_tied_to(f, r, a)
     try:

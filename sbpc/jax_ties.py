@@ -17,7 +17,9 @@ many of each.  Otherwise the kind is ambiguous (a step returning the
 gradients and the parameters, both shaped like the parameters), and only
 donated arguments are tied there, to the last results of the kind, in order
 (state is returned after what is computed from it).  Scalars are not tied:
-they have one layout.
+they have one layout.  ``sbpc.jax`` ties no result to an argument laid out
+partial (``[P]``): a partial result comes back as its pieces, which the
+next call would not take (it takes the whole array).
 """
 
 from __future__ import annotations
