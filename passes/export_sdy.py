@@ -106,6 +106,14 @@ class SbpExportSdyPass(ModulePass):
                 op,
                 f"{MESH_AXES} names {len(names)} axes, the placement has {placement.ndim}",
             )
+        ranks = placement.ranks
+        if sorted(ranks) != list(range(len(ranks))):
+            shown = ", ".join(map(str, ranks[:8])) + (", ..." if len(ranks) > 8 else "")
+            raise LocatedError(
+                op,
+                f"the placement's devices [{shown}] are not a permutation of "
+                f"0..{len(ranks) - 1}, which a Shardy mesh's device_ids must be",
+            )
         mesh = self._mesh_op(op, placement, names)
         exporter = _Exporter(names, mesh, placement)
         for f in op.ops:
