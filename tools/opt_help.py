@@ -32,7 +32,7 @@ OPTION_HELP = {
     "verify_diagnostics": "check the diagnostics against the input's "
     "'// expected-error {{...}}' comments, as mlir-opt does",
     "parsing_diagnostics": "print a parse error and exit with status 0",
-    "disable_verify": "do not verify the IR after parsing and after each pass",
+    "disable_verify": "do not verify the IR after each pass (the input still is)",
 }
 
 

@@ -420,8 +420,12 @@ class SbpcOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         # Even unverified IR must be acyclic: the passes walk def-use chains.
         verify_ssa_order(prog)
+        # The input is verified even under --disable-verify, which skips the
+        # checks after each pass (mlir-opt's parser always verifies): sbpc's
+        # passes read what the verifiers guarantee (a generic func.func
+        # without its signature was an internal KeyError).
         with phase("verify"):
-            self.verify_module(prog)
+            self.verify_module(prog, always=True)
         for p in self.pipeline.passes:
             with phase(p.name), progress.current().phase(p.name):
                 p.apply(self.ctx, prog)
@@ -429,9 +433,12 @@ class SbpcOptMain(xDSLOptMain):
                 with phase("verify"):
                     self.verify_module(prog, after=p)
 
-    def verify_module(self, module: ModuleOp, after: ModulePass | None = None) -> None:
-        """Verify op by op, so the error names the op (and so its location)."""
-        if self.args.disable_verify:
+    def verify_module(
+        self, module: ModuleOp, after: ModulePass | None = None, always: bool = False
+    ) -> None:
+        """Verify op by op, so the error names the op (and so its location);
+        under --disable-verify only when ``always`` (the input)."""
+        if self.args.disable_verify and not always:
             return
         memo = VerifyMemo()  # each distinct plain op once (module_verify)
         for op in module.walk():
