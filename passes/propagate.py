@@ -437,10 +437,16 @@ class SbpPropagatePass(ModulePass):
 
         if problem.budget is not None or not self.improve:
             budget = problem.budget
+            # Only a plan of a strategy that honours the budget gathers
+            # arguments per use (``_gather_per_use``): greedy's and bfs's
+            # refinements are priced as they will be emitted.
+            per_use = strategy_named(self.strategy).honours_memory_budget
 
             def refine_under_budget(scale: float, plan: Plan) -> list[Plan]:
                 model = cost_model.with_latency_scale(scale)
-                found = _refined(problem.under(model), plan, scale, budget=budget)
+                found = _refined(
+                    problem.under(model), plan, scale, budget=budget, per_use=per_use
+                )
                 return [_refined_from(plan, p, scale) for p in found]
 
             # Under a budget the starts are solved and their later rounds
@@ -612,6 +618,7 @@ def _refined(
     scale: float,
     shrunk: Callable[[], ShrunkProblem | None] | None = None,
     budget: float | None = None,
+    per_use: bool = True,
 ) -> list[Plan]:
     """``plan`` improved locally under the problem's cost model (latency scaled by
     ``scale``; block sweeps at ``scale`` 0 only), from itself and from the
@@ -627,7 +634,8 @@ def _refined(
     (``improve.shrunk_problem``).  ``budget``: a memory budget, which a
     plan must fit too; its peak is then priced with the arguments it
     gathers per use under the budget (``mark_gathers_per_use``), as the
-    budgeted solves price theirs."""
+    budgeted solves price theirs; ``per_use`` off, without such gathers (a
+    greedy or bfs plan is emitted without them)."""
     graph, costs = problem.graph, problem.edge_costs()
     limits = [m for m in (problem.cost_model.memory_capacity, budget) if m is not None]
     capacity = min(limits, default=None)
@@ -650,7 +658,7 @@ def _refined(
                     )
                 except PropagationError:
                     continue
-                if budget is not None:
+                if budget is not None and per_use:
                     mark_gathers_per_use(graph, better.options, budget)
                 if capacity is None or better.peak_memory <= capacity:
                     out.append(better)

@@ -23,7 +23,7 @@ from sbpc.passes import propagate as propagate_pass
 from sbpc.passes.propagate import SbpPropagatePass, _Problem, _refined, _refined_from
 from sbpc.propagation.graph import SbpGraph
 from sbpc.propagation.improve import Improvement, replicated_options
-from sbpc.propagation.memory import argument_bytes
+from sbpc.propagation.memory import argument_bytes, plan_memory
 from sbpc.propagation.solver import ilp as ilp_module
 from sbpc.testing.synthetic_graphs import random_graph
 from sbpc.timing import Timer
@@ -224,11 +224,13 @@ def test_a_refined_budgeted_plan_names_the_plan_it_came_from(
 def test_a_strategy_blind_to_the_budget_keeps_a_candidate_that_fits(strategy) -> None:
     """Greedy and bfs plan without the memory budget; where their plan is
     over it but another plan the search tried fits (here the latency-free
-    start), that one is kept, the cheapest that fits: the pass fails only
-    when none does."""
+    start, or a refinement), that one is kept, the cheapest that fits: the
+    pass fails only when none does.  It fits as it is emitted: a greedy or
+    bfs plan gathers no argument per use (seed 27's refinement fitted only
+    with such gathers, and the pass then refused it)."""
     placement = Placement("cpu", (2, 4), tuple(range(8)))
     checked = 0
-    for seed in range(12):
+    for seed in (*range(12), 27):
         graph = random_graph(np.random.default_rng(seed), (2, 4), 12)
         search = SbpPropagatePass(strategy=strategy)._search_combined
         best, tried = search(_Problem(graph, placement, CostModel()))
@@ -243,5 +245,7 @@ def test_a_strategy_blind_to_the_budget_keeps_a_candidate_that_fits(strategy) ->
             continue
         assert kept.plan.peak_memory <= budget
         assert kept.total_time <= min(fits) * (1 + 1e-9)
+        graph.gathered_per_use = frozenset()  # as ``_gather_per_use`` leaves it
+        assert plan_memory(graph, kept.plan.options).peak <= budget
         checked += 1
     assert checked >= 3  # the seeds hold such graphs: the test sees the case
