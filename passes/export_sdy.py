@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import VerifyException
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Broadcast, NdSbp, Partial, format_nd_sbp
@@ -106,15 +107,14 @@ class SbpExportSdyPass(ModulePass):
                 op,
                 f"{MESH_AXES} names {len(names)} axes, the placement has {placement.ndim}",
             )
-        ranks = placement.ranks
-        if sorted(ranks) != list(range(len(ranks))):
+        try:  # the mesh attribute's own verifier says what Shardy takes
+            mesh = self._mesh_op(op, placement, names)
+        except VerifyException as e:
+            ranks = placement.ranks
             shown = ", ".join(map(str, ranks[:8])) + (", ..." if len(ranks) > 8 else "")
             raise LocatedError(
-                op,
-                f"the placement's devices [{shown}] are not a permutation of "
-                f"0..{len(ranks) - 1}, which a Shardy mesh's device_ids must be",
-            )
-        mesh = self._mesh_op(op, placement, names)
+                op, f"the placement's devices [{shown}] make no Shardy mesh: {e}"
+            ) from e
         exporter = _Exporter(names, mesh, placement)
         for f in op.ops:
             if isinstance(f, func.FuncOp) and not f.is_declaration:
