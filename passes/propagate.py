@@ -88,6 +88,11 @@ from sbpc.propagation.report.summary import format_bytes, format_report
 from sbpc.propagation.report.view import plan_view
 from sbpc.propagation.scenarios import least_worst_regret
 from sbpc.propagation.solver.idle_work import Ahead, queued
+from sbpc.propagation.solver.later_proof import (
+    ProofFailed,
+    proofs_later,
+    settle_stats,
+)
 from sbpc.propagation.strategy import BudgetError
 from sbpc.timing import active_timer, phase
 
@@ -468,7 +473,9 @@ class SbpPropagatePass(ModulePass):
             return _refined(problem.under(model), plan, scale, ready)
 
         with queued(latency_free):
-            return refine_with_combining(solve, refine, price)
+            if cost_model.memory_capacity is not None:  # its plans are priced
+                return refine_with_combining(solve, refine, price)
+            return _settled_search(solve, refine, price)
 
     def _fewest_bytes(self, problem: _Problem) -> Candidate | None:
         """The strategy's plan with every byte ``BYTES_DEARER`` times dearer
@@ -559,6 +566,29 @@ class SbpPropagatePass(ModulePass):
             memory_capacity=problem.cost_model.memory_capacity,
             improve=bool(self.improve),
         )
+
+
+def _settled_search(
+    solve: Callable[[float], Plan],
+    refine: Callable[[float, Plan], list[Plan]],
+    price: Callable[[Plan], CombinedCost],
+) -> tuple[Candidate, list[Candidate]]:
+    """``refine_with_combining`` with the strategy's proof finished beside
+    the later rounds (``later_proof``): every candidate's pending proof is
+    settled before the search returns, and where one fails (its plan is
+    not the strategy's) the search runs again waiting for the proof."""
+
+    def solve_later(scale: float) -> Plan:
+        with proofs_later():
+            return solve(scale)
+
+    try:
+        best, tried = refine_with_combining(solve_later, refine, price)
+        for candidate in tried:
+            settle_stats(candidate.plan.stats)
+        return best, tried
+    except ProofFailed:
+        return refine_with_combining(solve, refine, price)
 
 
 def _fitting(

@@ -16,7 +16,7 @@ their choice and moves downhill on the same total the plan is priced by
 2. *blocks*: a connected block of up to ``block_nodes`` nodes (grown
    breadth-first from a seed, so a layer, or an optimiser chain with the
    gradient that feeds it) is solved exactly with every node around it
-   fixed (``optimal.solve_exact``: the shrink, then the LP); a block's new
+   fixed (``exact.solve_exact``: the shrink, then the LP); a block's new
    options are kept only when they cost less.  Sweeps partition the graph
    into blocks from seeds in program order, then in reverse order (so the
    blocks overlap the last sweep's seams), then step 1 again, until a sweep
@@ -49,9 +49,9 @@ from sbpc.algebra.sbp import Broadcast
 from sbpc.algebra.signature import Signature
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode
-from sbpc.propagation.optimal import shrink_all, solve_exact
 from sbpc.propagation.plan import complete_sinks
 from sbpc.propagation.solver.content_memo import content
+from sbpc.propagation.solver.exact import shrink_all, solve_exact
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem, saves
 from sbpc.propagation.solver.shrink import Record, expand, relabel_forward
 from sbpc.propagation.strategy import UNDECIDED

@@ -18,7 +18,7 @@ import highspy
 
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import SbpGraph
-from sbpc.propagation.optimal import shrink_all, solved_relaxation
+from sbpc.propagation.solver.exact import shrink_all, solved_relaxation
 from sbpc.propagation.solver.pairwise import PairwiseProblem
 
 # Seconds the bound's LP may take: past them a report has no bound.

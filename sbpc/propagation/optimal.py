@@ -35,12 +35,9 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import ClassVar
-
-import highspy
 
 from sbpc.propagation import progress
 from sbpc.propagation.graph import PropagationError
@@ -48,51 +45,25 @@ from sbpc.propagation.greedy import Greedy
 from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.plan import build_plan, complete_sinks
-from sbpc.propagation.solver.bound import (
-    Messages,
-    copy_messages,
-    covered_factors,
-    residual,
-    restrict,
-    window,
+from sbpc.propagation.solver.exact import (
+    accepted_gap,
+    core_lp,
+    every_label,
+    expanded,
+    shrink_all,
+    solve_exact,
 )
-from sbpc.propagation.solver.content_memo import ContentMemo
-from sbpc.propagation.solver.idle_work import Ahead, queued
-from sbpc.propagation.solver.ilp import Ilp, IlpResult, percent
-from sbpc.propagation.solver.layers import Copies, find_copies
+from sbpc.propagation.solver.ilp import Ilp, IlpResult
+from sbpc.propagation.solver.later_proof import proofs_may_wait
 from sbpc.propagation.solver.memory_price import Solver, within_budget
-from sbpc.propagation.solver.pairwise import (
-    PairwiseProblem,
-    components,
-    condition,
-    lp_columns,
-    subproblem,
+from sbpc.propagation.solver.pairwise import PairwiseProblem
+from sbpc.propagation.solver.repeated_layers import (
+    clustered,
 )
-from sbpc.propagation.solver.shrink import (
-    Record,
-    expand,
-    prune_dominated,
-    relabel_forward,
-    shrink,
-)
+from sbpc.propagation.solver.shrink import Record, expand, relabel_forward
 from sbpc.propagation.strategy import Choice, Problem, Strategy, budget_error
 from sbpc.timing import phase
 
-# Clustering: the window around the middle copy reaches this many factors
-# beyond it (the next width is tried while the plan is not proven: a narrow
-# window's edges can pull its middle copy's labels away from the optimum's);
-# its LP's duals are kept this exact (they become messages); it is tried
-# only when the copies' inner factors are this share of the core.
-WINDOW_HOPS = (2, 4, 8)
-# A plan kept without a bound (``accept`` infinite: the memory price's) has
-# no gap to widen its window by, so it takes the middle width at once: on
-# Llama-3-70B's priced problems, copies trimmed of the end layers
-# (``layers.find_copies``) hold 60% more parts, and their middle copy
-# labelled from a window of 2 hops cost 7% more, from 4 within 1e-5 of
-# what the untrimmed copies gave.
-PRICED_WINDOW_HOPS = (4,)
-WINDOW_DUAL_TOLERANCE = 1e-10
-MIN_COVERED = 0.25
 # A priced problem (the memory price's) prices each layer's values by the
 # hot rows they span, which differ from layer to layer: fewer factors repeat
 # (10-16% on 8 layers of Llama-3-70B with every layer recomputed), yet the
@@ -112,17 +83,6 @@ PRICED_ACCEPT = math.inf
 # with the experts pinned over ``model`` (``ep``), two prices' MIPs took
 # 114 and 48 s.
 PRICED_ROUNDED_GAP = 1e-2
-# A core whose LP would have more columns than this (a 2-D mesh's factor
-# tables times tens of layers: 745k columns for 4 layers of Llama-3-70B on
-# 8 x 8, most of a minute per solve) keeps the repeated layers' plan when
-# its proven gap is at most ``LARGE_CORE_GAP``, rather than solving the
-# whole LP; smaller cores are solved to the strategy's own gap.
-LARGE_CORE_COLUMNS = 250_000
-# A core whose LP has more columns is solved one connected component at a
-# time (the two ends of Mixtral-8x7B's repeated layers: 640,069 columns,
-# 20.4 s whole and 12.1 s apart at load 5).
-SPLIT_COLUMNS = 50_000
-LARGE_CORE_GAP = 1e-2
 # Under a memory budget: how often a plan over the exact model's budget
 # tightens the rows and solves again (``Optimal._refine``).
 REFINE_ROUNDS = 8
@@ -158,7 +118,7 @@ class Optimal(Strategy):
     optimum of the integer program.  Otherwise the MIP runs as before.
     ``cluster``: without a budget or time limit, first solve one repeated
     layer and certify its copies with a bound of the whole core
-    (``_clustered``); the whole core's LP runs only when that proves nothing.
+    (``clustered``); the whole core's LP runs only when that proves nothing.
     ``price_above``: under a budget, a graph of more nodes prices memory
     (``memory_price``: fast, not proven) instead of the budgeted program.
     """
@@ -173,7 +133,7 @@ class Optimal(Strategy):
     # Seconds for the smallest-budget search when the run has no time limit.
     peak_seconds: float = 20.0
     lp_first: bool = True
-    # Solve one repeated layer and certify its copies (``_clustered``); off:
+    # Solve one repeated layer and certify its copies (``clustered``); off:
     # the LP of the whole core, as before.
     cluster: bool = True
     price_above: int = 400
@@ -263,8 +223,13 @@ class Optimal(Strategy):
             result = None
             if self.cluster and memory is None and time_limit is None:
                 accept = accepted_gap(pairwise, core, self.mip_rel_gap)
-                result = _clustered(
-                    pairwise, core, self.mip_rel_gap, self.threads, accept
+                result = clustered(
+                    pairwise,
+                    core,
+                    self.mip_rel_gap,
+                    self.threads,
+                    accept,
+                    later=proofs_may_wait(),
                 )
                 if result.labels is None:
                     stats.update(result.stats)  # not proven: the LP decides
@@ -407,7 +372,7 @@ class Optimal(Strategy):
                 ilp.tighten({r: -gap for r, gap in lowered.items()})
                 result = self._solve(ilp, left, start)
                 continue
-            full = _every_label(ilp.problem, ilp.core, records, result.labels)
+            full = every_label(ilp.problem, ilp.core, records, result.labels)
             rows = memory.values(dict(zip(ilp.core, result.labels, strict=True)))
             exact = plan_memory(problem.graph, full, memory.liveness)
             least = min(least, exact.peak)
@@ -443,7 +408,7 @@ class Optimal(Strategy):
             result = self._solve(ilp, left, start)
             if result.labels is None:
                 continue
-            full = _every_label(pairwise, core, records, result.labels)
+            full = every_label(pairwise, core, records, result.labels)
             if plan_memory(problem.graph, full, memory.liveness).peak > budget:
                 continue
             cost = _cost(problem, full)
@@ -474,7 +439,7 @@ class Optimal(Strategy):
             found = ilp.solve(seconds, self.mip_rel_gap, self.threads, start).labels
         if found is None:
             return None, math.inf
-        full = _every_label(pairwise, core, records, found)
+        full = every_label(pairwise, core, records, found)
         return full, plan_memory(problem.graph, full, memory.liveness).peak
 
 
@@ -501,43 +466,6 @@ def _no_plan_fits(
     return budget_error(budget, exact, proven=False)
 
 
-def shrink_all(
-    pairwise: PairwiseProblem,
-    frozen: set[int],
-    prune: bool = True,
-    memo: ContentMemo | None = None,
-) -> list[Record]:
-    """The exact reductions to their fixed point; the records to expand.
-
-    ``memo``: steps met before are reused (``content_memo``; one is made
-    when none is given; pass one to share it between problems)."""
-    memo = ContentMemo() if memo is None else memo
-    records = shrink(pairwise, frozen, memo=memo)
-    while prune and (pruned := prune_dominated(pairwise, frozen, memo)):
-        records += pruned
-        # only relabelled nodes and their neighbours can shrink further
-        records += shrink(pairwise, frozen, start=pairwise.touched, memo=memo)
-    return records
-
-
-def solve_exact(
-    problem: PairwiseProblem,
-    rel_gap: float,
-    threads: int | None,
-    prune: bool = True,
-    time_limit: float | None = None,
-) -> tuple[list[int], float] | None:
-    """(labels of every node, a lower bound on the optimum) of a problem
-    with no memory budget: shrink, then the LP; when the LP is fractional,
-    the MIP's labels and no bound (``-inf``: nothing is certified by it).
-    None when HiGHS finds no labelling.  ``prune``: drop dominated labels too;
-    ``time_limit``: seconds per HiGHS solve (the MIP's labels then unproven)."""
-    records = shrink_all(problem, set(), prune)
-    core = [v for v in range(len(problem)) if problem.alive[v]]
-    solved = _core_lp(problem, core, rel_gap, threads, time_limit)
-    return None if solved is None else _expanded(problem, core, records, *solved)
-
-
 def solve_repeated(
     problem: PairwiseProblem,
     rel_gap: float,
@@ -545,7 +473,7 @@ def solve_repeated(
     paths: list[str] | None = None,
 ) -> tuple[list[int], float] | None:
     """``solve_exact`` through the repeated layers when they are there: after
-    the shrink, ``_clustered`` (down to ``PRICED_MIN_COVERED``), its plan
+    the shrink, ``clustered`` (down to ``PRICED_MIN_COVERED``), its plan
     kept within ``accepted_gap`` (the strategy's own gap on a core of
     ordinary size: proven there), on a large core unbounded
     (``PRICED_ACCEPT``); the core's LP when it declines.  ``paths`` gets
@@ -559,7 +487,7 @@ def solve_repeated(
     if core:
         accept = accepted_gap(problem, core, rel_gap)
         accept = PRICED_ACCEPT if accept > rel_gap else accept  # a large core
-        result = _clustered(
+        result = clustered(
             problem, core, rel_gap, threads, accept, PRICED_MIN_COVERED, prove=False
         )
         path = f"repeated layers, {result.stats['cluster']}"
@@ -568,361 +496,10 @@ def solve_repeated(
             solved = result.labels, energy - result.stats["gap"] * abs(energy)
         else:
             path = f"whole core LP ({result.stats['cluster']})"
-            solved = _core_lp(problem, core, rel_gap, threads, None, PRICED_ROUNDED_GAP)
+            solved = core_lp(problem, core, rel_gap, threads, None, PRICED_ROUNDED_GAP)
     if paths is not None:
         paths.append(path)
-    return None if solved is None else _expanded(problem, core, records, *solved)
-
-
-def _core_lp(
-    problem: PairwiseProblem,
-    core: list[int],
-    rel_gap: float,
-    threads: int | None,
-    time_limit: float | None,
-    rounded_gap: float | None = None,
-) -> tuple[list[int], float] | None:
-    """(labels of ``core``, a lower bound on the optimum): the LP, or when it
-    is fractional the MIP's labels and no bound (``-inf``); None when HiGHS
-    finds no labelling.  A core of more than ``SPLIT_COLUMNS`` columns is
-    solved one connected component at a time (each with ``time_limit``),
-    its bound the sum of theirs.  ``rounded_gap``: a fractional LP's
-    rounding kept within it of the bound, no MIP (``Ilp._integral_result``)."""
-    if not core:
-        return [], problem.constant
-    large = lp_columns(problem, core) > SPLIT_COLUMNS
-    parts = components(problem, core) if large else [core]
-    if len(parts) > 1:  # each apart: HiGHS is faster on the parts than the whole
-        # The later parts are solved while the first one's LP runs, each
-        # LP beside the next (``idle_work``); so all are solved even when
-        # one has no labelling (then the whole has none: rare, and None).
-        solves = [
-            Ahead(
-                partial(
-                    _core_lp,
-                    subproblem(problem, part),
-                    list(range(len(part))),
-                    rel_gap,
-                    threads,
-                    time_limit,
-                    rounded_gap,
-                )
-            )
-            for part in parts
-        ]
-        with queued(*solves[1:]):
-            solves[0].run()
-        labels: dict[int, int] = {}
-        bound = problem.constant
-        for part, ahead in zip(parts, solves, strict=True):
-            solved = ahead.result()
-            if solved is None:
-                return None
-            labels.update(zip(part, solved[0], strict=True))
-            bound += solved[1]
-        return [labels[v] for v in core], bound
-    ilp = Ilp(problem, core, None, None)
-    result = ilp.solve_relaxation(time_limit, rel_gap, threads, rounded_gap=rounded_gap)
-    if result is not None:  # integral or rounded: its bound is the LP's optimum
-        objective = result.stats["objective"]
-        bound = objective - result.stats["gap"] * abs(objective)
-    else:
-        result = ilp.solve(time_limit, rel_gap, threads)
-        bound = -math.inf
-    return None if result.labels is None else (result.labels, bound)
-
-
-def _expanded(
-    problem: PairwiseProblem,
-    core: list[int],
-    records: list[Record],
-    core_labels: list[int],
-    bound: float,
-) -> tuple[list[int], float]:
-    """(labels of every node, ``bound``) from the core's, through the shrink."""
-    return _every_label(problem, core, records, core_labels), bound
-
-
-def _every_label(
-    problem: PairwiseProblem,
-    core: list[int],
-    records: list[Record],
-    core_labels: Sequence[int],
-) -> list[int]:
-    """Every node's label from the core's, through the shrink (``expand``)."""
-    labels = [0] * len(problem)
-    for v, label in zip(core, core_labels, strict=True):
-        labels[v] = label
-    expand(records, labels)
-    return labels
-
-
-def accepted_gap(
-    problem: PairwiseProblem, core: Sequence[int], rel_gap: float
-) -> float:
-    """The proven gap at which the repeated layers' plan is kept."""
-    if lp_columns(problem, core) > LARGE_CORE_COLUMNS:
-        return max(rel_gap, LARGE_CORE_GAP)
-    return rel_gap
-
-
-def solved_relaxation(
-    problem: PairwiseProblem, core: list[int], time_limit: float | None
-) -> tuple[highspy.Highs, float]:
-    """HiGHS after the LP relaxation over ``core``, and its objective's scale."""
-    ilp = Ilp(problem, core, None, None)
-    ilp.solve_relaxation(time_limit, 0.0, None)
-    return ilp.relaxed, ilp.scale
-
-
-def _clustered(
-    pairwise: PairwiseProblem,
-    core: list[int],
-    rel_gap: float,
-    threads: int | None,
-    accept: float | None = None,
-    min_covered: float = MIN_COVERED,
-    prove: bool = True,
-) -> IlpResult:
-    """The core's optimum through its repeated layers, when they prove it.
-
-    Find the copies of one layer (``layers.find_copies``); solve the LP of
-    a window around the middle copy; give its duals, as messages, to the
-    factors inside every copy (``bound.copy_messages``, away from each
-    copy's edge); solve what the messages leave exactly (``bound.residual``:
-    the factors between and around the copies) for a lower bound of the
-    whole core.  The plan: the middle copy's labels in every copy but the
-    first and last, the other nodes solved with those fixed.  A window too
-    narrow can mislead its middle copy: wider ones (``WINDOW_HOPS``) are
-    tried in turn.  Proven when its cost meets the
-    bound within ``rel_gap``; kept, unproven, with its gap in the stats,
-    when within ``accept`` (default ``rel_gap``); otherwise the result has
-    no labels and its ``cluster`` stat says why (then the caller solves the
-    whole core).  Tried only when the copies' inner factors are at least
-    ``min_covered`` of the core's.  ``prove``: a bound its residual's own
-    copies left above ``rel_gap`` is tightened by the residual's LP; off,
-    only one above ``accept`` (a plan kept within ``accept`` needs no
-    proof: the memory price's, where that LP took most of a price's time).
-    An infinite ``accept`` keeps the plan unbounded: no residual is solved.
-    """
-    accept = rel_gap if accept is None else accept
-    with phase("find layers"):
-        copies = find_copies(pairwise, core)
-        covered = covered_factors(pairwise, copies) if copies else set()
-    stats: dict = {
-        "cluster_copies": copies.count if copies else 0,
-        "cluster_parts": len(copies.tuples) if copies else 0,
-        "cluster_covered_factors": len(covered),
-    }
-    if copies is None or len(covered) < min_covered * len(pairwise.factors):
-        return _declined("too few repeated factors", stats)
-    started = time.perf_counter()
-    for hops in WINDOW_HOPS if math.isfinite(accept) else PRICED_WINDOW_HOPS:
-        stats["cluster_window_hops"] = hops
-        result = _clustered_at(
-            pairwise,
-            core,
-            copies,
-            covered,
-            hops,
-            (rel_gap, accept, rel_gap if prove else accept),
-            threads,
-            stats,
-        )
-        stats["seconds_cluster"] = time.perf_counter() - started
-        if result is not None:
-            return result
-    return _declined(stats.pop("cluster_why"), stats)
-
-
-def _clustered_at(
-    pairwise: PairwiseProblem,
-    core: list[int],
-    copies: Copies,
-    covered: set[tuple[int, int]],
-    hops: int,
-    gaps: tuple[float, float, float],
-    threads: int | None,
-    stats: dict,
-) -> IlpResult | None:
-    """``_clustered`` with a window of ``hops``: the result within
-    ``accept`` of its bound, or None (``stats["cluster_why"]`` says why).
-    ``gaps``: (``rel_gap``, ``accept``, the gap above which a bound from
-    the residual's copies is tightened by its LP)."""
-    rel_gap, accept, tighten = gaps
-    started = time.perf_counter()
-    with phase("window lp"):
-        # the memory price's plans (``accept`` infinite) read no duals
-        nodes, relaxed, messages = _window_messages(
-            pairwise, copies, covered, rel_gap, threads, hops, math.isfinite(accept)
-        )
-    stats["cluster_window_nodes"] = len(nodes)
-    if relaxed is None or messages is None:
-        stats["cluster_why"] = "window LP not integral"
-        return None
-    source = dict(zip(nodes, relaxed.labels, strict=True))
-    # The stack's first and last copies meet what comes before and after it
-    # and may want other labels than its middle: they are solved exactly
-    # with the rest (a superset of the plans replicating into every copy,
-    # so never costlier; on a flax decoder with free parameters the ends
-    # alone made the difference between a 2e-5 gap and proven).
-    # (left out of ``copies`` already when it was ``trimmed``)
-    ends = copies.count > 2 and not copies.trimmed
-    inner = range(1, copies.count - 1) if ends else range(copies.count)
-
-    def replicate() -> list[int] | None:
-        with phase("replicate"):
-            return _replicated(pairwise, copies, source, inner, rel_gap, threads)
-
-    # The plan and the bound read the window's answer, not each other: the
-    # plan is made while the residual's LP runs (``idle_work``).
-    replicated = Ahead(replicate)
-    if math.isfinite(accept):
-        with phase("residual"), queued(replicated):
-            rest, covered_min = residual(pairwise, messages)
-            rest_bound, by_copies = _residual_bound(rest, rel_gap, threads)
-    labels = replicated.result()
-    if labels is None:
-        stats["cluster_why"] = "no plan found"
-        return None
-    energy = pairwise.energy(labels)
-    if not math.isfinite(accept):  # any plan kept: no bound asked for
-        if not math.isfinite(energy):
-            stats["cluster_why"] = "no plan of finite cost"
-            return None
-        stats.update(objective=energy, gap=math.inf, proven=False)
-        stats.update(status="repeated layers, not bounded", cluster="not bounded")
-        return IlpResult([labels[v] for v in core], energy, stats["status"], stats)
-    gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
-    if by_copies and gap > tighten:
-        # the residual's own copies bounded it too loosely: its exact LP
-        with phase("residual"):
-            rest, _ = residual(pairwise, messages)
-            solved = solve_exact(rest, rel_gap, threads)
-        rest_bound = -math.inf if solved is None else solved[1]
-        gap = _gap(energy, pairwise.constant + covered_min + rest_bound)
-        by_copies = False
-    stats["cluster_residual_bound"] = "its own copies" if by_copies else "its LP"
-    stats.update(
-        {
-            "cluster_residual_factors": len(rest.factors),
-            "objective": energy,
-            "gap": gap,
-        }
-    )
-    progress.current().done(
-        f"optimal: clustered ({hops} hops)",
-        time.perf_counter() - started,
-        f"gap {percent(gap)}",
-    )
-    if not math.isfinite(energy) or gap > accept:
-        stats["cluster_gap"] = gap
-        del stats["objective"], stats["gap"]
-        stats["cluster_why"] = f"gap {percent(gap)} above mip_rel_gap"
-        return None
-    if gap <= rel_gap:
-        stats["status"] = "Optimal (repeated layers, certified)"
-        stats.update({"proven": True, "cluster": "proven"})
-    else:  # a large core: its whole LP would cost minutes
-        stats["status"] = f"repeated layers, within {percent(gap)} of optimal"
-        stats.update({"proven": False, "cluster": f"kept at gap {percent(gap)}"})
-    for narrower in ("cluster_gap", "cluster_why"):  # a narrower window's
-        stats.pop(narrower, None)
-    return IlpResult([labels[v] for v in core], energy, stats["status"], stats)
-
-
-def _replicated(
-    pairwise: PairwiseProblem,
-    copies: Copies,
-    source: dict[int, int],
-    which: range,
-    rel_gap: float,
-    threads: int | None,
-) -> list[int] | None:
-    """Labels of every node: the middle copy's (``source``) in each copy of
-    ``which``, every other node solved exactly with those fixed (None when
-    HiGHS finds no labelling)."""
-    middle = copies.count // 2
-    fixed = {part[k]: source[part[middle]] for part in copies.tuples for k in which}
-    plan = solve_exact(condition(pairwise, fixed), rel_gap, threads)
-    if plan is None:
-        return None
-    labels = plan[0]
-    for v, label in fixed.items():
-        labels[v] = label
-    return labels
-
-
-def _gap(energy: float, bound: float) -> float:
-    """The relative gap of a plan's cost to a lower bound (a bound above
-    the cost would be a numerical fault: counted as a gap, not a proof)."""
-    if not math.isfinite(bound):
-        return math.inf
-    return abs(energy - bound) / max(abs(energy), 1e-300)
-
-
-def _window_messages(
-    problem: PairwiseProblem,
-    copies: Copies,
-    covered: set[tuple[int, int]],
-    rel_gap: float,
-    threads: int | None,
-    hops: int = WINDOW_HOPS[0],
-    exact_duals: bool = True,
-) -> tuple[list[int], IlpResult | None, Messages | None]:
-    """(the window around the middle copy, its LP's result when integral,
-    its duals as messages for the ``covered`` factors of every copy; None
-    when the LP has no optimum).  Messages need no integral LP: any
-    messages give a valid bound.  ``exact_duals``: solve to
-    ``WINDOW_DUAL_TOLERANCE`` (a tighter bound from the messages) unless
-    the window's LP alone has more than ``LARGE_CORE_COLUMNS`` columns
-    (then so has the core, whose plan is kept within ``LARGE_CORE_GAP``,
-    not proven); off, or so large, HiGHS's own tolerance: on Mixtral-8x7B
-    (329,000 columns) 2.7 s less, and its messages bounded the plan within
-    0.17% (0.29% at 1e-10: the LP is degenerate, its duals many), while a
-    flax stack's window of 118,000 columns proved its plan only at 1e-10."""
-    middle = copies.count // 2
-    nodes = window(problem, copies.nodes(middle), hops)
-    ilp = Ilp(restrict(problem, nodes), nodes, None, None)
-    exact = exact_duals and ilp.n_cols <= LARGE_CORE_COLUMNS
-    tolerance = WINDOW_DUAL_TOLERANCE if exact else None
-    relaxed = ilp.solve_relaxation(None, rel_gap, threads, tolerance)
-    if ilp.relaxed.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return nodes, None, None
-    duals = copy_messages(problem, copies, middle, ilp.factor_duals())
-    return nodes, relaxed, {key: duals[key] for key in covered if key in duals}
-
-
-def _residual_bound(
-    rest: PairwiseProblem, rel_gap: float, threads: int | None
-) -> tuple[float, bool]:
-    """(a lower bound of ``rest``'s optimum, whether its own copies gave it).
-
-    The residual repeats too (the factors between consecutive layers): when
-    it has copies of its own, the same window messages bound it, and only
-    what they leave is solved exactly, a far smaller LP than ``rest``'s.
-    That bound is valid whatever the messages, but may be loose: the
-    caller then asks for the exact one.  Without copies: ``rest``'s LP
-    (``-inf`` when HiGHS finds nothing)."""
-    shrink_all(rest, set())
-    core = [v for v in range(len(rest)) if rest.alive[v]]
-    copies = find_copies(rest, core) if core else None
-    covered = covered_factors(rest, copies) if copies else set()
-    if copies is not None and len(covered) >= MIN_COVERED * len(rest.factors):
-        _, _, messages = _window_messages(rest, copies, covered, rel_gap, threads)
-        if messages is not None:
-            inner, covered_min = residual(rest, messages)
-            solved = solve_exact(inner, rel_gap, threads)
-            if solved is not None:
-                return rest.constant + covered_min + solved[1], True
-    solved = solve_exact(rest, rel_gap, threads)
-    return (-math.inf if solved is None else solved[1]), False
-
-
-def _declined(why: str, stats: dict) -> IlpResult:
-    """Clustering's answer when it proves nothing: no labels, and why."""
-    stats["cluster"] = why
-    return IlpResult(None, math.inf, why, stats)
+    return None if solved is None else expanded(problem, core, records, *solved)
 
 
 def _greedy_start(

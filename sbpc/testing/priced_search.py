@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from sbpc.propagation import optimal
 from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.solver import memory_price
+from sbpc.propagation.solver.exact import solve_exact
 from sbpc.propagation.solver.pairwise import PairwiseProblem
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def priced_search(
         return SimpleNamespace(held=memory.values(dict(enumerate(labels))))
 
     monkeypatch.setattr(memory_price, "plan_memory", exact)
-    free = optimal.solve_exact(copy.deepcopy(problem), 1e-9, None)
+    free = solve_exact(copy.deepcopy(problem), 1e-9, None)
     assert free is not None, "the unbudgeted problem has a plan"
     budget = share * memory.peak(dict(enumerate(free[0])))
 

@@ -271,7 +271,7 @@ def alike(
     the copy's node with the outside node at its label in ``outside`` (the
     plan without the price): kept as a factor, such a node read by every
     layer joins them all, and the window around one copy
-    (``optimal._window_messages``) becomes the whole core."""
+    (``repeated_layers._window_messages``) becomes the whole core."""
     count = layers.count
     place: dict[int, tuple[int, int]] = {
         v: (t, j) for t, part in enumerate(layers.tuples) for j, v in enumerate(part)

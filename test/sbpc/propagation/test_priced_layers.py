@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sbpc.propagation import optimal
 from sbpc.propagation.memory_rows import MemoryRows
 from sbpc.propagation.optimal import Optimal
+from sbpc.propagation.solver import exact, repeated_layers
 from sbpc.testing.priced_search import priced_search
 from sbpc.testing.repeated_problems import repeated_cliques
 
@@ -59,11 +59,11 @@ def test_a_large_priced_core_keeps_its_plan_unbounded(
     the same problems)."""
     search, budget, memory, problem = priced
     proven, _ = search(Optimal())
-    monkeypatch.setattr(optimal, "LARGE_CORE_COLUMNS", 0)
+    monkeypatch.setattr(exact, "LARGE_CORE_COLUMNS", 0)
     residuals: list[int] = []
-    bound = optimal._residual_bound
+    bound = repeated_layers._residual_bound
     monkeypatch.setattr(
-        optimal,
+        repeated_layers,
         "_residual_bound",
         lambda *a: residuals.append(1) or bound(*a),
     )

@@ -9,8 +9,8 @@ import itertools
 import numpy as np
 import pytest
 
-from sbpc.propagation.optimal import solve_exact
 from sbpc.propagation.solver.bound import residual, restrict, window
+from sbpc.propagation.solver.exact import solve_exact
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem, condition
 
 

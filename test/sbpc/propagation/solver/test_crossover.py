@@ -15,9 +15,10 @@ from sbpc.propagation.driver import propagate
 from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.memory_rows import MemoryRows
-from sbpc.propagation.optimal import Optimal, solve_exact
+from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.solver import memory_price
 from sbpc.propagation.solver.crossover import Crossed, crossover
+from sbpc.propagation.solver.exact import solve_exact
 from sbpc.propagation.solver.memory_price import within_budget
 from sbpc.propagation.solver.pairwise import PairwiseProblem, restrict
 from sbpc.testing.synthetic_graphs import RingCost, transformer_graph

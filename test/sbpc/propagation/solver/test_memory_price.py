@@ -19,7 +19,8 @@ from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import PropagationError
 from sbpc.propagation.memory import plan_memory
 from sbpc.propagation.memory_rows import MemoryRows
-from sbpc.propagation.optimal import Optimal, solve_exact
+from sbpc.propagation.optimal import Optimal
+from sbpc.propagation.solver.exact import solve_exact
 from sbpc.propagation.solver.memory_price import (
     BoxTables,
     Priced,

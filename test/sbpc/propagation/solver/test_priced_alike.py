@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 from sbpc.propagation.memory_rows import MemoryRows
-from sbpc.propagation.optimal import Optimal, shrink_all
+from sbpc.propagation.optimal import Optimal
 from sbpc.propagation.solver import memory_price
 from sbpc.propagation.solver.bound import covered_factors
+from sbpc.propagation.solver.exact import shrink_all
 from sbpc.propagation.solver.layers import find_copies
 from sbpc.propagation.solver.memory_price import priced_problem
 from sbpc.testing.priced_search import priced_search

@@ -10,13 +10,12 @@ import numpy as np
 import pytest
 
 from sbpc.propagation import optimal
-from sbpc.propagation.optimal import (
-    Optimal,
-    _clustered,
-    _residual_bound,
-    solve_exact,
-)
+from sbpc.propagation.optimal import Optimal
+from sbpc.propagation.solver import exact, repeated_layers
+from sbpc.propagation.solver.exact import solve_exact
+from sbpc.propagation.solver.later_proof import PROOF_KEY, ProofFailed, settle_stats
 from sbpc.propagation.solver.pairwise import PairwiseProblem, lp_columns
+from sbpc.propagation.solver.repeated_layers import _residual_bound, clustered
 from sbpc.propagation.strategy import Problem
 from sbpc.testing.repeated_problems import layered_paths, repeated_chain
 
@@ -35,7 +34,7 @@ def _proven_seeds() -> int:
     proven = 0
     for seed in SEEDS:
         problem, _ = repeated_chain(np.random.default_rng(seed), 8)
-        result = _clustered(
+        result = clustered(
             copy.deepcopy(problem), list(range(len(problem))), 1e-7, None
         )
         assert result.stats["cluster"] != "too few repeated factors"
@@ -58,7 +57,7 @@ def test_a_certified_plan_costs_the_whole_cores_optimum(
     widened = _proven_seeds()
     # A narrow window's edges pull its middle copy's labels away from the
     # optimum's: widening it proves more chains.
-    monkeypatch.setattr(optimal, "WINDOW_HOPS", optimal.WINDOW_HOPS[:1])
+    monkeypatch.setattr(repeated_layers, "WINDOW_HOPS", repeated_layers.WINDOW_HOPS[:1])
     narrow = _proven_seeds()
     assert widened > narrow >= 2 and widened >= 5
 
@@ -101,7 +100,7 @@ def test_a_loose_bound_falls_back_to_the_whole_core(
             for k, (a, b) in duals.items()
         }
 
-    monkeypatch.setattr(optimal, "copy_messages", garbage)
+    monkeypatch.setattr(repeated_layers, "copy_messages", garbage)
     loose = choose(monkeypatch, problem, shrink_graph=False)
     assert loose.stats["cluster_gap"] > 1e-7 and "gap" in loose.stats["cluster"]
     assert loose.stats["proven"] and "integral LP" in loose.stats["status"]
@@ -137,14 +136,14 @@ def test_a_loose_residual_bound_falls_back_to_its_lp(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     problem, _ = repeated_chain(np.random.default_rng(4), 8)
-    own = optimal._residual_bound
+    own = repeated_layers._residual_bound
 
     def loose(
         rest: PairwiseProblem, rel_gap: float, threads: int | None
     ) -> tuple[float, bool]:
         return own(rest, rel_gap, threads)[0] - 1.0, True
 
-    monkeypatch.setattr(optimal, "_residual_bound", loose)
+    monkeypatch.setattr(repeated_layers, "_residual_bound", loose)
     choice = choose(monkeypatch, problem, shrink_graph=False)
     assert choice.stats["cluster"] == "proven"
     assert choice.stats["cluster_residual_bound"] == "its LP"
@@ -160,7 +159,7 @@ def test_a_large_core_keeps_the_layers_plan_within_its_proven_gap(
     0) keeps the repeated layers' plan when its proven gap is under
     ``LARGE_CORE_GAP``: unproven, its gap in the stats, and truly within
     that gap of the whole core's optimum."""
-    monkeypatch.setattr(optimal, "LARGE_CORE_COLUMNS", 0)
+    monkeypatch.setattr(exact, "LARGE_CORE_COLUMNS", 0)
     kept = 0
     for seed in SEEDS:
         problem, _ = repeated_chain(np.random.default_rng(seed), 8)
@@ -172,7 +171,7 @@ def test_a_large_core_keeps_the_layers_plan_within_its_proven_gap(
             continue
         kept += 1
         gap = choice.stats["gap"]
-        assert 1e-7 < gap <= optimal.LARGE_CORE_GAP
+        assert 1e-7 < gap <= exact.LARGE_CORE_GAP
         assert choice.stats["status"].startswith("repeated layers, within ")
         assert "ilp_columns" not in choice.stats  # the whole core's LP never ran
         assert (energy - best) / energy <= gap + 1e-9
@@ -185,10 +184,10 @@ def test_only_large_cores_accept_a_gap(monkeypatch: pytest.MonkeyPatch) -> None:
     columns = lp_columns(problem, core)
     labels = sum(len(problem.unary[v]) for v in core)
     assert columns == labels + sum(f.table.size for f in problem.factors.values())
-    assert optimal.accepted_gap(problem, core, 1e-7) == 1e-7
-    monkeypatch.setattr(optimal, "LARGE_CORE_COLUMNS", columns - 1)
-    assert optimal.accepted_gap(problem, core, 1e-7) == optimal.LARGE_CORE_GAP
-    assert optimal.accepted_gap(problem, core, 0.5) == 0.5  # never below the own
+    assert exact.accepted_gap(problem, core, 1e-7) == 1e-7
+    monkeypatch.setattr(exact, "LARGE_CORE_COLUMNS", columns - 1)
+    assert exact.accepted_gap(problem, core, 1e-7) == exact.LARGE_CORE_GAP
+    assert exact.accepted_gap(problem, core, 0.5) == 0.5  # never below the own
 
 
 def test_a_stack_whose_first_layer_differs_is_solved_through_the_others() -> None:
@@ -197,7 +196,7 @@ def test_a_stack_whose_first_layer_differs_is_solved_through_the_others() -> Non
     middle copy's labels, and the plan costs the whole core's optimum."""
     layers, width = 12, 12
     problem = layered_paths(layers, width, odd_part=width // 2)
-    result = _clustered(copy.deepcopy(problem), list(range(len(problem))), 1e-7, None)
+    result = clustered(copy.deepcopy(problem), list(range(len(problem))), 1e-7, None)
     assert result.stats["cluster_copies"] == layers - 2
     assert result.stats["cluster_parts"] == width
     assert result.labels is not None
@@ -221,13 +220,13 @@ def test_a_window_over_the_large_core_size_bounds_at_highs_own_tolerance(
 
     monkeypatch.setattr(optimal.Ilp, "solve_relaxation", recording)
     problem, _ = repeated_chain(np.random.default_rng(1), 8)
-    _clustered(copy.deepcopy(problem), list(range(len(problem))), 1e-7, None)
-    assert tolerances[0] == optimal.WINDOW_DUAL_TOLERANCE  # a small window
-    monkeypatch.setattr(optimal, "LARGE_CORE_COLUMNS", 0)
+    clustered(copy.deepcopy(problem), list(range(len(problem))), 1e-7, None)
+    assert tolerances[0] == repeated_layers.WINDOW_DUAL_TOLERANCE  # a small window
+    monkeypatch.setattr(exact, "LARGE_CORE_COLUMNS", 0)
     for seed in SEEDS:
         problem, _ = repeated_chain(np.random.default_rng(seed), 8)
         tolerances.clear()
-        result = _clustered(
+        result = clustered(
             copy.deepcopy(problem), list(range(len(problem))), 1e-7, None
         )
         assert tolerances[0] is None
@@ -236,3 +235,47 @@ def test_a_window_over_the_large_core_size_bounds_at_highs_own_tolerance(
             objective, gap = result.stats["objective"], result.stats["gap"]
             assert objective - gap * abs(objective) <= best * (1 + 1e-9)
             assert problem.energy(result.labels) >= best * (1 - 1e-9)
+
+
+def _clustered_later(problem: PairwiseProblem) -> tuple[object, str]:
+    """``clustered`` with its proof left pending, then settled: (the
+    result, how its proof ended: "none" when nothing was left pending,
+    "settled" or "failed")."""
+    result = clustered(
+        copy.deepcopy(problem), list(range(len(problem))), 1e-7, None, later=True
+    )
+    if PROOF_KEY not in result.stats:
+        return result, "none"
+    assert result.labels is not None  # the plan comes before its proof
+    try:
+        settle_stats(result.stats)
+    except ProofFailed:
+        return result, "failed"
+    return result, "settled"
+
+
+def test_a_proof_left_pending_settles_to_the_proof_waited_for() -> None:
+    """A plan whose bound is computed beside the caller (``later_proof``)
+    settles to exactly what waiting for it gave: the same labels, gap and
+    status; and where the first window's plan is not proven (the search
+    waiting for it would widen the window), settling fails rather than
+    keeping that plan.  The seeds' chains meet both."""
+    ends = set()
+    for seed in SEEDS:
+        problem, _ = repeated_chain(np.random.default_rng(seed), 8)
+        waited = clustered(
+            copy.deepcopy(problem), list(range(len(problem))), 1e-7, None
+        )
+        later, ended = _clustered_later(problem)
+        ends.add(ended)
+        if ended == "failed":  # the waited-for search went on past that window
+            assert (
+                waited.stats.get("cluster_window_hops")
+                != repeated_layers.WINDOW_HOPS[0]
+            )
+            continue
+        assert PROOF_KEY not in later.stats
+        assert later.labels == waited.labels
+        for key in ("gap", "proven", "status", "cluster", "cluster_residual_bound"):
+            assert later.stats.get(key) == waited.stats.get(key), key
+    assert {"settled", "failed"} <= ends
