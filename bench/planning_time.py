@@ -89,6 +89,7 @@ PROPAGATE = (
     "improve: pairwise problem",
     "improve: shrink",
     "improve: blocks",
+    "settle proof",
     "price plan",
     "write back",
 )

@@ -584,8 +584,9 @@ def _settled_search(
 
     try:
         best, tried = refine_with_combining(solve_later, refine, price)
-        for candidate in tried:
-            settle_stats(candidate.plan.stats)
+        with phase("settle proof"):  # what is left of it: waited for here
+            for candidate in tried:
+                settle_stats(candidate.plan.stats)
         return best, tried
     except ProofFailed:
         return refine_with_combining(solve, refine, price)
