@@ -41,22 +41,30 @@ class Prices(Protocol):
     bytes_den: int
 
 
+class Bound(Protocol):
+    """A consistent lower bound on the seconds from a node to one target:
+    ``seconds[state(node)]`` (``time_bound.TimeBound``: a few states)."""
+
+    seconds: Sequence[Fraction]
+
+    def state(self, node: int) -> int: ...
+
+
 class CheapestPaths:
     """Dijkstra (A* with ``bound``) from ``start`` over ``neighbours``
-    priced by ``prices``; ``bound(node)``: a consistent lower bound on the
-    seconds from ``node`` to the one target ``cost`` may then be asked for."""
+    priced by ``prices``; with a bound, ``cost`` answers for its target only."""
 
     def __init__(
         self,
         start: int,
         neighbours: Callable[[int], Sequence[SearchEdge]],
         prices: Prices,
-        bound: Callable[[int], Fraction] | None = None,
+        bound: Bound | None = None,
     ) -> None:
         self._neighbours = neighbours
         self._prices = prices
         self._bound = bound
-        self._bounds: dict[int, int] = {}  # node: bound over ``time_den``, floored
+        self._bounds: dict[int, int] = {}  # state: bound over ``time_den``, floored
         self.time_den = prices.time_den
         self.bytes_den = prices.bytes_den
         zero = (0, 0, 0)
@@ -126,10 +134,11 @@ class CheapestPaths:
     def _key(self, cost: Cost, node: int) -> Cost:
         if self._bound is None:
             return cost
-        bound = self._bounds.get(node)
+        state = self._bound.state(node)
+        bound = self._bounds.get(state)
         if bound is None:
-            exact = self._bound(node)
-            bound = self._bounds[node] = (
+            exact = self._bound.seconds[state]
+            bound = self._bounds[state] = (
                 exact.numerator * self.time_den // exact.denominator
             )
         return (cost[0] + bound, cost[1], cost[2])

@@ -7,7 +7,11 @@ the groups of devices that differ only along those dims.  ``plan`` runs
 Dijkstra over the even-splittable intermediate layouts (as PyTorch's
 redistribute planner and OneFlow's boxing collector do), with the cost of
 ``sbpc.boxing.cost_model`` plus the local work of ``sbpc.boxing.local_work``;
-ties go to fewer bytes, then fewer steps.
+ties go to fewer bytes, then fewer steps, then the lower layout index.  The
+step graph is built only where the search goes (``step_space``), the
+search stops at its target (``cheapest_paths``), and on large layout spaces
+it is bounded by a lower bound on the time left (``time_bound``: A*), which
+finds the same plan.
 
 When is one step legal?  With the hierarchical meaning (``sbpc.algebra.layout``),
 the devices of a group on dims ``D`` hold, for fixed other coordinates, the
@@ -78,7 +82,7 @@ from sbpc.boxing.step_space import (
     step_kinds,
     tensor_steps,
 )
-from sbpc.boxing.time_bound import TimeBound
+from sbpc.boxing.time_bound import TimeBound, least_totals
 
 Hierarchy = tuple[int, ...]
 
@@ -501,7 +505,7 @@ def _time_bound(
     target: int, tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
 ) -> TimeBound:
     kinds = step_kinds(tensor.rank, tensor.element, len(hierarchy))
-    return TimeBound(kinds, target, tensor, hierarchy, cost_model)
+    return TimeBound(kinds, target, least_totals(tensor, hierarchy, cost_model))
 
 
 @lru_cache(maxsize=4096)
@@ -541,21 +545,21 @@ def _plan(
     cost_model: CostModel,
 ) -> BoxingPlan:
     kinds = step_kinds(tensor.rank, tensor.element, len(hierarchy))
-    if kinds.index(src) is None:
+    start, target = kinds.index(src), kinds.index(dst)
+    if start is None:
         _check_layout(src, tensor, hierarchy, "source")
-    target = kinds.index(dst)
     if target is None:
         _check_layout(dst, tensor, hierarchy, "target")
     if src == dst:
         return BoxingPlan(src, dst, ())
-    if target is None:
-        raise KeyError(dst)
+    if start is None or target is None:
+        raise KeyError(src if start is None else dst)
     priced = priced_steps(tensor, hierarchy, cost_model)
     if kinds.size <= SHARED_SEARCH_LAYOUTS:
         search = _search(src, tensor, hierarchy, cost_model)
     else:
         bound = _time_bound(target, tensor, hierarchy, cost_model)
-        search = CheapestPaths(kinds.index(src), priced.edges, priced, bound)
+        search = CheapestPaths(start, priced.edges, priced, bound)
     cost = search.cost(target)
     if cost is None:
         raise BoxingError(
@@ -835,6 +839,7 @@ def _plan_between(
 def clear_cache() -> None:
     """Forget every cached plan and search graph (for benchmarks)."""
     step_space.clear_cache()
+    least_totals.cache_clear()
     for fn in (
         candidate_layouts,
         _step_structure,

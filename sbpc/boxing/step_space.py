@@ -215,6 +215,11 @@ class TensorSteps:
         self._groups: dict[tuple[int, tuple[int, ...]], int] = {}
         self._legal: dict[int, tuple[Legal, ...]] = {}
 
+    @property
+    def expanded(self) -> int:
+        """How many layouts' steps have been made so far."""
+        return len(self._legal)
+
     def shape(self, i: int) -> Shape:
         """Layout ``i``'s local shape."""
         found = self._shapes.get(i)
