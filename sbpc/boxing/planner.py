@@ -511,13 +511,15 @@ def _time_bound(
 @lru_cache(maxsize=4096)
 def _search(
     src: NdSbp, tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
-) -> CheapestPaths:
-    """The cheapest paths from ``src``, searched as far as plans have asked."""
+) -> tuple[CheapestPaths, PricedSteps]:
+    """The cheapest paths from ``src``, searched as far as plans have asked,
+    and the prices whose ids they hold (``priced_steps`` may since have
+    made others)."""
     priced = priced_steps(tensor, hierarchy, cost_model)
     start = priced.steps.kinds.index(src)
     if start is None:
         raise KeyError(src)
-    return CheapestPaths(start, priced.edges, priced)
+    return CheapestPaths(start, priced.edges, priced), priced
 
 
 def plan(
@@ -554,10 +556,10 @@ def _plan(
         return BoxingPlan(src, dst, ())
     if start is None or target is None:
         raise KeyError(src if start is None else dst)
-    priced = priced_steps(tensor, hierarchy, cost_model)
     if kinds.size <= SHARED_SEARCH_LAYOUTS:
-        search = _search(src, tensor, hierarchy, cost_model)
+        search, priced = _search(src, tensor, hierarchy, cost_model)
     else:
+        priced = priced_steps(tensor, hierarchy, cost_model)
         bound = _time_bound(target, tensor, hierarchy, cost_model)
         search = CheapestPaths(start, priced.edges, priced, bound)
     cost = search.cost(target)

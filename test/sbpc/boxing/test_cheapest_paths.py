@@ -217,3 +217,19 @@ def test_a_gather_on_32768_layouts_expands_few_of_them() -> None:
     assert space.kinds.size == 32768
     assert 0 < space.expanded < space.kinds.size // 20
     planner.clear_cache()
+
+
+def test_a_resumed_search_keeps_its_own_prices() -> None:
+    """A source's search outlives the price table it was made with (the
+    table's cache is smaller): a later plan from that source reads the
+    search's table, not a new one with other price ids."""
+    planner.clear_cache()
+    tensor, hierarchy = TensorType((8, 6), "f32"), (2, 2)
+    src = (Split(0), Split(1))
+    first = planner.plan(src, (Broadcast(), Broadcast()), tensor, hierarchy)
+    step_space.priced_steps.cache_clear()  # as if evicted
+    later = planner.plan(src, (Split(1), Split(0)), tensor, hierarchy)
+    planner.clear_cache()
+    assert later == planner.plan(src, (Split(1), Split(0)), tensor, hierarchy)
+    assert first == planner.plan(src, (Broadcast(), Broadcast()), tensor, hierarchy)
+    planner.clear_cache()
