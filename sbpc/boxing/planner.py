@@ -425,20 +425,24 @@ def _legal_steps(
 def _step_of(
     priced: PricedSteps, src: int, dst: int, legal: Legal, price: int
 ) -> BoxingStep:
-    """The ``BoxingStep`` of a priced step from layout ``src`` to ``dst``."""
-    _, dims, kind, reduce, _, _ = legal
-    kinds = priced.steps.kinds
-    time, nbytes = priced.exact[price]
-    return BoxingStep(
-        kind,
-        dims,
-        kinds.layout(src),
-        kinds.layout(dst),
-        priced.steps.hierarchy,
-        nbytes,
-        time,
-        reduce,
-    )
+    """The ``BoxingStep`` of a priced step from layout ``src`` to ``dst``
+    (made once: the plans of a table share their steps)."""
+    found = priced.made.get((src, dst))
+    if found is None:
+        _, dims, kind, reduce, _, _ = legal
+        kinds = priced.steps.kinds
+        time, nbytes = priced.exact[price]
+        found = priced.made[(src, dst)] = BoxingStep(
+            kind,
+            dims,
+            kinds.layout(src),
+            kinds.layout(dst),
+            priced.steps.hierarchy,
+            nbytes,
+            time,
+            reduce,
+        )
+    return cast(BoxingStep, found)
 
 
 @lru_cache(maxsize=256)  # a few dozen tensor types at several latency scales

@@ -125,6 +125,7 @@ class StepKinds:
         )
         self._steps: dict[int, tuple[Step, ...]] = {}
         self._layouts: dict[int, NdSbp] = {}
+        self._indices: dict[NdSbp, int] = {}
 
     def digits(self, i: int) -> tuple[int, ...]:
         """Layout ``i``'s entries, as indices into ``entries``."""
@@ -143,14 +144,16 @@ class StepKinds:
 
     def index(self, nd: NdSbp) -> int | None:
         """``nd``'s index; None when it is no candidate layout."""
-        if len(nd) != self.ndim:
-            return None
+        found = self._indices.get(nd)
+        if found is not None or len(nd) != self.ndim:
+            return found
         total = 0
         for entry, w in zip(nd, self._weights, strict=True):
             k = self._where.get(entry)
             if k is None:
                 return None
             total += k * w
+        self._indices[nd] = total  # a plan asks twice per pair: hash once
         return total
 
     def steps(self, i: int) -> tuple[Step, ...]:
@@ -292,6 +295,8 @@ class PricedSteps:
         self.time_den = 1
         self.bytes_den = 1
         self._edges: dict[int, tuple[Edge, ...]] = {}
+        # The planner's step objects, by (source, target) index: made once.
+        self.made: dict[tuple[int, int], object] = {}
 
     def price(self, time: Fraction, nbytes: Fraction) -> int:
         """The id of the price (``time`` seconds, ``nbytes`` bytes per device)."""
