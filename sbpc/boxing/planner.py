@@ -226,9 +226,10 @@ def candidate_layouts(tensor: TensorType, hierarchy: Hierarchy) -> tuple[NdSbp, 
     return tuple(itertools.product(entries(tensor.rank), repeat=len(hierarchy)))
 
 
-# The most layouts one tensor may have on a placement: the planner builds the
-# graph of all of them and prices pairs (a rank-4 tensor on five mesh axes,
-# as sub-axes can make, has 32,768: gigabytes and minutes).
+# The most layouts one tensor may have on a placement for the price tables
+# (``time_matrix``): they need every layout's steps and every pair (a rank-4
+# tensor on five mesh axes, as sub-axes can make, has 32,768: gigabytes and
+# minutes).  ``plan`` alone builds only what its search reaches.
 MAX_LAYOUTS = 8192
 
 
