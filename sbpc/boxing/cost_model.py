@@ -742,6 +742,18 @@ def group_bytes(
     """``T`` of a step on ``dims``: the tensor's bytes over the splits of other
     dims; with uneven splits, the padded bytes (largest piece times pieces)."""
     shape = local_shape(tensor.shape, nd_sbp, hierarchy)
+    return piece_group_bytes(shape, nd_sbp, dims, tensor, hierarchy)
+
+
+def piece_group_bytes(
+    shape: Sequence[int],
+    nd_sbp: NdSbp,
+    dims: Sequence[int],
+    tensor: TensorType,
+    hierarchy: Sequence[int],
+) -> int:
+    """``group_bytes`` given ``nd_sbp``'s ``local_shape``: the boxing step
+    graph keeps each layout's shape, not one per step."""
     cut = math.prod(
         n
         for d, (sbp, n) in enumerate(zip(nd_sbp, hierarchy, strict=True))

@@ -29,10 +29,10 @@ else.  Every other step does no local work.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from sbpc.algebra.layout import local_shape
+from sbpc.algebra.layout import Shape, local_shape
 from sbpc.algebra.sbp import NdSbp, Partial, Split
 from sbpc.algebra.tensor_type import TensorType
 from sbpc.boxing.collective_kind import CollectiveKind
@@ -48,14 +48,29 @@ def local_elements(
     hierarchy: Sequence[int],
 ) -> int:
     """Elements each device writes locally for one step (0: none)."""
+    return elements_written(
+        kind, dims, src, dst, lambda nd: local_shape(tensor.shape, nd, hierarchy)
+    )
+
+
+def elements_written(
+    kind: CollectiveKind,
+    dims: Sequence[int],
+    src: NdSbp,
+    dst: NdSbp,
+    piece: Callable[[NdSbp], Shape],
+) -> int:
+    """``local_elements``, with each layout's local shape from ``piece``
+    (asked only for the steps that write: the boxing step graph keeps each
+    layout's shape rather than one per step)."""
     if kind == CollectiveKind.LOCAL_TO_PARTIAL:
-        return math.prod(local_shape(tensor.shape, dst, hierarchy))
+        return math.prod(piece(dst))
     if kind != CollectiveKind.REDUCE_SCATTER or not dims:
         return 0
     entry, reduced = dst[dims[0]], src[dims[0]]
     if not isinstance(entry, Split) or reduced != Partial("sum"):
         return 0  # max/min: the emitter reduces, then slices (no scatter)
-    shape = local_shape(tensor.shape, src, hierarchy)  # the full partial piece
+    shape = piece(src)  # the full partial piece
     if all(n == 1 for n in shape[: entry.axis]):
         return 0  # the pieces are contiguous already
     return math.prod(shape)

@@ -7,7 +7,11 @@ the groups of devices that differ only along those dims.  ``plan`` runs
 Dijkstra over the even-splittable intermediate layouts (as PyTorch's
 redistribute planner and OneFlow's boxing collector do), with the cost of
 ``sbpc.boxing.cost_model`` plus the local work of ``sbpc.boxing.local_work``;
-ties go to fewer bytes, then fewer steps.
+ties go to fewer bytes, then fewer steps, then the lower layout index.  The
+step graph is built only where the search goes (``step_space``), the
+search stops at its target (``cheapest_paths``), and on large layout spaces
+it is bounded by a lower bound on the time left (``time_bound``: A*), which
+finds the same plan.
 
 When is one step legal?  With the hierarchical meaning (``sbpc.algebra.layout``),
 the devices of a group on dims ``D`` hold, for fixed other coordinates, the
@@ -36,45 +40,51 @@ Across placements, ``plan_between`` adds ``transfer`` steps (see there).
 
 from __future__ import annotations
 
-import heapq
 import itertools
-import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 
 from sbpc.algebra.layout import UnevenSplitError, check_axes
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import (
-    PARTIAL_KINDS,
     Broadcast,
     NdSbp,
     Partial,
     PartialKind,
-    Sbp,
     Split,
     format_nd_sbp,
 )
 from sbpc.algebra.tensor_type import TensorType
+from sbpc.boxing import step_space
+from sbpc.boxing.cheapest_paths import CheapestPaths, Cost, SearchEdge
 from sbpc.boxing.collective_kind import COLLECTIVES, LOCAL_KINDS, CollectiveKind
 from sbpc.boxing.cost_model import (
     DEFAULT_COST_MODEL,
     CostModel,
     collective_kind,
-    group_bytes,
     local_bytes,
 )
 from sbpc.boxing.least_times import StepGraph
 from sbpc.boxing.local_work import local_elements, local_time
 from sbpc.boxing.step_prices import StepPrices, step_price
+from sbpc.boxing.step_space import (
+    Legal,
+    PricedSteps,
+    dim_groups,
+    entries,
+    fill_survives,
+    priced_steps,
+    step_kinds,
+    tensor_steps,
+)
+from sbpc.boxing.time_bound import TimeBound, least_totals
 
 Hierarchy = tuple[int, ...]
-
-# Integer element types: their P(max|min) identity overflows under a later P(sum).
-_INTEGER_ELEMENTS = frozenset({"i8", "ui8", "i16", "i32", "ui32", "i64", "ui64"})
 
 
 class BoxingError(ValueError):
@@ -209,15 +219,6 @@ def _check_layout(
 # ------------------------------------------------------------ legal steps
 
 
-def entries(rank: int) -> tuple[Sbp, ...]:
-    """Every SBP of one hierarchy dim for a rank-``rank`` tensor."""
-    return (
-        *(Split(d) for d in range(rank)),
-        Broadcast(),
-        *(Partial(k) for k in PARTIAL_KINDS),
-    )
-
-
 @lru_cache(maxsize=256)
 def candidate_layouts(tensor: TensorType, hierarchy: Hierarchy) -> tuple[NdSbp, ...]:
     """The planner's search space: every nd_sbp of ``tensor`` (splits may be
@@ -225,9 +226,10 @@ def candidate_layouts(tensor: TensorType, hierarchy: Hierarchy) -> tuple[NdSbp, 
     return tuple(itertools.product(entries(tensor.rank), repeat=len(hierarchy)))
 
 
-# The most layouts one tensor may have on a placement: the planner builds the
-# graph of all of them and prices pairs (a rank-4 tensor on five mesh axes,
-# as sub-axes can make, has 32,768: gigabytes and minutes).
+# The most layouts one tensor may have on a placement for the price tables
+# (``time_matrix``): they need every layout's steps and every pair (a rank-4
+# tensor on five mesh axes, as sub-axes can make, has 32,768: gigabytes and
+# minutes).  ``plan`` alone builds only what its search reaches.
 MAX_LAYOUTS = 8192
 
 
@@ -243,21 +245,8 @@ def check_layout_space(tensor: TensorType, hierarchy: Sequence[int]) -> None:
         )
 
 
-@lru_cache(maxsize=16)
-def _dim_groups(ndim: int) -> tuple[tuple[int, ...], ...]:
-    """Every non-empty set of hierarchy dims, single dims first."""
-    return tuple(
-        dims
-        for size in range(1, ndim + 1)
-        for dims in itertools.combinations(range(ndim), size)
-    )
-
-
-def _fill_survives(kind: PartialKind, later: PartialKind, element: str) -> bool:
-    """Whether ``later`` over copies of ``kind``'s identity gives that identity."""
-    if later != "sum" or kind == "sum":
-        return True
-    return element not in _INTEGER_ELEMENTS
+_dim_groups = dim_groups  # the planner's names for them
+_fill_survives = fill_survives
 
 
 def single_step(
@@ -370,10 +359,9 @@ def _step_at(
 
 # --------------------------------------------------------------- search
 
-# An edge: (next node, its step, time and bytes as integers over the
-# graph's common denominators, so that path sums are exact and fast).
-# Nodes are integers: the index of a layout in ``_Graph.states`` (and, across
-# two placements of one hierarchy, ``side * len(states) + index``).
+# An edge of ``_graph``: (next node, its step, time and bytes as integers
+# over the graph's common denominators).  Nodes are integers: the index of
+# a layout in ``candidate_layouts`` (``step_space``).
 _Edge = tuple[int, BoxingStep, int, int]
 
 
@@ -384,14 +372,6 @@ class _Graph:
     edges: tuple[tuple[_Edge, ...], ...]
     time_den: int
     bytes_den: int
-
-
-def _common_den(values: Iterable[Fraction]) -> int:
-    return math.lcm(1, *{v.denominator for v in values})
-
-
-def _scaled(value: Fraction, den: int) -> int:
-    return value.numerator * (den // value.denominator)
 
 
 # A legal step from one layout: (dst, dims, kind, reduction, group bytes,
@@ -408,45 +388,19 @@ def _step_structure(
     rank: int, element: str, hierarchy: Hierarchy
 ) -> tuple[tuple[NdSbp, ...], tuple[tuple[_Step, ...], ...]]:
     """The candidate layouts and the kind of every legal single step from
-    each: they depend on the tensor's rank and element type alone
-    (``candidate_layouts``, ``_step_kind``), so a model's tensors of one
-    rank share them (41 tensor types of the 2-layer flax decoder on 2x4, a
-    few ranks)."""
+    each (``step_space.StepKinds``, for every layout): they depend on the
+    tensor's rank and element type alone, so a model's tensors of one rank
+    share them."""
     tensor = TensorType((1,) * rank, element)  # only its rank and element read
     states = candidate_layouts(tensor, hierarchy)
-    alternatives = entries(rank)
-    steps: list[tuple[_Step, ...]] = []
-    for src in states:
-        out: list[_Step] = []
-        for dims in _dim_groups(len(hierarchy)):
-            s = src[dims[0]]
-            if any(src[d] != s for d in dims):
-                continue
-            for t in alternatives:
-                if t == s:
-                    continue
-                dst = list(src)
-                for d in dims:
-                    dst[d] = t
-                nd = tuple(dst)
-                found = _step_kind(src, nd, dims, tensor, hierarchy)
-                if found is not None:
-                    out.append((nd, dims, *found))
-        steps.append(tuple(out))
-    return states, tuple(steps)
-
-
-@lru_cache(maxsize=64)
-def _step_targets(
-    rank: int, element: str, hierarchy: Hierarchy
-) -> tuple[tuple[int, ...], ...]:
-    """The index among the candidate layouts of every ``_step_structure``
-    step's target: a tensor's legal steps then key their prices by
-    integers (hashing a layout's ``Sbp`` dataclasses, once per step and
-    tensor, was most of the time spent on the first plan of a 2-D mesh)."""
-    states, structure = _step_structure(rank, element, hierarchy)
-    index = {nd: i for i, nd in enumerate(states)}
-    return tuple(tuple(index[nd] for nd, _, _, _ in steps) for steps in structure)
+    kinds = step_kinds(rank, element, len(hierarchy))
+    steps = tuple(
+        tuple(
+            (states[j], dims, kind, reduce) for j, dims, kind, reduce in kinds.steps(i)
+        )
+        for i in range(len(states))
+    )
+    return states, steps
 
 
 @lru_cache(maxsize=128)
@@ -454,156 +408,123 @@ def _legal_steps(
     tensor: TensorType, hierarchy: Hierarchy
 ) -> tuple[tuple[NdSbp, ...], tuple[tuple[_Legal, ...], ...]]:
     """The candidate layouts and every legal single step from each: what
-    the step graph is under any cost model (the combining search prices one
-    tensor at several latency scales; only the prices change)."""
-    states, structure = _step_structure(tensor.rank, tensor.element, hierarchy)
-    targets = _step_targets(tensor.rank, tensor.element, hierarchy)
-    known: dict[tuple[int, tuple[int, ...]], int] = {}
-
-    def bytes_of(i: int, dims: tuple[int, ...]) -> int:
-        """``group_bytes`` of layout ``i`` on ``dims``, once per pair."""
-        found = known.get((i, dims))
-        if found is None:
-            found = known[(i, dims)] = group_bytes(states[i], dims, tensor, hierarchy)
-        return found
-
+    the step graph is under any cost model (every layout's
+    ``step_space.TensorSteps``: only the time tables, which price every
+    pair, need them all)."""
+    states = candidate_layouts(tensor, hierarchy)
+    steps = tensor_steps(tensor, hierarchy)
     legal = tuple(
         tuple(
-            (
-                nd,
-                dims,
-                kind,
-                reduce,
-                max(bytes_of(i, dims), bytes_of(j, dims)),
-                local_elements(kind, dims, states[i], nd, tensor, hierarchy),
-            )
-            for (nd, dims, kind, reduce), j in zip(steps, targets[i], strict=True)
+            (states[j], dims, kind, reduce, group, local)
+            for j, dims, kind, reduce, group, local in steps.legal(i)
         )
-        for i, steps in enumerate(structure)
+        for i in range(len(states))
     )
     return states, legal
 
 
+def _step_of(
+    priced: PricedSteps, src: int, dst: int, legal: Legal, price: int
+) -> BoxingStep:
+    """The ``BoxingStep`` of a priced step from layout ``src`` to ``dst``
+    (made once: the plans of a table share their steps)."""
+    found = priced.made.get((src, dst))
+    if found is None:
+        _, dims, kind, reduce, _, _ = legal
+        kinds = priced.steps.kinds
+        time, nbytes = priced.exact[price]
+        found = priced.made[(src, dst)] = BoxingStep(
+            kind,
+            dims,
+            kinds.layout(src),
+            kinds.layout(dst),
+            priced.steps.hierarchy,
+            nbytes,
+            time,
+            reduce,
+        )
+    return cast(BoxingStep, found)
+
+
 @lru_cache(maxsize=256)  # a few dozen tensor types at several latency scales
 def _graph(tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel) -> _Graph:
-    """Every legal single step between the candidate layouts, priced."""
-    states, legal = _legal_steps(tensor, hierarchy)
-    index = {nd: i for i, nd in enumerate(states)}
-    prices = StepPrices(tensor, hierarchy, cost_model)
-    priced: dict[tuple[CollectiveKind, tuple[int, ...], int, int], BoxingStep] = {}
-
-    def step(src: NdSbp, legal: _Legal) -> BoxingStep:
-        dst, dims, kind, reduce, group, local = legal
-        key = (kind, dims, group, local)
-        if key not in priced:  # the price, whatever the layouts
-            priced[key] = _step_at(
-                kind, None, src, dst, dims, hierarchy, group, local, prices
-            )
-        known = priced[key]
-        return BoxingStep(
-            kind, dims, src, dst, hierarchy, known.exact_bytes, known.exact_time, reduce
-        )
-
-    steps = [
-        [step(src, legal) for legal in from_src]
-        for src, from_src in zip(states, legal, strict=True)
-    ]
-    all_steps = [s for ss in steps for s in ss]
-    tden = _common_den(s.exact_time for s in all_steps)
-    bden = _common_den(s.exact_bytes for s in all_steps)
+    """Every legal single step between the candidate layouts, priced (the
+    whole of what ``plan`` searches only as far as it needs)."""
+    priced = priced_steps(tensor, hierarchy, cost_model)
+    states = candidate_layouts(tensor, hierarchy)
+    found = [priced.edges(i) for i in range(len(states))]
+    times, nbytes = priced.times, priced.nbytes  # every price is in now
     edges = tuple(
         tuple(
-            (
-                index[s.dst],
-                s,
-                _scaled(s.exact_time, tden),
-                _scaled(s.exact_bytes, bden),
-            )
-            for s in ss
+            (j, _step_of(priced, i, j, legal, price), times[price], nbytes[price])
+            for j, legal, price in out
         )
-        for ss in steps
+        for i, out in enumerate(found)
     )
-    return _Graph(states, index, edges, tden, bden)
+    index = {nd: i for i, nd in enumerate(states)}
+    return _Graph(states, index, edges, priced.time_den, priced.bytes_den)
 
 
-_Cost = tuple[int, int, int]  # (time, bytes, steps): time first, then fewer bytes/steps
+def _plan_of_path(
+    search: CheapestPaths,
+    target: int,
+    cost: Cost,
+    src: NdSbp,
+    dst: NdSbp,
+    priced: PricedSteps,
+    placements: tuple[Placement | None, Placement | None] = (None, None),
+) -> BoxingPlan:
+    """The plan of ``search``'s cheapest path to ``target`` (of ``cost``).
+
+    A path's labels are ``Legal`` steps of ``priced`` or ready transfers;
+    its nodes are layout indices (plus ``side * size`` across placements).
+    """
+    size = priced.steps.kinds.size
+    steps = []
+    for a, b, label, price in search.path(target):
+        if isinstance(label, BoxingStep):  # a transfer
+            steps.append(label)
+        else:
+            legal = cast(Legal, label)
+            steps.append(_step_of(priced, a % size, b % size, legal, price))
+    t, b, _ = cost
+    return BoxingPlan(
+        src,
+        dst,
+        tuple(steps),
+        Fraction(b, search.bytes_den),
+        Fraction(t, search.time_den),
+        *placements,
+    )
 
 
-@dataclass(frozen=True)
-class _Tree:
-    """Cheapest paths from one node: cost, previous node and last step per node."""
-
-    cost: dict[int, _Cost]
-    prev: dict[int, tuple[int, BoxingStep]]
-
-    def path(self, node: int) -> list[BoxingStep]:
-        steps: list[BoxingStep] = []
-        while node in self.prev:
-            node, step = self.prev[node]
-            steps.append(step)
-        return steps[::-1]
-
-    def plan(
-        self,
-        node: int,
-        src: NdSbp,
-        dst: NdSbp,
-        dens: tuple[int, int],
-        unreachable: str,
-        placements: tuple[Placement | None, Placement | None] = (None, None),
-    ) -> BoxingPlan:
-        """The plan of the cheapest path to ``node`` (costs scaled by ``dens``,
-        bytes then time); ``unreachable`` is the error when there is none."""
-        if node not in self.cost:
-            raise BoxingError(unreachable)
-        t, b, _ = self.cost[node]
-        bden, tden = dens
-        return BoxingPlan(
-            src,
-            dst,
-            tuple(self.path(node)),
-            Fraction(b, bden),
-            Fraction(t, tden),
-            *placements,
-        )
+# Up to this many layouts, the plans from one source share one search (all
+# pairs of a small mesh cost one search per source); above, each plan runs
+# its own, bounded by its target (``time_bound``: the all-B target of a
+# rank-4 tensor on 5 dims settles a few hundred of its 32,768 layouts).
+SHARED_SEARCH_LAYOUTS = 1024
 
 
-def _dijkstra(
-    start: int,
-    neighbours: Callable[[int], Iterable[_Edge]],
-    target: int | None = None,
-) -> _Tree:
-    """Cheapest paths from ``start`` (to every node, or until ``target`` is settled)."""
-    best: dict[int, _Cost] = {start: (0, 0, 0)}
-    prev: dict[int, tuple[int, BoxingStep]] = {}
-    done: dict[int, _Cost] = {}
-    heap: list[tuple[_Cost, int]] = [((0, 0, 0), start)]
-    while heap:
-        cost, node = heapq.heappop(heap)
-        if node in done:
-            continue
-        done[node] = cost
-        if node == target:
-            break
-        t0, b0, n0 = cost
-        for nxt, step, dt, db in neighbours(node):
-            if nxt in done:
-                continue
-            new = (t0 + dt, b0 + db, n0 + 1)
-            old = best.get(nxt)
-            if old is None or new < old:
-                best[nxt] = new
-                prev[nxt] = (node, step)
-                heapq.heappush(heap, (new, nxt))
-    return _Tree(done, {n: p for n, p in prev.items() if n in done})
+@lru_cache(maxsize=256)
+def _time_bound(
+    target: int, tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
+) -> TimeBound:
+    kinds = step_kinds(tensor.rank, tensor.element, len(hierarchy))
+    return TimeBound(kinds, target, least_totals(tensor, hierarchy, cost_model))
 
 
 @lru_cache(maxsize=4096)
-def _tree(
+def _search(
     src: NdSbp, tensor: TensorType, hierarchy: Hierarchy, cost_model: CostModel
-) -> _Tree:
-    graph = _graph(tensor, hierarchy, cost_model)
-    return _dijkstra(graph.index[src], graph.edges.__getitem__)
+) -> tuple[CheapestPaths, PricedSteps]:
+    """The cheapest paths from ``src``, searched as far as plans have asked,
+    and the prices whose ids they hold (``priced_steps`` may since have
+    made others)."""
+    priced = priced_steps(tensor, hierarchy, cost_model)
+    start = priced.steps.kinds.index(src)
+    if start is None:
+        raise KeyError(src)
+    return CheapestPaths(start, priced.edges, priced), priced
 
 
 def plan(
@@ -630,21 +551,29 @@ def _plan(
     hierarchy: Hierarchy,
     cost_model: CostModel,
 ) -> BoxingPlan:
-    graph = _graph(tensor, hierarchy, cost_model)
-    if src not in graph.index:
+    kinds = step_kinds(tensor.rank, tensor.element, len(hierarchy))
+    start, target = kinds.index(src), kinds.index(dst)
+    if start is None:
         _check_layout(src, tensor, hierarchy, "source")
-    if dst not in graph.index:
+    if target is None:
         _check_layout(dst, tensor, hierarchy, "target")
     if src == dst:
         return BoxingPlan(src, dst, ())
-    return _tree(src, tensor, hierarchy, cost_model).plan(
-        graph.index[dst],
-        src,
-        dst,
-        (graph.bytes_den, graph.time_den),
-        f"no sequence of collectives turns {format_nd_sbp(src)} into "
-        f"{format_nd_sbp(dst)} for {tensor} on hierarchy {list(hierarchy)}",
-    )
+    if start is None or target is None:
+        raise KeyError(src if start is None else dst)
+    if kinds.size <= SHARED_SEARCH_LAYOUTS:
+        search, priced = _search(src, tensor, hierarchy, cost_model)
+    else:
+        priced = priced_steps(tensor, hierarchy, cost_model)
+        bound = _time_bound(target, tensor, hierarchy, cost_model)
+        search = CheapestPaths(start, priced.edges, priced, bound)
+    cost = search.cost(target)
+    if cost is None:
+        raise BoxingError(
+            f"no sequence of collectives turns {format_nd_sbp(src)} into "
+            f"{format_nd_sbp(dst)} for {tensor} on hierarchy {list(hierarchy)}"
+        )
+    return _plan_of_path(search, target, cost, src, dst, priced)
 
 
 @lru_cache(maxsize=256)
@@ -676,8 +605,7 @@ def layout_index(
 
 @lru_cache(maxsize=128)
 def _layout_index(tensor: TensorType, hierarchy: Hierarchy) -> dict[NdSbp, int]:
-    states, _ = _legal_steps(tensor, hierarchy)
-    return {nd: i for i, nd in enumerate(states)}
+    return {nd: i for i, nd in enumerate(candidate_layouts(tensor, hierarchy))}
 
 
 def time_rows(
@@ -702,22 +630,22 @@ _PriceKey = tuple[CollectiveKind, tuple[int, ...], int, int]
 def _step_arrays(
     tensor: TensorType, hierarchy: Hierarchy
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, tuple[_PriceKey, ...]]:
-    """``_legal_steps`` as arrays, under any cost model: the number of
-    layouts, each step's source and target layout and the index of its
-    price key among the keys."""
-    states, legal = _legal_steps(tensor, hierarchy)
-    index = {nd: i for i, nd in enumerate(states)}
+    """Every layout's legal steps (``step_space.TensorSteps``) as arrays,
+    under any cost model: the number of layouts, each step's source and
+    target layout and the index of its price key among the keys."""
+    steps = tensor_steps(tensor, hierarchy)
+    size = steps.kinds.size
     keys: dict[_PriceKey, int] = {}
     src: list[int] = []
     dst: list[int] = []
     key: list[int] = []
-    for i, from_src in enumerate(legal):
-        for nd, dims, kind, _, group, local in from_src:
+    for i in range(size):
+        for j, dims, kind, _, group, local in steps.legal(i):
             src.append(i)
-            dst.append(index[nd])
+            dst.append(j)
             key.append(keys.setdefault((kind, dims, group, local), len(keys)))
     return (
-        len(states),
+        size,
         np.array(src, dtype=np.int64),
         np.array(dst, dtype=np.int64),
         np.array(key, dtype=np.int64),
@@ -766,18 +694,18 @@ def local_matrix(
     """Which pairs local steps alone connect (``LOCAL_KINDS``: no
     communication), indexed as ``time_matrix``: a plan that runs no
     collective changes a layout only along these."""
-    graph = _graph(tensor, hierarchy, cost_model)
+    kinds = step_kinds(tensor.rank, tensor.element, len(hierarchy))
     rows: list[tuple[bool, ...]] = []
-    for start in range(len(graph.states)):
+    for start in range(kinds.size):
         seen = {start}
         stack = [start]
         while stack:
-            for nxt, step, _, _ in graph.edges[stack.pop()]:
-                if step.kind in LOCAL_KINDS and nxt not in seen:
+            for nxt, _, kind, _ in kinds.steps(stack.pop()):
+                if kind in LOCAL_KINDS and nxt not in seen:
                     seen.add(nxt)
                     stack.append(nxt)
-        rows.append(tuple(j in seen for j in range(len(graph.states))))
-    return graph.index, tuple(rows)
+        rows.append(tuple(j in seen for j in range(kinds.size)))
+    return _layout_index(tensor, hierarchy), tuple(rows)
 
 
 # -------------------------------------------------------- across placements
@@ -877,52 +805,59 @@ def _plan_between(
         steps = [*gather.steps, move, *scatter.steps]
         return _plan_of(src_nd, dst_nd, steps, src_placement, dst_placement)
     # Same hierarchy: Dijkstra over (side, layout), side 0 the source placement.
-    graph = _graph(tensor, src_h, cost_model)
-    size = len(graph.states)
-    moves = [
-        transfer_step(nd, nd, src_placement, dst_placement, tensor, cost_model)
-        for nd in graph.states
-    ]
-    tden = math.lcm(graph.time_den, _common_den(m.exact_time for m in moves))
-    bden = math.lcm(graph.bytes_den, _common_den(m.exact_bytes for m in moves))
-    tk, bk = tden // graph.time_den, bden // graph.bytes_den
+    priced = priced_steps(tensor, src_h, cost_model)
+    kinds = priced.steps.kinds
+    size = kinds.size
+    start, end = kinds.index(src_nd), kinds.index(dst_nd)
+    if start is None or end is None:
+        raise KeyError(src_nd if start is None else dst_nd)
 
-    def neighbours(node: int) -> Iterable[_Edge]:
+    def neighbours(node: int) -> list[SearchEdge]:
         side, i = divmod(node, size)
-        for nxt, step, dt, db in graph.edges[i]:
-            yield side * size + nxt, step, dt * tk, db * bk
-        if side == 0:
-            move = moves[i]
-            yield (
-                size + i,
-                move,
-                _scaled(move.exact_time, tden),
-                _scaled(move.exact_bytes, bden),
-            )
+        edges = priced.edges(i)
+        if side:
+            return [(size + j, legal, price) for j, legal, price in edges]
+        nd = kinds.layout(i)
+        move = transfer_step(nd, nd, src_placement, dst_placement, tensor, cost_model)
+        price = priced.price(move.exact_time, move.exact_bytes)
+        return [*edges, (size + i, move, price)]
 
-    target = size + graph.index[dst_nd]
-    return _dijkstra(graph.index[src_nd], neighbours, target).plan(
-        target,
+    bound = None
+    if size > SHARED_SEARCH_LAYOUTS:
+        bound = _time_bound(end, tensor, src_h, cost_model)
+    search = CheapestPaths(start, neighbours, priced, bound)
+    cost = search.cost(size + end)
+    if cost is None:
+        raise BoxingError(
+            f"no sequence of steps moves {format_nd_sbp(src_nd)} on "
+            f"{src_placement} to {format_nd_sbp(dst_nd)} on {dst_placement}"
+        )
+    return _plan_of_path(
+        search,
+        size + end,
+        cost,
         src_nd,
         dst_nd,
-        (bden, tden),
-        f"no sequence of steps moves {format_nd_sbp(src_nd)} on "
-        f"{src_placement} to {format_nd_sbp(dst_nd)} on {dst_placement}",
+        priced,
         (src_placement, dst_placement),
     )
 
 
 def clear_cache() -> None:
     """Forget every cached plan and search graph (for benchmarks)."""
+    step_space.clear_cache()
+    least_totals.cache_clear()
     for fn in (
         candidate_layouts,
+        _step_structure,
         _legal_steps,
-        _step_targets,
         _graph,
-        _tree,
+        _search,
+        _time_bound,
         _plan,
         _plan_between,
         time_matrix,
+        _layout_index,
         _step_arrays,
         _step_graph,
         _step_seconds,
