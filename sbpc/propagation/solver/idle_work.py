@@ -66,6 +66,22 @@ class Ahead(Generic[T]):
 
 
 _QUEUE: ContextVar[deque[Ahead] | None] = ContextVar("idle_work", default=None)
+# Called as each LP starts (``when_solving``).
+_ON_SOLVE: ContextVar[Callable[[], None] | None] = ContextVar(
+    "sbpc_on_solve", default=None
+)
+
+
+@contextmanager
+def when_solving(callback: Callable[[], None]) -> Iterator[None]:
+    """``callback()`` as every LP solved inside the block starts (a thread
+    whose Python should not run beside its caller's says when its HiGHS,
+    which runs beside anything, begins: ``later_proof``)."""
+    token = _ON_SOLVE.set(callback)
+    try:
+        yield
+    finally:
+        _ON_SOLVE.reset(token)
 
 
 @contextmanager
@@ -85,6 +101,8 @@ def while_solving(solve: Callable[[], T]) -> T:
     work not yet done run in this thread until it returns, one piece at
     least.  The work runs whole: one longer than the LP delays the return
     by its excess, which it would have cost when asked for anyway."""
+    if (starting := _ON_SOLVE.get()) is not None:
+        starting()
     pending = _QUEUE.get()
     while pending and pending[0].done:
         pending.popleft()

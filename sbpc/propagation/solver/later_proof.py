@@ -13,8 +13,10 @@ would have widened its window) raises ``ProofFailed``: the search is run
 again with the proof waited for, and makes exactly the plan it always made.
 
 The helper runs the residual's Python (building and shrinking it) and its
-HiGHS solves, which release the GIL: the search's own Python runs beside
-the solves.
+HiGHS solves, which release the GIL.  The caller waits until the first
+solve starts (its Python beside the helper's would only take turns with it
+for the GIL, and wait for it at every numpy call), then makes the plan and
+goes on while HiGHS runs.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Generic, TypeVar
+
+from sbpc.propagation.solver.idle_work import when_solving
 
 T = TypeVar("T")
 
@@ -56,20 +60,30 @@ def proofs_may_wait() -> bool:
 
 class Background(Generic[T]):
     """``work()`` started now in a daemon thread; ``result`` waits for it
-    (and re-raises what it raised, in the caller's thread)."""
+    (and re-raises what it raised, in the caller's thread).  ``solving``
+    waits until the work starts its first LP (or ends): its Python before
+    that runs alone, not beside the caller's, which would only share the
+    GIL with it (and wait a switch interval for it at every numpy call)."""
 
     def __init__(self, work: Callable[[], T]) -> None:
         self._outcome: list[T] = []
         self._failure: list[BaseException] = []
+        self._solving = threading.Event()
 
         def run() -> None:
             try:
-                self._outcome.append(work())
+                with when_solving(self._solving.set):
+                    self._outcome.append(work())
             except BaseException as e:  # re-raised by ``result``
                 self._failure.append(e)
+            finally:
+                self._solving.set()
 
         self._thread = threading.Thread(target=run, name="sbpc-proof", daemon=True)
         self._thread.start()
+
+    def solving(self) -> None:
+        self._solving.wait()
 
     def result(self) -> T:
         self._thread.join()

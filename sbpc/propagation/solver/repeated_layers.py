@@ -217,6 +217,7 @@ def _proven_later(
         return (rest, covered_min, *_residual_bound(rest, rel_gap, threads))
 
     bounding = Background(bound)
+    bounding.solving()  # its Python alone, then its LP beside the plan's
     labels = replicate()
     if labels is None:
         stats["cluster_why"] = "no plan found"
