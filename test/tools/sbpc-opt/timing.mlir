@@ -6,7 +6,7 @@
 // The mlir-opt -mlir-timing table, on stderr: phases in order, sub-phases
 // of a pass indented under it, and the total last.  The default search's
 // refinements (local improvement at lower latency scales) follow the
-// strategy's plan.
+// strategy's plan, then the wait for what is left of its proof.
 // CHECK: ... Execution time report ...
 // CHECK: Total Execution Time: {{[0-9.]+}} seconds
 // CHECK: ----Wall Time----  ----Name----
@@ -22,6 +22,7 @@
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    improve: pairwise problem
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    improve: shrink
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    improve: blocks
+// CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    settle proof
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    write back
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)  sbp-lower-boxing
 // CHECK-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)  print
