@@ -19,6 +19,10 @@ queued: its own LPs run in this thread, so one LP runs beside one piece of
 work however much is queued (work queued inside that work, as a core's
 parts, is its own).
 
+``Background`` is the helper thread: the LP's here, and the optimal
+strategy's proof, finished beside the search (``later_proof``), which waits
+for its first LP (``solving``) so that only HiGHS runs beside its Python.
+
 Queued work must be a pure function of what exists when it is queued: done
 early or when first asked for, its result is the same, so the plan is too.
 """
@@ -108,22 +112,12 @@ def while_solving(solve: Callable[[], T]) -> T:
         pending.popleft()
     if not pending:
         return solve()
-    outcome: list[T] = []
-    failure: list[BaseException] = []
-
-    def helper() -> None:
-        try:
-            outcome.append(solve())
-        except BaseException as e:  # re-raised in the caller's thread
-            failure.append(e)
-
-    thread = threading.Thread(target=helper, name="sbpc-highs", daemon=True)
-    thread.start()
+    running = Background(solve, "sbpc-highs")
     # One piece at least, even after an LP that ended at once: where the
     # work runs then does not hang on the machine's load (it is needed
     # anyway; a piece run early costs no more than one run when asked).
     first = True
-    while pending and (first or thread.is_alive()):
+    while pending and (first or running.alive()):
         first = False
         work = pending.popleft()
         # The work's own LPs run here, not beside yet another helper: one LP
@@ -134,7 +128,41 @@ def while_solving(solve: Callable[[], T]) -> T:
             work.run()
         finally:
             _QUEUE.reset(token)
-    thread.join()
-    if failure:
-        raise failure[0]
-    return outcome[0]
+    return running.result()
+
+
+class Background(Generic[T]):
+    """``work()`` started now in a daemon thread; ``result`` waits for it
+    (and re-raises what it raised, in the caller's thread).  ``solving``
+    waits until the work starts its first LP (or ends): its Python before
+    that runs alone, not beside the caller's, which would only share the
+    GIL with it (and wait a switch interval for it at every numpy call)."""
+
+    def __init__(self, work: Callable[[], T], name: str = "sbpc-background") -> None:
+        self._outcome: list[T] = []
+        self._failure: list[BaseException] = []
+        self._solving = threading.Event()
+
+        def run() -> None:
+            try:
+                with when_solving(self._solving.set):
+                    self._outcome.append(work())
+            except BaseException as e:  # re-raised by ``result``
+                self._failure.append(e)
+            finally:
+                self._solving.set()
+
+        self._thread = threading.Thread(target=run, name=name, daemon=True)
+        self._thread.start()
+
+    def solving(self) -> None:
+        self._solving.wait()
+
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def result(self) -> T:
+        self._thread.join()
+        if self._failure:
+            raise self._failure[0]
+        return self._outcome[0]

@@ -21,15 +21,10 @@ goes on while HiGHS runs.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Generic, TypeVar
-
-from sbpc.propagation.solver.idle_work import when_solving
-
-T = TypeVar("T")
+from typing import Any
 
 # The key of a plan's stats that holds its pending proof.
 PROOF_KEY = "proof_pending"
@@ -56,40 +51,6 @@ def proofs_later() -> Iterator[None]:
 def proofs_may_wait() -> bool:
     """Whether the plan being made may leave its proof pending."""
     return _LATER.get()
-
-
-class Background(Generic[T]):
-    """``work()`` started now in a daemon thread; ``result`` waits for it
-    (and re-raises what it raised, in the caller's thread).  ``solving``
-    waits until the work starts its first LP (or ends): its Python before
-    that runs alone, not beside the caller's, which would only share the
-    GIL with it (and wait a switch interval for it at every numpy call)."""
-
-    def __init__(self, work: Callable[[], T]) -> None:
-        self._outcome: list[T] = []
-        self._failure: list[BaseException] = []
-        self._solving = threading.Event()
-
-        def run() -> None:
-            try:
-                with when_solving(self._solving.set):
-                    self._outcome.append(work())
-            except BaseException as e:  # re-raised by ``result``
-                self._failure.append(e)
-            finally:
-                self._solving.set()
-
-        self._thread = threading.Thread(target=run, name="sbpc-proof", daemon=True)
-        self._thread.start()
-
-    def solving(self) -> None:
-        self._solving.wait()
-
-    def result(self) -> T:
-        self._thread.join()
-        if self._failure:
-            raise self._failure[0]
-        return self._outcome[0]
 
 
 class PendingProof:

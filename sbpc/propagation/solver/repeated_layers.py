@@ -28,11 +28,10 @@ from sbpc.propagation.solver.bound import (
     window,
 )
 from sbpc.propagation.solver.exact import shrink_all, solve_exact
-from sbpc.propagation.solver.idle_work import Ahead, queued
+from sbpc.propagation.solver.idle_work import Ahead, Background, queued
 from sbpc.propagation.solver.ilp import Ilp, IlpResult, percent
 from sbpc.propagation.solver.later_proof import (
     PROOF_KEY,
-    Background,
     PendingProof,
     ProofFailed,
 )
@@ -206,7 +205,7 @@ def _proven_later(
     hops: int,
 ) -> IlpResult | None:
     """``_clustered_at``'s result with its bound still computing: the
-    residual's bound in a helper thread (``later_proof.Background``) while
+    residual's bound in a helper thread (``idle_work.Background``) while
     the plan is made here, the rest of the proof (``_finish_proof``) when
     the caller settles it."""
     started = time.perf_counter()
@@ -216,10 +215,11 @@ def _proven_later(
         rest, covered_min = residual(pairwise, messages)
         return (rest, covered_min, *_residual_bound(rest, rel_gap, threads))
 
-    bounding = Background(bound)
+    bounding = Background(bound, "sbpc-proof")
     bounding.solving()  # its Python alone, then its LP beside the plan's
     labels = replicate()
-    if labels is None:
+    if labels is None:  # the next window is tried: no bound left running
+        bounding.result()
         stats["cluster_why"] = "no plan found"
         return None
     energy = pairwise.energy(labels)

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from sbpc.propagation.solver.idle_work import Ahead, queued, while_solving
+from sbpc.propagation.solver.idle_work import Ahead, Background, queued, while_solving
 
 WAIT = 10.0  # seconds a test's "LP" waits for the queued work before failing
 
@@ -130,3 +130,32 @@ def test_a_piece_runs_even_when_the_lp_ends_at_once(
     with queued(first, second):
         assert while_solving(lambda: 5) == 5
     assert first.done and not second.done
+
+
+def test_the_helpers_result_and_error_reach_the_caller() -> None:
+    assert Background(lambda: 41 + 1).result() == 42
+
+    def broken() -> int:
+        raise ValueError("in the helper")
+
+    with pytest.raises(ValueError, match="in the helper"):
+        Background(broken).result()
+
+
+def test_the_caller_waits_for_the_helpers_first_lp_not_its_end() -> None:
+    """``Background.solving`` returns once the work starts an LP
+    (``while_solving``), the LP still running; and once work without one
+    ends."""
+    release = threading.Event()
+
+    def work() -> bool:
+        return while_solving(lambda: release.wait(5))
+
+    helper = Background(work)
+    helper.solving()
+    assert not release.is_set()  # the LP is still running
+    release.set()
+    assert helper.result() is True  # it ran to the end, released, not timed out
+    quick = Background(lambda: 3)
+    quick.solving()
+    assert quick.result() == 3

@@ -1,33 +1,20 @@
-"""A proof finished beside the search (``later_proof``): its helper's
-errors reach the caller, a settled proof answers the same every time, and
-only a search that settles may leave proofs pending."""
+"""A proof finished beside the search (``later_proof``): a settled proof
+answers the same every time, and only a search that settles may leave
+proofs pending."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
-from sbpc.propagation.solver.idle_work import while_solving
+from sbpc.propagation.solver.idle_work import Background
 from sbpc.propagation.solver.later_proof import (
     PROOF_KEY,
-    Background,
     PendingProof,
     ProofFailed,
     proofs_later,
     proofs_may_wait,
     settle_stats,
 )
-
-
-def test_the_helpers_result_and_error_reach_the_caller() -> None:
-    assert Background(lambda: 41 + 1).result() == 42
-
-    def broken() -> int:
-        raise ValueError("in the helper")
-
-    with pytest.raises(ValueError, match="in the helper"):
-        Background(broken).result()
 
 
 def test_a_proof_is_finished_once() -> None:
@@ -64,22 +51,3 @@ def test_proofs_wait_unless_a_search_settles_them() -> None:
         assert proofs_may_wait()
         assert Background(proofs_may_wait).result() is False  # not its thread's
     assert not proofs_may_wait()
-
-
-def test_the_caller_waits_for_the_helpers_first_lp_not_its_end() -> None:
-    """``Background.solving`` returns once the work starts an LP
-    (``while_solving``), the LP still running; and once work without one
-    ends."""
-    release = threading.Event()
-
-    def work() -> bool:
-        return while_solving(lambda: release.wait(5))
-
-    helper = Background(work)
-    helper.solving()
-    assert not release.is_set()  # the LP is still running
-    release.set()
-    assert helper.result() is True  # it ran to the end, released, not timed out
-    quick = Background(lambda: 3)
-    quick.solving()
-    assert quick.result() == 3
