@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from sbpc.algebra.placement import Placement
 from sbpc.algebra.sbp import Partial
@@ -34,9 +35,10 @@ from sbpc.propagation.graph import EdgeTensor, OpNode, SourceNode
 from sbpc.propagation.plan import LayoutChange, Plan
 
 
-@dataclass(frozen=True)
-class Collective:
-    """One boxing step of a plan as a node of the dataflow program."""
+class Collective(NamedTuple):
+    """One boxing step of a plan as a node of the dataflow program (a named
+    tuple: a plan of thousands of ops makes one per op each time it is
+    priced, and a frozen dataclass took four times as long to make)."""
 
     operands: tuple[Hashable, ...]
     results: tuple[Hashable, ...]

@@ -31,8 +31,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -42,22 +41,19 @@ from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Fixed:
+class Fixed(NamedTuple):
     node: int
     label: int
 
 
-@dataclass(frozen=True)
-class Leaf:
+class Leaf(NamedTuple):
     node: int
     parent: int
     parent_groups: np.ndarray
     best: np.ndarray  # parent group -> label
 
 
-@dataclass(frozen=True)
-class Series:
+class Series(NamedTuple):
     node: int
     a: int
     b: int
@@ -66,8 +62,7 @@ class Series:
     best: np.ndarray  # (a group, b group) -> label
 
 
-@dataclass(frozen=True)
-class Relabel:
+class Relabel(NamedTuple):
     node: int
     kept: np.ndarray  # new label -> label before
     mapping: np.ndarray  # label before -> new label (a dropped one: its dominator)

@@ -36,8 +36,8 @@ def _same_state(a: PairwiseProblem, b: PairwiseProblem) -> None:
 def _same_records(a: list[Record], b: list[Record]) -> None:
     assert [type(r) for r in a] == [type(r) for r in b]
     for r, s in zip(a, b, strict=True):
-        for name, value in vars(r).items():
-            np.testing.assert_array_equal(value, vars(s)[name])
+        for name, value in r._asdict().items():
+            np.testing.assert_array_equal(value, getattr(s, name))
 
 
 def _copy(problem: PairwiseProblem) -> PairwiseProblem:
