@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 from xdsl.context import Context
@@ -59,6 +59,8 @@ from sbpc.propagation.combining import (
     REFERENCE_SECONDS,
     Candidate,
     combined_plan,
+    later_scales,
+    priced_once,
     refine_with_combining,
     search_with_combining,
     split_work,
@@ -76,7 +78,12 @@ from sbpc.propagation.graph import (
     PropagationError,
     SbpGraph,
 )
-from sbpc.propagation.improve import ShrunkProblem, improve_each, shrunk_problem
+from sbpc.propagation.improve import (
+    ShrunkProblem,
+    improve_each,
+    shrunk_problem,
+    shrunk_problem_steps,
+)
 from sbpc.propagation.lower_bound import combined_lower_bound, lower_bound
 from sbpc.propagation.memory import argument_bytes, layouts_of
 from sbpc.propagation.optimal import MIN_SOLVE_SECONDS, Optimal
@@ -436,6 +443,7 @@ class SbpPropagatePass(ModulePass):
         def solve(scale: float) -> Plan:
             return self._propagate(problem.under(cost_model.with_latency_scale(scale)))
 
+        @priced_once  # refine reads the strategy's plan's price again
         def price(plan: Plan) -> CombinedCost:
             with phase("combining: price"):
                 return combined_cost(plan, problem.placement, cost_model)
@@ -467,10 +475,24 @@ class SbpPropagatePass(ModulePass):
             lambda: shrunk_problem(free.graph, free.edge_costs(), _sweeps(0.0))
         )
 
+        # The later rounds' problems, at the scales they take when the
+        # strategy's plan stays the best (``later_scales``: on the library
+        # decoders, every round), are built in steps while the latency-free
+        # round's block solves run; a round at another scale builds its own.
+        later: dict[float, Ahead[ShrunkProblem | None]] = {}
+
         def refine(scale: float, plan: Plan) -> list[Plan]:
             model = cost_model.with_latency_scale(scale)
-            ready = latency_free.result if scale == 0.0 else None
-            return _refined(problem.under(model), plan, scale, ready)
+            if scale != 0.0:
+                ahead = later.pop(scale, None)
+                ready = None if ahead is None else ahead.result
+                return _refined(problem.under(model), plan, scale, ready)
+            for s in later_scales(price(plan).latency_scale):
+                if s not in later:
+                    steps = partial(_round_problem_steps, problem, cost_model, s)
+                    later[s] = Ahead.in_steps(steps)
+            with queued(*later.values()):
+                return _refined(problem.under(model), plan, 0.0, latency_free.result)
 
         with queued(latency_free):
             if cost_model.memory_capacity is not None:  # its plans are priced
@@ -641,6 +663,17 @@ def _sweeps(scale: float) -> int:
     examples, block sweeps there found no cheaper plan and cost a second or
     more per round: docs/performance.md, "Planning time")."""
     return 1 if scale == 0.0 else 0
+
+
+def _round_problem_steps(
+    problem: _Problem, cost_model: CostModel, scale: float
+) -> Generator[None, None, ShrunkProblem | None]:
+    """The pairwise problem a refinement round at latency ``scale`` moves
+    on (``shrunk_problem_steps``), in steps."""
+    under = problem.under(cost_model.with_latency_scale(scale))
+    return (
+        yield from shrunk_problem_steps(under.graph, under.edge_costs(), _sweeps(scale))
+    )
 
 
 def _refined(

@@ -168,11 +168,9 @@ def refine_with_combining(
     scales = [1.0]
     for k in range(rounds):
         best = min(tried, key=lambda c: c.total_time)
-        scale = 0.0 if k == 0 else best.cost.latency_scale
-        if any(abs(s - scale) < SAME_SCALE for s in scales):
-            scale = min(s for s in scales if s > 0) / DESCENT
-            if scale < SAME_SCALE:  # as good as latency free, which is tried
-                break
+        scale = 0.0 if k == 0 else next_scale(scales, best.cost.latency_scale)
+        if scale is None:
+            break
         scales.append(scale)
         found = [
             Candidate(scale, p, price(p))
@@ -184,6 +182,31 @@ def refine_with_combining(
         if found and all(best.total_time <= c.total_time <= settled for c in found):
             break  # the round came back to the best plan's cost
     return split_work(tried), tried
+
+
+def next_scale(scales: list[float], share: float) -> float | None:
+    """The scale of ``refine_with_combining``'s next round after the
+    ``scales`` tried, when the best plan so far leaves ``share`` of its
+    latency: that share, or where it was tried, a quarter of the least
+    positive scale tried; None when that is as good as latency free."""
+    if all(abs(s - share) >= SAME_SCALE for s in scales):
+        return share
+    scale = min(s for s in scales if s > 0) / DESCENT
+    return None if scale < SAME_SCALE else scale
+
+
+def later_scales(share: float, rounds: int = REFINES) -> list[float]:
+    """The scales of ``refine_with_combining``'s rounds after the
+    latency-free one when the strategy's plan, which leaves ``share`` of
+    its latency, stays the best (on the library decoders, every round): the
+    scales whose problems are worth building before they are asked for."""
+    scales = [1.0, 0.0]
+    for _ in range(rounds - 1):
+        scale = next_scale(scales, share)
+        if scale is None:
+            break
+        scales.append(scale)
+    return scales[2:]
 
 
 def priced_once(

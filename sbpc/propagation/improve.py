@@ -39,7 +39,7 @@ import math
 import time
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,9 +51,9 @@ from sbpc.propagation.edge_costs import EdgeCosts
 from sbpc.propagation.graph import OpNode, SbpGraph, SourceNode
 from sbpc.propagation.plan import complete_sinks
 from sbpc.propagation.solver.content_memo import content
-from sbpc.propagation.solver.exact import shrink_all, solve_exact
+from sbpc.propagation.solver.exact import shrink_all_steps, solve_exact
 from sbpc.propagation.solver.pairwise import Factor, PairwiseProblem, saves
-from sbpc.propagation.solver.shrink import Record, expand, relabel_forward
+from sbpc.propagation.solver.shrink import Record, drain, expand, relabel_forward
 from sbpc.propagation.strategy import UNDECIDED
 from sbpc.timing import phase
 
@@ -143,18 +143,39 @@ def shrunk_problem(
     sweeps); None for a graph too large to improve (``ENTRIES_PER_EDGE``).
     A pure function of the graph and its prices, not of the plan improved:
     the combining search builds the latency-free round's while the
-    strategy's LPs run."""
+    strategy's LPs run, and the later rounds' while that round's run
+    (``shrunk_problem_steps``)."""
+    return drain(shrunk_problem_steps(graph, costs, sweeps))
+
+
+def shrunk_problem_steps(
+    graph: SbpGraph, costs: EdgeCosts, sweeps: int = SWEEPS
+) -> Generator[None, None, ShrunkProblem | None]:
+    """``shrunk_problem`` in steps (work done while LPs run stops when they
+    end: ``idle_work.Ahead.in_steps``): the problem, then the shrink's
+    steps, each timed apart (a phase open across a pause would time what
+    runs meanwhile)."""
     if table_entries(graph) > ENTRIES_PER_EDGE * max(len(graph.edges), 1):
         return None
     with phase("improve: pairwise problem"):
         problem = PairwiseProblem.from_graph(graph, costs)
-    whole = problem.snapshot()
+        whole = problem.snapshot()
+    yield
     # Node moves alone (no block sweeps: the combining search's later
     # rounds) need no dominated labels pruned: a move never takes one over
     # the label dominating it but on a tie, and the pruning cost a third to
     # half of such a round (on all 18 example rows the same plans either way).
-    with phase("improve: shrink"):
-        records = shrink_all(problem, set(), prune=sweeps > 0)
+    steps = shrink_all_steps(problem, set(), prune=sweeps > 0)
+    while True:
+        with phase("improve: shrink"):
+            try:
+                next(steps)
+                paused = True
+            except StopIteration as finished:
+                records, paused = finished.value, False
+        if not paused:
+            break
+        yield
     size = (len(graph.nodes), len(graph.edges))
     return ShrunkProblem(whole, problem, records, size, sweeps > 0)
 

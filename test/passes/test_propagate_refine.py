@@ -249,3 +249,28 @@ def test_a_strategy_blind_to_the_budget_keeps_a_candidate_that_fits(strategy) ->
         assert plan_memory(graph, kept.plan.options).peak <= budget
         checked += 1
     assert checked >= 3  # the seeds hold such graphs: the test sees the case
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_later_rounds_problems_are_made_before_they_are_asked_for(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Every later round at a scale ``later_scales`` names is handed the
+    problem made for it (in steps, while the latency-free round's LPs run),
+    and the search tries the same plans as when each round builds its own."""
+    graph = random_graph(np.random.default_rng(seed), (2, 4), 12)
+    rounds: list[tuple[float, bool]] = []
+    refined = propagate_pass._refined
+
+    def recording(problem, plan, scale, shrunk=None, *args, **kwargs):
+        rounds.append((scale, shrunk is not None))
+        return refined(problem, plan, scale, shrunk, *args, **kwargs)
+
+    monkeypatch.setattr(propagate_pass, "_refined", recording)
+    ahead, _ = _search(graph)
+    assert len(rounds) > 1 and all(ready for _, ready in rounds)
+    rounds.clear()
+    monkeypatch.setattr(propagate_pass, "later_scales", lambda share: [])
+    alone, _ = _search(graph)
+    assert [ready for _, ready in rounds] == [True] + [False] * (len(rounds) - 1)
+    assert alone == ahead

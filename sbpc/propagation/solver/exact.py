@@ -11,7 +11,7 @@ copies, the improvement's block sweeps, the lower bounds) all solve here.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from functools import partial
 
 import highspy
@@ -27,9 +27,10 @@ from sbpc.propagation.solver.pairwise import (
 )
 from sbpc.propagation.solver.shrink import (
     Record,
+    drain,
     expand,
     prune_dominated,
-    shrink,
+    shrink_steps,
 )
 
 # A core whose LP would have more columns than this (a 2-D mesh's factor
@@ -55,12 +56,24 @@ def shrink_all(
 
     ``memo``: steps met before are reused (``content_memo``; one is made
     when none is given; pass one to share it between problems)."""
+    return drain(shrink_all_steps(pairwise, frozen, prune, memo))
+
+
+def shrink_all_steps(
+    pairwise: PairwiseProblem,
+    frozen: set[int],
+    prune: bool = True,
+    memo: ContentMemo | None = None,
+) -> Generator[None, None, list[Record]]:
+    """``shrink_all`` in steps (``shrink.shrink_steps``); returns the records."""
     memo = ContentMemo() if memo is None else memo
-    records = shrink(pairwise, frozen, memo=memo)
+    records = yield from shrink_steps(pairwise, frozen, memo=memo)
     while prune and (pruned := prune_dominated(pairwise, frozen, memo)):
         records += pruned
         # only relabelled nodes and their neighbours can shrink further
-        records += shrink(pairwise, frozen, start=pairwise.touched, memo=memo)
+        records += yield from shrink_steps(
+            pairwise, frozen, start=pairwise.touched, memo=memo
+        )
     return records
 
 

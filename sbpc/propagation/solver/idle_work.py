@@ -31,36 +31,68 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
 
 class Ahead(Generic[T]):
-    """One piece of work, done once: while an LP runs, or when first asked."""
+    """One piece of work, done once: while an LP runs, or when first asked.
 
-    def __init__(self, work: Callable[[], T]) -> None:
-        self._work: Callable[[], T] | None = work
+    ``stepped``: ``work()`` is a generator of steps, its result what it
+    returns.  While an LP runs it advances step by step and stops when the
+    LP ends (the rest runs during the next LP, or when its result is
+    asked), so work longer than one LP fills many, and work that turns out
+    not to be needed costs no more than the LPs' idle time."""
+
+    def __init__(self, work: Callable[[], T], stepped: bool = False) -> None:
+        self._work: Callable[[], Any] | None = work
+        self._stepped = stepped
+        self._steps: Generator[None, None, T] | None = None
         self._result: T | None = None
         self._error: BaseException | None = None
+
+    @classmethod
+    def in_steps(cls, steps: Callable[[], Generator[None, None, T]]) -> Ahead[T]:
+        """Work in steps (``stepped``)."""
+        return cls(steps, stepped=True)  # type: ignore[arg-type]
 
     @property
     def done(self) -> bool:
         return self._work is None
 
-    def run(self) -> None:
-        """Do the work now, unless it is done (an error is kept for
-        ``result``: work done early must fail where its result is read)."""
-        work, self._work = self._work, None
+    def step(self) -> None:
+        """One step of the work (all of it when it is not in steps); an
+        error is kept for ``result``: work done early must fail where its
+        result is read."""
+        work = self._work
         if work is None:
             return
+        if not self._stepped:
+            self._work = None
+            try:
+                self._result = work()
+            except Exception as e:  # re-raised by ``result``
+                self._error = e
+            return
         try:
-            self._result = work()
+            if self._steps is None:
+                self._steps = work()
+            next(self._steps)
+        except StopIteration as finished:
+            self._work = self._steps = None
+            self._result = finished.value
         except Exception as e:  # re-raised by ``result``
+            self._work = self._steps = None
             self._error = e
+
+    def run(self) -> None:
+        """Do the rest of the work now, unless it is done."""
+        while self._work is not None:
+            self.step()
 
     def result(self) -> T:
         self.run()
@@ -113,21 +145,23 @@ def while_solving(solve: Callable[[], T]) -> T:
     if not pending:
         return solve()
     running = Background(solve, "sbpc-highs")
-    # One piece at least, even after an LP that ended at once: where the
+    # One step at least, even after an LP that ended at once: where the
     # work runs then does not hang on the machine's load (it is needed
     # anyway; a piece run early costs no more than one run when asked).
     first = True
     while pending and (first or running.alive()):
         first = False
-        work = pending.popleft()
+        work = pending[0]
         # The work's own LPs run here, not beside yet another helper: one LP
         # beside one piece of work at a time, however many are queued (a
         # core of a hundred parts would otherwise nest a hundred deep).
         token = _QUEUE.set(None)
         try:
-            work.run()
+            work.step()
         finally:
             _QUEUE.reset(token)
+        if work.done:
+            pending.popleft()
     return running.result()
 
 

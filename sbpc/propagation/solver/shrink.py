@@ -30,7 +30,7 @@ nodes with one label, for ``shrink`` to fix.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Generator, Iterable
 from typing import NamedTuple, TypeVar
 
 import numpy as np
@@ -83,13 +83,42 @@ def shrink(
     again whenever a neighbour is eliminated.  ``memo``: leaf and series
     steps met before (repeated layers) are not recomputed; same results.
     """
+    return drain(shrink_steps(problem, frozen, start, memo))
+
+
+# Nodes looked at between two pauses of ``shrink_steps``.
+STEP_NODES = 64
+
+
+def drain(steps: Generator[None, None, T]) -> T:
+    """What a generator of steps returns, every step taken now."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def shrink_steps(
+    problem: PairwiseProblem,
+    frozen: Collection[int] = (),
+    start: Iterable[int] | None = None,
+    memo: ContentMemo | None = None,
+) -> Generator[None, None, list[Record]]:
+    """``shrink`` in steps: it pauses (yields) after every ``STEP_NODES``
+    nodes looked at, so that work done while an LP solves (``idle_work``)
+    can stop when the LP ends; returns the records."""
     records: list[Record] = []
+    looked = 0
     frozen = set(frozen)
     work = deque(range(len(problem)) if start is None else sorted(set(start)))
     queued = [False] * len(problem)
     for v in work:
         queued[v] = True
     while work:
+        looked += 1
+        if looked % STEP_NODES == 0:
+            yield
         v = work.popleft()
         queued[v] = False
         if not problem.alive[v]:

@@ -28,6 +28,7 @@ from sbpc.propagation.combining import (
     Candidate,
     combined_plan,
     combining_stats,
+    later_scales,
     refine_with_combining,
     search_with_combining,
     split_work,
@@ -433,6 +434,30 @@ def test_a_round_back_at_the_best_plans_cost_ends_the_refinement(
     )
     assert scales == pytest.approx(rounds)
     assert best is tried[0] and len(tried) == 1 + len(rounds)
+
+
+@pytest.mark.parametrize("share", [0.5, 1.0, 0.3, 0.97, 0.04, 0.125, 0.2])
+def test_later_scales_are_the_rounds_scales_while_the_strategys_plan_stays_best(
+    share: float,
+) -> None:
+    """What the search builds before it is asked for (the later rounds'
+    problems) is what the rounds ask for when no round finds a plan: the
+    strategy's share of latency, or the descent from where it was tried."""
+
+    def plan(tag: int) -> Plan:
+        return SimpleNamespace(options=[tag], compute_time=0.0, peak_memory=0.0)
+
+    scales: list[float] = []
+
+    def refine(scale: float, best: Plan) -> list[Plan]:
+        scales.append(scale)
+        return []
+
+    refine_with_combining(
+        lambda s: plan(0), refine, lambda p: CombinedCost(1.0, 1.0, share, 2, 1)
+    )
+    assert scales == [0.0, *later_scales(share)]
+    assert len(scales) > 1 or share < SAME_SCALE
 
 
 def test_with_refine_the_starts_are_solved_and_their_later_rounds_refined() -> None:

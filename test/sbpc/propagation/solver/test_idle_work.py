@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -159,3 +160,71 @@ def test_the_caller_waits_for_the_helpers_first_lp_not_its_end() -> None:
     quick = Background(lambda: 3)
     quick.solving()
     assert quick.result() == 3
+
+
+STEPS = 2_000  # steps of a test's stepped work: far more than one "LP" lasts
+# Each step sleeps this long (and so lets the "LP"'s thread take the GIL
+# and end: a busy step would hold it for a switch interval).
+STEP_SECONDS = 2e-4
+
+
+def test_work_in_steps_stops_when_the_lp_ends_and_the_rest_runs_when_asked() -> None:
+    """The "LP" ends once three steps have run: the work stops soon after
+    (it would run all its steps were it run whole), the next LP takes it
+    on from there, and its result is the whole work's."""
+    taken: list[int] = []
+    third = threading.Event()
+
+    def steps():
+        for k in range(STEPS):
+            taken.append(k)
+            if k == 2:
+                third.set()
+            time.sleep(STEP_SECONDS)
+            yield
+        return sum(taken)
+
+    ahead = Ahead.in_steps(steps)
+    with queued(ahead):
+        assert while_solving(lambda: third.wait(WAIT)) is True
+        first = len(taken)
+        assert 3 <= first < STEPS and not ahead.done
+        # the next LP ends at once: one step at least, from where it stopped
+        while_solving(lambda: None)
+    assert taken[: first + 1] == list(range(first + 1))
+    assert ahead.result() == sum(range(STEPS)) and ahead.done
+    assert taken == list(range(STEPS))  # every step once
+
+
+def test_an_error_of_a_step_is_raised_where_the_result_is_read() -> None:
+    def steps():
+        yield
+        raise ValueError("step")
+
+    ahead = Ahead.in_steps(steps)
+    with queued(ahead):
+        while_solving(lambda: None)  # the first step only
+        assert not ahead.done
+        while_solving(lambda: None)  # the failing one
+    assert ahead.done
+    with pytest.raises(ValueError, match="step"):
+        ahead.result()
+
+
+def test_stepped_work_queued_after_a_piece_runs_once_the_piece_is_done() -> None:
+    """Pieces run in order: a stepped piece behind a whole one starts once
+    the whole one is done, within the same LP."""
+    order: list[str] = []
+    release = threading.Event()
+
+    def steps():
+        order.append("steps")
+        release.set()
+        yield
+        return 2
+
+    whole, stepped = Ahead(lambda: order.append("whole") or 1), Ahead.in_steps(steps)
+    with queued(whole, stepped):
+        while_solving(lambda: release.wait(WAIT))
+    assert order == ["whole", "steps"]
+    assert whole.result() == 1 and stepped.result() == 2
