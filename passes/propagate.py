@@ -81,7 +81,6 @@ from sbpc.propagation.graph import (
 from sbpc.propagation.improve import (
     ShrunkProblem,
     improve_each,
-    shrunk_problem,
     shrunk_problem_steps,
 )
 from sbpc.propagation.lower_bound import combined_lower_bound, lower_bound
@@ -469,10 +468,10 @@ class SbpPropagatePass(ModulePass):
             return _fitting(best, tried, budget, self.strategy), tried
 
         # The latency-free round's problem does not depend on the strategy's
-        # plan: it is built while the strategy's LPs run (``idle_work``).
-        free = problem.under(cost_model.with_latency_scale(0.0))
-        latency_free = Ahead(
-            lambda: shrunk_problem(free.graph, free.edge_costs(), _sweeps(0.0))
+        # plan: it is built in steps while the strategy's LPs run
+        # (``idle_work``; what one LP leaves, the next takes on).
+        latency_free = Ahead.in_steps(
+            partial(_round_problem_steps, problem, cost_model, 0.0)
         )
 
         # The later rounds' problems, at the scales they take when the
