@@ -162,7 +162,7 @@ def test_the_caller_waits_for_the_helpers_first_lp_not_its_end() -> None:
     assert quick.result() == 3
 
 
-STEPS = 2_000  # steps of a test's stepped work: far more than one "LP" lasts
+STEPS = 5_000  # steps of a test's stepped work: far more than one "LP" lasts
 # Each step sleeps this long (and so lets the "LP"'s thread take the GIL
 # and end: a busy step would hold it for a switch interval).
 STEP_SECONDS = 2e-4
