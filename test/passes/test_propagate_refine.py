@@ -274,3 +274,10 @@ def test_the_later_rounds_problems_are_made_before_they_are_asked_for(
     alone, _ = _search(graph)
     assert [ready for _, ready in rounds] == [True] + [False] * (len(rounds) - 1)
     assert alone == ahead
+    # A prediction no round takes up (a round that found a cheaper plan
+    # moves the scale): the rounds build their own, and plan the same.
+    rounds.clear()
+    monkeypatch.setattr(propagate_pass, "later_scales", lambda share: [0.3])
+    mispredicted, _ = _search(graph)
+    assert [ready for _, ready in rounds] == [True] + [False] * (len(rounds) - 1)
+    assert mispredicted == ahead

@@ -7,7 +7,11 @@ need next, and that does not depend on those LPs, queues it (``queued``):
 the combining search's latency-free round builds and shrinks the whole
 graph's pairwise problem at latency scale 0, whatever the strategy's plan.
 While work is queued, every LP (``while_solving``) runs in a helper thread
-and the queued work runs in this one meanwhile.
+and the queued work runs in this one meanwhile.  Work in steps (a
+generator: ``Ahead.in_steps``) stops when the LP ends and the next LP
+takes it on; whole work runs to its end.  So the later rounds' problems,
+queued at the scales the search predicts (``combining.later_scales``),
+cost only the LPs' idle time when a round asks for another scale.
 
 Only HiGHS runs in the helper and only Python here, so neither waits on the
 other for the GIL.  (A Python thread beside the strategy's own Python
@@ -134,9 +138,10 @@ def queued(*work: Ahead) -> Iterator[None]:
 
 def while_solving(solve: Callable[[], T]) -> T:
     """``solve()`` (an LP: HiGHS, which releases the GIL), with the queued
-    work not yet done run in this thread until it returns, one piece at
-    least.  The work runs whole: one longer than the LP delays the return
-    by its excess, which it would have cost when asked for anyway."""
+    work not yet done run in this thread, a step at a time, until it
+    returns; one step at least.  A step of work not in steps is the whole
+    work: one longer than the LP delays the return by its excess, which it
+    would have cost when asked for anyway."""
     if (starting := _ON_SOLVE.get()) is not None:
         starting()
     pending = _QUEUE.get()
